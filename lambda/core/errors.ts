@@ -1,0 +1,61 @@
+// Domain errors, one file. Adapters translate vendor errors into these; only the protocol layer turns them into JSON-RPC codes.
+import type { TaskStatus } from './task.js';
+
+export class TaskBackendError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'TaskBackendError';
+  }
+}
+
+/** No task with this ID is visible to this owner: missing, expired, deleted, or another owner's (indistinguishable on purpose). */
+export class TaskNotFoundError extends TaskBackendError {
+  constructor(readonly taskId: string, options?: { cause?: unknown }) {
+    super(`Task not found: ${taskId}`, options);
+    this.name = 'TaskNotFoundError';
+  }
+}
+
+export class TaskAlreadyExistsError extends TaskBackendError {
+  constructor(readonly taskId: string, options?: { cause?: unknown }) {
+    super(`Task ID already exists: ${taskId}`, options);
+    this.name = 'TaskAlreadyExistsError';
+  }
+}
+
+/** A status change the task model forbids, such as anything after a terminal status. */
+export class IllegalTransitionError extends TaskBackendError {
+  constructor(readonly taskId: string, readonly from: TaskStatus, readonly to: TaskStatus, options?: { cause?: unknown }) {
+    super(`Task ${taskId} cannot move from '${from}' to '${to}'`, options);
+    this.name = 'IllegalTransitionError';
+  }
+}
+
+export class InvalidCursorError extends TaskBackendError {
+  constructor(options?: { cause?: unknown }) {
+    super('Invalid cursor: pass back the nextCursor of an earlier tasks/list answer unchanged', options);
+    this.name = 'InvalidCursorError';
+  }
+}
+
+export class ToolNotFoundError extends TaskBackendError {
+  constructor(readonly toolName: string) {
+    super(`Unknown tool: ${toolName}`);
+    this.name = 'ToolNotFoundError';
+  }
+}
+
+export class InvalidToolArgumentsError extends TaskBackendError {
+  constructor(readonly toolName: string, readonly problems: readonly string[]) {
+    super(`Invalid arguments for tool ${toolName}: ${problems.join('; ')}`);
+    this.name = 'InvalidToolArgumentsError';
+  }
+}
+
+/** Step Functions refused to start the execution (a definite refusal, not a lost answer). */
+export class ExecutionStartError extends TaskBackendError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ExecutionStartError';
+  }
+}

@@ -1,0 +1,96 @@
+// The task model: one record per task, whatever dialect created it. Pure: no AWS, no MCP.
+import type { ToolResult } from './tool-result.js';
+
+export const TaskStatus = {
+  Working: 'working',
+  InputRequired: 'input_required',
+  Completed: 'completed',
+  Failed: 'failed',
+  Cancelled: 'cancelled',
+} as const;
+export type TaskStatus = (typeof TaskStatus)[keyof typeof TaskStatus];
+
+export const TERMINAL_STATUSES: readonly TaskStatus[] = [TaskStatus.Completed, TaskStatus.Failed, TaskStatus.Cancelled];
+
+/** Which clock a task's retention runs on: 2025-11-25 counts `ttl` from creation, SEP-1686 counts `keepAlive` from completion. */
+export const RetentionClock = { FromCreation: 'creation', FromCompletion: 'completion' } as const;
+export type RetentionClock = (typeof RetentionClock)[keyof typeof RetentionClock];
+
+export interface Retention {
+  /** Milliseconds the task stays retrievable; `null` means until deleted. */
+  readonly ms: number | null;
+  readonly clock: RetentionClock;
+}
+
+/** How the caller asked for the task; decides the wire shape the task answers in. */
+export const TaskOrigin = {
+  /** `params.task` on tools/call (MCP 2025-11-25). */
+  Mcp20251125: 'mcp-2025-11-25',
+  /** A plain tools/call the server runs as a task internally; never listed. */
+  Direct: 'direct',
+} as const;
+export type TaskOrigin = (typeof TaskOrigin)[keyof typeof TaskOrigin];
+
+export interface TaskRecord {
+  readonly taskId: string;
+  /** The authenticated principal the task belongs to. */
+  readonly owner: string;
+  readonly toolName: string;
+  readonly origin: TaskOrigin;
+  readonly executionArn: string;
+  readonly status: TaskStatus;
+  readonly statusMessage?: string;
+  /** Epoch milliseconds. */
+  readonly createdAt: number;
+  readonly lastUpdatedAt: number;
+  /** When the execution was last described; bounds how often a poll may call Step Functions. */
+  readonly lastCheckedAt?: number;
+  /** Set when the task reached a terminal status. */
+  readonly completedAt?: number;
+  readonly retention: Retention;
+  readonly pollIntervalMs: number;
+  /** The tool's result once the task is terminal (also for failures and cancellation). */
+  readonly result?: ToolResult;
+}
+
+export function isTerminal(status: TaskStatus): boolean {
+  return TERMINAL_STATUSES.includes(status);
+}
+
+const LEGAL_TRANSITIONS: Readonly<Record<TaskStatus, readonly TaskStatus[]>> = {
+  working: ['input_required', 'completed', 'failed', 'cancelled'],
+  input_required: ['working', 'completed', 'failed', 'cancelled'],
+  completed: [],
+  failed: [],
+  cancelled: [],
+};
+
+/** Whether a task may move from `from` to `to`. Terminal statuses never change again. */
+export function canTransition(from: TaskStatus, to: TaskStatus): boolean {
+  return LEGAL_TRANSITIONS[from].includes(to);
+}
+
+/** The statuses a task may be in for a move to `to` to be legal: the condition of a conditional write. */
+export function statusesThatMayBecome(to: TaskStatus): TaskStatus[] {
+  return (Object.keys(LEGAL_TRANSITIONS) as TaskStatus[]).filter((from) => canTransition(from, to));
+}
+
+/** Epoch ms after which the task is gone, or `null` if it has no end (yet). */
+export function expiresAt(task: Pick<TaskRecord, 'retention' | 'createdAt' | 'completedAt'>): number | null {
+  const { ms, clock } = task.retention;
+  if (ms === null) return null;
+  if (clock === RetentionClock.FromCreation) return task.createdAt + ms;
+  return task.completedAt === undefined ? null : task.completedAt + ms;
+}
+
+/** A task past its retention is treated as gone at once, whatever the storage's own sweeper has done. */
+export function isExpired(task: Pick<TaskRecord, 'retention' | 'createdAt' | 'completedAt'>, now: number): boolean {
+  const end = expiresAt(task);
+  return end !== null && now >= end;
+}
+
+/** Whether a non-terminal task's execution is due to be described again. */
+export function isRefreshDue(task: Pick<TaskRecord, 'status' | 'lastCheckedAt' | 'createdAt' | 'pollIntervalMs'>, now: number): boolean {
+  if (isTerminal(task.status)) return false;
+  return now - (task.lastCheckedAt ?? task.createdAt) >= task.pollIntervalMs;
+}

@@ -1,0 +1,28 @@
+// The executor contract: runs a task's work somewhere and reports on it. Step Functions is the one implementation.
+import type { ExecutionSnapshot } from '../core/execution-status.js';
+
+export interface StartRequest {
+  readonly stateMachineArn: string;
+  /** Deterministic per task, so that a retried start can never run the work twice. */
+  readonly executionName: string;
+  /** JSON text. */
+  readonly input: string;
+}
+
+export interface TaskExecutor {
+  /** The ARN an execution of this name will have; known before it starts, so the task can be stored first. */
+  executionArnFor(stateMachineArn: string, executionName: string): string;
+
+  /**
+   * Starts the execution. Idempotent: when an execution of this name already exists (running or closed)
+   * nothing new starts and its ARN is returned. Throws `ExecutionStartError` when Step Functions refused
+   * for good (unknown machine, bad input); other errors mean the outcome is unknown.
+   */
+  start(request: StartRequest): Promise<{ executionArn: string }>;
+
+  /** The execution's state, or `null` when it does not exist. */
+  describe(executionArn: string): Promise<ExecutionSnapshot | null>;
+
+  /** Stops a running execution; a no-op for one that is closed or does not exist. */
+  stop(executionArn: string, reason: { error: string; cause: string }): Promise<void>;
+}

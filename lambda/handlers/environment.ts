@@ -1,0 +1,47 @@
+// Reads the backend's configuration from environment variables, once, at the composition root.
+import { DEFAULT_SETTINGS, type TaskServiceSettings } from '../service/settings.js';
+import { toolDefinitionProblems, type ToolDefinition } from '../tools/tool-definition.js';
+import type { BackendConfig } from './backend.js';
+
+export const ENV = {
+  tableName: 'TASK_TABLE_NAME',
+  /** JSON array of ToolDefinition. */
+  toolCatalog: 'TOOL_CATALOG',
+  pollIntervalMs: 'POLL_INTERVAL_MS',
+  defaultTtlMs: 'DEFAULT_TTL_MS',
+  maxTtlMs: 'MAX_TTL_MS',
+  directCallTimeoutMs: 'DIRECT_CALL_TIMEOUT_MS',
+  resultWaitMs: 'RESULT_WAIT_MS',
+  /** Comma-separated Host header values; unset accepts any host. */
+  allowedHosts: 'ALLOWED_HOSTS',
+} as const;
+
+function required(env: NodeJS.ProcessEnv, name: string): string {
+  const value = env[name];
+  if (value === undefined || value === '') throw new Error(`Environment variable ${name} is required`);
+  return value;
+}
+
+function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`Environment variable ${name} must be a positive integer, got '${raw}'`);
+  return value;
+}
+
+export function configFromEnvironment(env: NodeJS.ProcessEnv): BackendConfig {
+  const tools = JSON.parse(required(env, ENV.toolCatalog)) as ToolDefinition[];
+  const problems = toolDefinitionProblems(tools);
+  if (problems.length > 0) throw new Error(`${ENV.toolCatalog} is invalid:\n- ${problems.join('\n- ')}`);
+  const settings: TaskServiceSettings = {
+    ...DEFAULT_SETTINGS,
+    pollIntervalMs: positiveInteger(env, ENV.pollIntervalMs, DEFAULT_SETTINGS.pollIntervalMs),
+    defaultTtlMs: positiveInteger(env, ENV.defaultTtlMs, DEFAULT_SETTINGS.defaultTtlMs),
+    maxTtlMs: positiveInteger(env, ENV.maxTtlMs, DEFAULT_SETTINGS.maxTtlMs),
+    directCallTimeoutMs: positiveInteger(env, ENV.directCallTimeoutMs, DEFAULT_SETTINGS.directCallTimeoutMs),
+    resultWaitMs: positiveInteger(env, ENV.resultWaitMs, DEFAULT_SETTINGS.resultWaitMs),
+  };
+  const allowedHosts = env[ENV.allowedHosts]?.split(',').map((host) => host.trim()).filter((host) => host !== '');
+  return { tableName: required(env, ENV.tableName), tools, settings, ...(allowedHosts && allowedHosts.length > 0 ? { allowedHosts } : {}) };
+}

@@ -1,0 +1,46 @@
+// The Web-standard core of the endpoint: Request in, Response out. The Lambda handler and the local dev
+// server are thin adapters around it, so both run exactly this code.
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { createMcpServer, type McpServerDependencies } from './mcp-server.js';
+
+export interface McpHttpAppOptions extends McpServerDependencies {
+  /** @default '/mcp' */
+  readonly path?: string;
+  /** Host header values accepted (DNS-rebinding protection); unset accepts any, as behind API Gateway. */
+  readonly allowedHosts?: readonly string[];
+}
+
+export interface McpHttpApp {
+  /** Serves one HTTP request for `owner`, the authenticated principal (`null` when the caller is not authenticated). */
+  handle(request: Request, owner: string | null): Promise<Response>;
+}
+
+function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+}
+
+export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
+  const path = options.path ?? '/mcp';
+  return {
+    async handle(request, owner) {
+      if (new URL(request.url).pathname !== path) return jsonRpcError(404, -32000, `Not found: the MCP endpoint is ${path}`);
+      if (owner === null) return jsonRpcError(401, -32000, 'Unauthorized: send a valid bearer token', { 'www-authenticate': 'Bearer' });
+      // Stateless: a fresh server and transport per request, so any instance can serve any request.
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+        ...(options.allowedHosts ? { allowedHosts: [...options.allowedHosts], enableDnsRebindingProtection: true } : {}),
+      });
+      const server = createMcpServer(options, owner);
+      await server.connect(transport);
+      try {
+        return await transport.handleRequest(request);
+      } finally {
+        await server.close();
+      }
+    },
+  };
+}

@@ -1,0 +1,57 @@
+// The one place where domain errors become JSON-RPC errors. Nothing else reaches a client: an unexpected
+// fault is logged with a reference and answered -32603 with that reference, never a message or stack.
+import { randomUUID } from 'node:crypto';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ExecutionStartError,
+  IllegalTransitionError,
+  InvalidCursorError,
+  InvalidToolArgumentsError,
+  TaskAlreadyExistsError,
+  TaskNotFoundError,
+  ToolNotFoundError,
+} from '../core/errors.js';
+import type { Logger } from '../service/task-service.js';
+
+/**
+ * A JSON-RPC error as the SDK sends it (it reads `code` and `message` off what a handler throws). Unlike the
+ * SDK's McpError it keeps the message as written, without an "MCP error <code>:" prefix.
+ */
+export class ProtocolError extends Error {
+  constructor(readonly code: number, message: string) {
+    super(message);
+    this.name = 'ProtocolError';
+  }
+}
+
+export function toMcpError(error: unknown, logger: Logger): ProtocolError {
+  if (error instanceof ProtocolError) return error;
+  if (error instanceof McpError) return new ProtocolError(error.code, error.message);
+  if (error instanceof TaskNotFoundError) return new ProtocolError(ErrorCode.InvalidParams, `Failed to retrieve task: Task not found (${error.taskId})`);
+  if (error instanceof IllegalTransitionError) {
+    return new ProtocolError(ErrorCode.InvalidParams, `Cannot move task ${error.taskId} to '${error.to}': it is already '${error.from}'`);
+  }
+  if (
+    error instanceof InvalidCursorError ||
+    error instanceof ToolNotFoundError ||
+    error instanceof InvalidToolArgumentsError ||
+    error instanceof TaskAlreadyExistsError
+  ) {
+    return new ProtocolError(ErrorCode.InvalidParams, error.message);
+  }
+  if (error instanceof ExecutionStartError) return new ProtocolError(ErrorCode.InternalError, error.message);
+  const reference = randomUUID();
+  logger.error('Unexpected fault while handling a request', { reference, error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error) });
+  return new ProtocolError(ErrorCode.InternalError, `Internal error (reference ${reference})`);
+}
+
+/** Wraps a request handler so that whatever it throws leaves as a JSON-RPC error made by {@link toMcpError}. */
+export function translatingErrors<A extends unknown[], R>(logger: Logger, handler: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  return async (...args: A) => {
+    try {
+      return await handler(...args);
+    } catch (error) {
+      throw toMcpError(error, logger);
+    }
+  };
+}

@@ -1,0 +1,27 @@
+// Tunable limits of the task service, with their defaults in one place.
+
+export interface TaskServiceSettings {
+  /** Suggested poll interval, and the least time between two DescribeExecution calls for one task. */
+  readonly pollIntervalMs: number;
+  /** Retention when the client asks for none. */
+  readonly defaultTtlMs: number;
+  /** The most retention a client may ask for. */
+  readonly maxTtlMs: number;
+  /** How long a plain (non-task) tools/call waits for its execution before stopping it. */
+  readonly directCallTimeoutMs: number;
+  /** How long a blocking tasks/result may wait within one request. */
+  readonly resultWaitMs: number;
+  /** How long after creation a missing execution is taken for Step Functions' eventual consistency, not a failure. */
+  readonly startGraceMs: number;
+  readonly listPageSize: number;
+}
+
+export const DEFAULT_SETTINGS: TaskServiceSettings = {
+  pollIntervalMs: 2_000,
+  defaultTtlMs: 24 * 60 * 60 * 1000,
+  maxTtlMs: 7 * 24 * 60 * 60 * 1000,
+  directCallTimeoutMs: 25_000,
+  resultWaitMs: 14 * 60 * 1000,
+  startGraceMs: 30_000,
+  listPageSize: 20,
+};

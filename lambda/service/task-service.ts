@@ -1,0 +1,223 @@
+// The task use cases over the store, the executor and the tool registry: create, poll, wait, cancel, list.
+// Protocol adapters call this; it knows nothing of MCP's wire shapes.
+import { randomBytes } from 'node:crypto';
+import { ExecutionStartError, IllegalTransitionError, TaskNotFoundError } from '../core/errors.js';
+import { outcomeOfExecution, type ExecutionSnapshot } from '../core/execution-status.js';
+import { isRefreshDue, isTerminal, RetentionClock, TaskOrigin, TaskStatus, type Retention, type TaskRecord } from '../core/task.js';
+import { executionNameFor, taskKey, taskKeyFromExecutionName } from '../core/task-key.js';
+import { textResult, type ToolResult } from '../core/tool-result.js';
+import type { TaskExecutor } from '../executor/task-executor.js';
+import type { TaskPage, TaskStore } from '../store/task-store.js';
+import type { ToolRegistry } from '../tools/tool-registry.js';
+import { sleep } from './sleep.js';
+import type { TaskServiceSettings } from './settings.js';
+
+export interface Logger {
+  info(message: string, extra: Record<string, unknown>): void;
+  warn(message: string, extra: Record<string, unknown>): void;
+  error(message: string, extra: Record<string, unknown>): void;
+}
+
+export interface TaskServiceOptions {
+  readonly store: TaskStore;
+  readonly executor: TaskExecutor;
+  readonly tools: ToolRegistry;
+  readonly settings: TaskServiceSettings;
+  readonly logger: Logger;
+  /** @default Date.now */
+  readonly now?: () => number;
+}
+
+export interface CreateTaskRequest {
+  readonly owner: string;
+  readonly toolName: string;
+  readonly arguments: Record<string, unknown>;
+  readonly origin: TaskOrigin;
+  /** Requested retention in ms; capped at the configured maximum. */
+  readonly requestedRetentionMs?: number;
+}
+
+export class TaskService {
+  private readonly store: TaskStore;
+  private readonly executor: TaskExecutor;
+  private readonly tools: ToolRegistry;
+  private readonly settings: TaskServiceSettings;
+  private readonly logger: Logger;
+  private readonly now: () => number;
+
+  constructor(options: TaskServiceOptions) {
+    this.store = options.store;
+    this.executor = options.executor;
+    this.tools = options.tools;
+    this.settings = options.settings;
+    this.logger = options.logger;
+    this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * Validates the call, stores the task, then starts its execution. The record is written first so that
+   * no execution can ever run without a task that finds it; the execution name derives from the task, so
+   * a repeated start can only find the same execution. If Step Functions refuses for good, the record is
+   * removed and `ExecutionStartError` thrown; if its answer is lost, the task stays `working` and the
+   * next poll reconciles it (a missing execution past the start grace period fails the task).
+   */
+  async createTask(request: CreateTaskRequest): Promise<TaskRecord> {
+    const tool = this.tools.get(request.toolName);
+    this.tools.validateArguments(tool.name, request.arguments);
+    const now = this.now();
+    const taskId = randomBytes(16).toString('hex');
+    const executionName = executionNameFor(taskKey(request.owner, taskId));
+    const task: TaskRecord = {
+      taskId,
+      owner: request.owner,
+      toolName: tool.name,
+      origin: request.origin,
+      executionArn: this.executor.executionArnFor(tool.stateMachineArn, executionName),
+      status: TaskStatus.Working,
+      createdAt: now,
+      lastUpdatedAt: now,
+      lastCheckedAt: now,
+      retention: this.retentionFor(request),
+      pollIntervalMs: this.settings.pollIntervalMs,
+    };
+    await this.store.create(task);
+    try {
+      await this.executor.start({ stateMachineArn: tool.stateMachineArn, executionName, input: JSON.stringify(request.arguments) });
+    } catch (error) {
+      if (error instanceof ExecutionStartError) {
+        await this.store.delete(task.owner, task.taskId);
+        throw error;
+      }
+      this.logger.warn('Execution start outcome unknown; the next poll reconciles the task', { taskId, error: String(error) });
+    }
+    this.logger.info('Task created', { taskId, tool: tool.name, origin: task.origin, executionArn: task.executionArn });
+    return task;
+  }
+
+  /** The task as it stands, refreshed from its execution when a poll interval has passed. Throws `TaskNotFoundError`. */
+  async getTask(owner: string, taskId: string): Promise<TaskRecord> {
+    const task = await this.store.get(owner, taskId);
+    if (task === null) throw new TaskNotFoundError(taskId);
+    return isRefreshDue(task, this.now()) ? this.refresh(task) : task;
+  }
+
+  /**
+   * Polls until the task is terminal, the wait bound passes or `signal` aborts; returns the task as last seen
+   * (non-terminal when the bound passed first).
+   */
+  async waitForTerminal(owner: string, taskId: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<TaskRecord> {
+    const deadline = this.now() + options.timeoutMs;
+    let task = await this.getTask(owner, taskId);
+    while (!isTerminal(task.status) && this.now() < deadline && !options.signal?.aborted) {
+      await sleep(Math.min(task.pollIntervalMs, deadline - this.now()), options.signal);
+      task = await this.getTask(owner, taskId);
+    }
+    return task;
+  }
+
+  /**
+   * Stops the execution, then marks the task cancelled (stop first: it is idempotent, so a failure leaves a
+   * task the caller can cancel again). Throws `IllegalTransitionError` for a terminal task.
+   */
+  async cancelTask(owner: string, taskId: string, reason = 'Cancelled by the client.'): Promise<TaskRecord> {
+    const task = await this.store.get(owner, taskId);
+    if (task === null) throw new TaskNotFoundError(taskId);
+    if (isTerminal(task.status)) throw new IllegalTransitionError(taskId, task.status, TaskStatus.Cancelled);
+    await this.executor.stop(task.executionArn, { error: 'TaskCancelled', cause: reason });
+    try {
+      return await this.store.update(task, { status: TaskStatus.Cancelled, statusMessage: reason, result: textResult(reason, true), at: this.now() });
+    } catch (error) {
+      // A poll that saw the stopped execution may have recorded the cancellation first.
+      if (error instanceof IllegalTransitionError && error.from === TaskStatus.Cancelled) return this.getTask(owner, taskId);
+      throw error;
+    }
+  }
+
+  /** One page of the owner's tasks, newest first; tasks due for a check are refreshed so the page is current. */
+  async listTasks(owner: string, cursor?: string): Promise<TaskPage> {
+    const page = await this.store.list(owner, { cursor, limit: this.settings.listPageSize });
+    const now = this.now();
+    const tasks = await Promise.all(page.tasks.map((task) => (isRefreshDue(task, now) ? this.refresh(task) : task)));
+    return { ...page, tasks };
+  }
+
+  /**
+   * Runs a tool for a caller that did not ask for a task: waits up to the configured bound and returns the
+   * result. When the bound passes or the caller goes away first, the execution is stopped, so nothing keeps
+   * running unseen, and the answer says so.
+   */
+  async runToCompletion(owner: string, toolName: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolResult> {
+    const created = await this.createTask({ owner, toolName, arguments: args, origin: TaskOrigin.Direct });
+    const bound = this.settings.directCallTimeoutMs;
+    const task = await this.waitForTerminal(owner, created.taskId, { timeoutMs: bound, signal });
+    if (isTerminal(task.status)) return (await this.resultOf(task)) ?? textResult('The tool finished without a result.', true);
+    const reason = signal?.aborted
+      ? 'The client went away before the tool finished; the execution was stopped.'
+      : `The tool did not finish within ${Math.round(bound / 1000)} s, so its execution was stopped. Call it as a task (params.task) to let it run longer and fetch the result later.`;
+    try {
+      await this.cancelTask(owner, created.taskId, reason);
+    } catch (error) {
+      if (!(error instanceof IllegalTransitionError)) throw error;
+      const finished = await this.getTask(owner, created.taskId);
+      return (await this.resultOf(finished)) ?? textResult(reason, true);
+    }
+    return textResult(reason, true);
+  }
+
+  /** The stored result of a terminal task (list pages leave results out, so this reads the full record). */
+  async resultOf(task: TaskRecord): Promise<ToolResult | undefined> {
+    if (task.result !== undefined || !isTerminal(task.status)) return task.result;
+    return (await this.store.get(task.owner, task.taskId))?.result;
+  }
+
+  /**
+   * Records what an execution status event reports (pushed by EventBridge in AWS) on the task the execution
+   * belongs to. `execution` is described afresh when the event left its output out. Duplicate, late and
+   * out-of-order events are harmless: a terminal status is never overwritten. Returns `null` when the
+   * execution belongs to no live task.
+   */
+  async recordExecutionEvent(executionName: string, execution: ExecutionSnapshot | 'describe'): Promise<TaskRecord | null> {
+    const key = taskKeyFromExecutionName(executionName);
+    const task = key === null ? null : await this.store.getByKey(key);
+    if (task === null || isTerminal(task.status)) return task;
+    const snapshot = execution === 'describe' ? await this.executor.describe(task.executionArn) : execution;
+    return this.applyOutcome(task, snapshot, this.now());
+  }
+
+  private async refresh(task: TaskRecord): Promise<TaskRecord> {
+    const now = this.now();
+    if (!(await this.store.claimRefresh(task, now))) return task;
+    let execution;
+    try {
+      execution = await this.executor.describe(task.executionArn);
+    } catch (error) {
+      // Throttled or unreachable: answer with what is stored; the next poll tries again.
+      this.logger.warn('Could not describe execution', { taskId: task.taskId, error: String(error) });
+      return task;
+    }
+    // DescribeExecution is eventually consistent: a just-started execution may not be visible yet.
+    if (execution === null && now - task.createdAt < this.settings.startGraceMs) return { ...task, lastCheckedAt: now };
+    return this.applyOutcome({ ...task, lastCheckedAt: now }, execution, now);
+  }
+
+  private async applyOutcome(task: TaskRecord, execution: ExecutionSnapshot | null, now: number): Promise<TaskRecord> {
+    const outcome = outcomeOfExecution(execution);
+    if (outcome.status === task.status) return task;
+    try {
+      return await this.store.update(task, { ...outcome, at: now });
+    } catch (error) {
+      if (!(error instanceof IllegalTransitionError)) throw error;
+      // Someone else recorded a terminal status first; theirs stands.
+      const current = await this.store.get(task.owner, task.taskId);
+      if (current === null) throw new TaskNotFoundError(task.taskId, { cause: error });
+      return current;
+    }
+  }
+
+  private retentionFor(request: CreateTaskRequest): Retention {
+    const { maxTtlMs, defaultTtlMs, directCallTimeoutMs } = this.settings;
+    if (request.origin === TaskOrigin.Direct) return { ms: directCallTimeoutMs + defaultTtlMs, clock: RetentionClock.FromCreation };
+    const requested = request.requestedRetentionMs ?? defaultTtlMs;
+    return { ms: Math.max(1, Math.min(requested, maxTtlMs)), clock: RetentionClock.FromCreation };
+  }
+}

@@ -1,0 +1,255 @@
+// TaskStore over one DynamoDB table: conditional writes, TTL with read-time expiry, owner-scoped keys and a sparse owner index.
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { IllegalTransitionError, InvalidCursorError, TaskAlreadyExistsError, TaskNotFoundError } from '../core/errors.js';
+import { expiresAt, isExpired, isTerminal, statusesThatMayBecome, TaskOrigin, type TaskRecord, type TaskStatus } from '../core/task.js';
+import { taskKey } from '../core/task-key.js';
+import type { ToolResult } from '../core/tool-result.js';
+import { OWNER_INDEX, OWNER_INDEX_PARTITION_KEY, PARTITION_KEY, TTL_ATTRIBUTE } from './table-schema.js';
+import type { TaskChange, TaskPage, TaskStore } from './task-store.js';
+
+export interface DynamoDbTaskStoreOptions {
+  readonly client: DynamoDBDocumentClient;
+  readonly tableName: string;
+  /** Clock, injectable for tests. @default Date.now */
+  readonly now?: () => number;
+  /**
+   * How long a task whose retention starts at completion may sit unfinished before DynamoDB may sweep it.
+   * @default 366 days (longer than any Standard execution can run)
+   */
+  readonly maxUnfinishedLifetimeMs?: number;
+}
+
+type Item = Record<string, unknown>;
+
+const DEFAULT_MAX_UNFINISHED_LIFETIME_MS = 366 * 24 * 60 * 60 * 1000;
+
+export class DynamoDbTaskStore implements TaskStore {
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+  private readonly now: () => number;
+  private readonly maxUnfinishedLifetimeMs: number;
+
+  constructor(options: DynamoDbTaskStoreOptions) {
+    this.client = options.client;
+    this.tableName = options.tableName;
+    this.now = options.now ?? Date.now;
+    this.maxUnfinishedLifetimeMs = options.maxUnfinishedLifetimeMs ?? DEFAULT_MAX_UNFINISHED_LIFETIME_MS;
+  }
+
+  async create(task: TaskRecord): Promise<void> {
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: this.toItem(task),
+          // An expired task that DynamoDB has not swept yet may be replaced; a live one never.
+          ConditionExpression: 'attribute_not_exists(#pk) OR #ttl <= :nowSeconds',
+          ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#ttl': TTL_ATTRIBUTE },
+          ExpressionAttributeValues: { ':nowSeconds': Math.floor(this.now() / 1000) },
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) throw new TaskAlreadyExistsError(task.taskId, { cause: error });
+      throw error;
+    }
+  }
+
+  async get(owner: string, taskId: string): Promise<TaskRecord | null> {
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: { [PARTITION_KEY]: taskKey(owner, taskId) }, ConsistentRead: true }),
+    );
+    return this.visible(Item, owner);
+  }
+
+  async getByKey(key: string): Promise<TaskRecord | null> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.tableName, Key: { [PARTITION_KEY]: key }, ConsistentRead: true }));
+    return Item === undefined ? null : this.visible(Item, Item['owner'] as string);
+  }
+
+  async update(task: TaskRecord, change: TaskChange): Promise<TaskRecord> {
+    const terminal = isTerminal(change.status);
+    const completedAt = terminal ? change.at : undefined;
+    const end = expiresAt({ ...task, completedAt });
+    const names: Record<string, string> = { '#pk': PARTITION_KEY, '#status': 'status', '#ttl': TTL_ATTRIBUTE };
+    const values: Record<string, unknown> = { ':status': change.status, ':at': change.at, ':nowSeconds': Math.floor(this.now() / 1000) };
+    const sets = ['#status = :status', 'lastUpdatedAt = :at'];
+    const removes: string[] = [];
+    if (change.statusMessage !== undefined) {
+      sets.push('statusMessage = :statusMessage');
+      values[':statusMessage'] = change.statusMessage;
+    } else {
+      removes.push('statusMessage');
+    }
+    if (change.result !== undefined) {
+      sets.push('#result = :result');
+      names['#result'] = 'result';
+      values[':result'] = JSON.stringify(change.result);
+    }
+    if (terminal) {
+      sets.push('completedAt = :at');
+      if (end === null) removes.push('#ttl');
+      else {
+        sets.push('#ttl = :ttl');
+        values[':ttl'] = Math.ceil(end / 1000);
+      }
+    }
+    const allowed = statusesThatMayBecome(change.status);
+    allowed.forEach((status, index) => (values[`:from${index}`] = status));
+    try {
+      const { Attributes } = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { [PARTITION_KEY]: taskKey(task.owner, task.taskId) },
+          UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
+          ConditionExpression: `attribute_exists(#pk) AND (attribute_not_exists(#ttl) OR #ttl > :nowSeconds) AND #status IN (${allowed.map((_, i) => `:from${i}`).join(', ')})`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return this.fromItem(Attributes!);
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const current = this.visible(error.Item ? unmarshallItem(error.Item) : undefined, task.owner);
+      if (current === null) throw new TaskNotFoundError(task.taskId, { cause: error });
+      throw new IllegalTransitionError(task.taskId, current.status, change.status, { cause: error });
+    }
+  }
+
+  async claimRefresh(task: TaskRecord, now: number): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { [PARTITION_KEY]: taskKey(task.owner, task.taskId) },
+          UpdateExpression: 'SET lastCheckedAt = :now',
+          ConditionExpression:
+            'attribute_exists(#pk) AND #status IN (:working, :inputRequired) AND (attribute_not_exists(lastCheckedAt) OR lastCheckedAt <= :dueBefore)',
+          ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#status': 'status' },
+          ExpressionAttributeValues: { ':now': now, ':dueBefore': now - task.pollIntervalMs, ':working': 'working', ':inputRequired': 'input_required' },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  async list(owner: string, options: { cursor?: string; limit: number }): Promise<TaskPage> {
+    const startKey = options.cursor === undefined ? undefined : decodeCursor(options.cursor, owner);
+    const nowSeconds = Math.floor(this.now() / 1000);
+    let page;
+    try {
+      page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: OWNER_INDEX,
+          KeyConditionExpression: '#owner = :owner',
+          FilterExpression: 'attribute_not_exists(#ttl) OR #ttl > :nowSeconds',
+          ExpressionAttributeNames: { '#owner': OWNER_INDEX_PARTITION_KEY, '#ttl': TTL_ATTRIBUTE },
+          ExpressionAttributeValues: { ':owner': owner, ':nowSeconds': nowSeconds },
+          ScanIndexForward: false,
+          Limit: options.limit,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+    } catch (error) {
+      // DynamoDB rejects a start key that does not belong to the query; the client sent a doctored cursor.
+      if (startKey !== undefined && error instanceof Error && error.name === 'ValidationException') throw new InvalidCursorError({ cause: error });
+      throw error;
+    }
+    const tasks = (page.Items ?? []).map((item) => this.visible(item, owner)).filter((task): task is TaskRecord => task !== null);
+    return page.LastEvaluatedKey ? { tasks, nextCursor: encodeCursor(page.LastEvaluatedKey) } : { tasks };
+  }
+
+  async delete(owner: string, taskId: string): Promise<boolean> {
+    const { Attributes } = await this.client.send(
+      new DeleteCommand({ TableName: this.tableName, Key: { [PARTITION_KEY]: taskKey(owner, taskId) }, ReturnValues: 'ALL_OLD' }),
+    );
+    return this.visible(Attributes, owner) !== null;
+  }
+
+  private visible(item: Item | undefined, owner: string): TaskRecord | null {
+    if (item === undefined || item['owner'] !== owner) return null;
+    const task = this.fromItem(item);
+    return isExpired(task, this.now()) ? null : task;
+  }
+
+  private toItem(task: TaskRecord): Item {
+    const end = expiresAt(task) ?? (task.retention.ms === null ? null : task.createdAt + this.maxUnfinishedLifetimeMs);
+    return withoutUndefined({
+      [PARTITION_KEY]: taskKey(task.owner, task.taskId),
+      owner: task.owner,
+      taskId: task.taskId,
+      toolName: task.toolName,
+      origin: task.origin,
+      executionArn: task.executionArn,
+      status: task.status,
+      statusMessage: task.statusMessage,
+      createdAt: task.createdAt,
+      lastUpdatedAt: task.lastUpdatedAt,
+      lastCheckedAt: task.lastCheckedAt,
+      completedAt: task.completedAt,
+      retentionMs: task.retention.ms,
+      retentionClock: task.retention.clock,
+      pollIntervalMs: task.pollIntervalMs,
+      result: task.result === undefined ? undefined : JSON.stringify(task.result),
+      [TTL_ATTRIBUTE]: end === null ? undefined : Math.ceil(end / 1000),
+      [OWNER_INDEX_PARTITION_KEY]: task.origin === TaskOrigin.Direct ? undefined : task.owner,
+    });
+  }
+
+  private fromItem(item: Item): TaskRecord {
+    return withoutUndefined({
+      taskId: item['taskId'] as string,
+      owner: item['owner'] as string,
+      toolName: item['toolName'] as string,
+      origin: item['origin'] as TaskRecord['origin'],
+      executionArn: item['executionArn'] as string,
+      status: item['status'] as TaskStatus,
+      statusMessage: item['statusMessage'] as string | undefined,
+      createdAt: item['createdAt'] as number,
+      lastUpdatedAt: item['lastUpdatedAt'] as number,
+      lastCheckedAt: item['lastCheckedAt'] as number | undefined,
+      completedAt: item['completedAt'] as number | undefined,
+      retention: { ms: (item['retentionMs'] as number | null | undefined) ?? null, clock: item['retentionClock'] as TaskRecord['retention']['clock'] },
+      pollIntervalMs: item['pollIntervalMs'] as number,
+      result: typeof item['result'] === 'string' ? (JSON.parse(item['result']) as ToolResult) : undefined,
+    }) as TaskRecord;
+  }
+}
+
+function withoutUndefined<T extends Record<string, unknown>>(record: T): T {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as T;
+}
+
+function unmarshallItem(item: Record<string, unknown>): Item {
+  // The document client leaves the item on a failed condition in its raw attribute-value form.
+  return unmarshall(item as Parameters<typeof unmarshall>[0]);
+}
+
+function encodeCursor(key: Record<string, unknown>): string {
+  return Buffer.from(JSON.stringify(key)).toString('base64url');
+}
+
+function decodeCursor(cursor: string, owner: string): Item {
+  let key: unknown;
+  try {
+    key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch (error) {
+    throw new InvalidCursorError({ cause: error });
+  }
+  const valid =
+    typeof key === 'object' &&
+    key !== null &&
+    Object.keys(key).length === 3 &&
+    typeof (key as Item)[PARTITION_KEY] === 'string' &&
+    typeof (key as Item)['createdAt'] === 'number' &&
+    (key as Item)[OWNER_INDEX_PARTITION_KEY] === owner;
+  if (!valid) throw new InvalidCursorError();
+  return key as Item;
+}

@@ -1,0 +1,58 @@
+// The task store contract. Every implementation keeps these guarantees; the contract tests in test/ hold each one to them.
+import type { TaskRecord, TaskStatus } from '../core/task.js';
+import type { ToolResult } from '../core/tool-result.js';
+
+export interface TaskChange {
+  readonly status: TaskStatus;
+  readonly statusMessage?: string;
+  /** Stored with a terminal status. */
+  readonly result?: ToolResult;
+  /** Epoch ms of the change. */
+  readonly at: number;
+}
+
+export interface TaskPage {
+  readonly tasks: TaskRecord[];
+  /** Opaque; present when more tasks may follow. */
+  readonly nextCursor?: string;
+}
+
+export interface TaskStore {
+  /**
+   * Stores a new task. MUST NOT overwrite a live task with the same (owner, task ID): throws
+   * `TaskAlreadyExistsError`. A task past its retention counts as absent.
+   */
+  create(task: TaskRecord): Promise<void>;
+
+  /**
+   * The task, or `null` when it does not exist, belongs to another owner, or is past its retention
+   * (even if the storage has not swept it yet). Reads are strongly consistent.
+   */
+  get(owner: string, taskId: string): Promise<TaskRecord | null>;
+
+  /**
+   * Moves `task` to `change.status`, conditionally: only if the stored status may legally become it
+   * (`canTransition`), so a terminal status is never overwritten by a late writer. Returns the stored
+   * record after the change. Throws `IllegalTransitionError` carrying the stored status when the
+   * condition fails, `TaskNotFoundError` when the task is gone.
+   */
+  update(task: TaskRecord, change: TaskChange): Promise<TaskRecord>;
+
+  /**
+   * Claims the right to describe the task's execution now: succeeds (true) for at most one caller per
+   * poll interval across all instances, false when another caller checked it recently or it is terminal.
+   */
+  claimRefresh(task: TaskRecord, now: number): Promise<boolean>;
+
+  /**
+   * The task stored under `key` (see core/task-key), whoever owns it, or `null` when absent or expired.
+   * For trusted internal callers only (status events name an execution, not an owner); never for requests.
+   */
+  getByKey(key: string): Promise<TaskRecord | null>;
+
+  /** The owner's tasks, newest first, `limit` at most per page. A cursor not made by this store for this owner throws `InvalidCursorError`. */
+  list(owner: string, options: { cursor?: string; limit: number }): Promise<TaskPage>;
+
+  /** Removes the task and its result. Returns false when there was none visible to this owner. */
+  delete(owner: string, taskId: string): Promise<boolean>;
+}

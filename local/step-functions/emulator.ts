@@ -1,0 +1,130 @@
+// Loopback HTTP server speaking the Step Functions AWS JSON 1.0 protocol, backed by aws-local-stepfunctions.
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SfnApiError, type RequestBody } from './api-error.js';
+import type { LambdaHandler } from './lambda-tasks.js';
+import { createOperations } from './operations.js';
+import { Registry } from './registry.js';
+
+export interface StepFunctionsEmulatorOptions {
+  /** 0 or undefined picks a free port. */
+  port?: number;
+  /** @default '127.0.0.1' */
+  host?: string;
+  /** @default 'us-east-1' */
+  region?: string;
+  /** @default '000000000000' */
+  accountId?: string;
+  /**
+   * Lambda task states: function name -> handler. A Task state whose Resource is
+   * `arn:aws:lambda:<region>:<account>:function:<name>` (optionally with :alias/version) runs handler(input).
+   */
+  lambdaHandlers?: Record<string, LambdaHandler>;
+}
+
+export interface StepFunctionsEmulator {
+  readonly url: string;
+  /** number of StartExecution calls that created a new execution */
+  readonly executionsStarted: number;
+  close(): Promise<void>;
+}
+
+const TARGET_PREFIX = 'AWSStepFunctions.';
+const CONTENT_TYPE = 'application/x-amz-json-1.0';
+// Well above the AWS limits (1 MiB definition, 256 KiB input) but bounded, so a runaway client cannot exhaust memory.
+const MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+function send(res: ServerResponse, status: number, payload: unknown): void {
+  const body = JSON.stringify(payload);
+  res.writeHead(status, {
+    'Content-Type': CONTENT_TYPE,
+    'Content-Length': Buffer.byteLength(body),
+    'x-amzn-RequestId': randomUUID(),
+  });
+  res.end(body);
+}
+
+async function readBody(req: IncomingMessage): Promise<RequestBody> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > MAX_BODY_BYTES) throw new SfnApiError('ValidationException', 'Request body is too large', 413);
+    chunks.push(buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new SfnApiError('SerializationException', 'Request body is not valid JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new SfnApiError('SerializationException', 'Request body must be a JSON object');
+  }
+  return parsed as RequestBody;
+}
+
+export async function startStepFunctionsEmulator(
+  options: StepFunctionsEmulatorOptions = {},
+): Promise<StepFunctionsEmulator> {
+  const host = options.host ?? '127.0.0.1';
+  const registry = new Registry(
+    { region: options.region ?? 'us-east-1', accountId: options.accountId ?? '000000000000' },
+    { ...options.lambdaHandlers },
+  );
+  const operations = createOperations(registry);
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    try {
+      const target = req.headers['x-amz-target'];
+      const name = typeof target === 'string' && target.startsWith(TARGET_PREFIX) ? target.slice(TARGET_PREFIX.length) : '';
+      const operation = req.method === 'POST' && Object.hasOwn(operations, name) ? operations[name] : undefined;
+      if (operation === undefined) {
+        req.resume(); // drain so the connection can be reused
+        throw new SfnApiError('UnknownOperationException', `Unknown operation: ${String(target)}`);
+      }
+      send(res, 200, operation(await readBody(req)));
+    } catch (error) {
+      const known = error instanceof SfnApiError;
+      const type = known ? error.type : 'InternalFailure';
+      const message = known ? error.message : 'The request processing has failed because of an unknown error.';
+      if (!known) console.error('[step-functions emulator] unexpected error', error);
+      if (!res.headersSent) send(res, known ? error.statusCode : 500, { __type: type, message });
+      else res.destroy();
+    }
+  };
+
+  // handle() answers every error itself; the catch only guards against a failure while writing that answer.
+  const server = createServer((req, res) => void handle(req, res).catch(() => res.destroy()));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+
+  let closing: Promise<void> | undefined;
+  const close = async (): Promise<void> => {
+    await registry.stopAll();
+    await new Promise<void>((resolve, reject) => {
+      server.close((error) => (error === undefined ? resolve() : reject(error)));
+      // The SDK keeps connections alive; without this, close() would wait for them to idle out.
+      server.closeAllConnections();
+    });
+  };
+
+  return {
+    url: `http://${urlHost}:${port}`,
+    get executionsStarted() {
+      return registry.executionsStarted;
+    },
+    close: () => (closing ??= close()),
+  };
+}

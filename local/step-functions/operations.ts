@@ -1,0 +1,134 @@
+// The AWSStepFunctions.* operations: request members in, response members out (timestamps as epoch seconds).
+import { SfnApiError, optionalEnum, optionalInteger, optionalString, requireString, type RequestBody } from './api-error.js';
+import type { ExecutionStatus } from './execution-runner.js';
+import { assertExecutionArn, assertStateMachineArn, epochSeconds } from './names-and-arns.js';
+import type { ExecutionRecord, MachineRecord, Registry, StateMachineType } from './registry.js';
+
+export type Operation = (body: RequestBody) => Record<string, unknown>;
+
+const STATUSES: readonly ExecutionStatus[] = ['RUNNING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'ABORTED'];
+const TYPES: readonly StateMachineType[] = ['STANDARD', 'EXPRESS'];
+const DEFAULT_PAGE_SIZE = 100;
+
+/**
+ * Token = sequence number of the last item returned, so pages stay stable while new executions are added.
+ * Lists are ordered by sequence, ascending or descending.
+ */
+function page<T extends { readonly seq: number }>(
+  items: readonly T[],
+  body: RequestBody,
+  descending: boolean,
+): { items: T[]; nextToken?: string } {
+  const size = optionalInteger(body, 'maxResults', 0, 1000) || DEFAULT_PAGE_SIZE;
+  const token = optionalString(body, 'nextToken');
+  let rest = items;
+  if (token !== undefined) {
+    let after: unknown;
+    try {
+      after = (JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { after?: unknown }).after;
+    } catch {
+      after = undefined;
+    }
+    if (typeof after !== 'number') throw new SfnApiError('InvalidToken', `Invalid Token: '${token}'`);
+    rest = items.filter((item) => (descending ? item.seq < after : item.seq > after));
+  }
+  const selected = rest.slice(0, size);
+  const last = selected.at(-1);
+  if (rest.length <= size || last === undefined) return { items: selected };
+  return { items: selected, nextToken: Buffer.from(JSON.stringify({ after: last.seq })).toString('base64url') };
+}
+
+function machineSummary(m: MachineRecord): Record<string, unknown> {
+  return { stateMachineArn: m.arn, name: m.name, type: m.type, creationDate: epochSeconds(m.creationDate) };
+}
+
+function executionSummary(e: ExecutionRecord): Record<string, unknown> {
+  return {
+    executionArn: e.arn,
+    stateMachineArn: e.machine.arn,
+    name: e.name,
+    status: e.status,
+    startDate: epochSeconds(e.startDate),
+    ...(e.stopDate === undefined ? {} : { stopDate: epochSeconds(e.stopDate) }),
+  };
+}
+
+function machineArnOf(body: RequestBody): string {
+  const arn = requireString(body, 'stateMachineArn');
+  assertStateMachineArn(arn);
+  return arn;
+}
+
+function executionArnOf(body: RequestBody): string {
+  const arn = requireString(body, 'executionArn');
+  assertExecutionArn(arn);
+  return arn;
+}
+
+export function createOperations(registry: Registry): Readonly<Record<string, Operation>> {
+  return {
+    CreateStateMachine: (body) => {
+      const roleArn = requireString(body, 'roleArn');
+      if (!roleArn.startsWith('arn:')) throw new SfnApiError('InvalidArn', `Invalid Arn: '${roleArn}'`);
+      const machine = registry.createStateMachine({
+        name: requireString(body, 'name'),
+        definition: requireString(body, 'definition'),
+        roleArn,
+        type: optionalEnum(body, 'type', TYPES) ?? 'STANDARD',
+      });
+      return { stateMachineArn: machine.arn, creationDate: epochSeconds(machine.creationDate) };
+    },
+
+    DescribeStateMachine: (body) => {
+      const m = registry.machine(machineArnOf(body));
+      return { ...machineSummary(m), status: 'ACTIVE', definition: m.definition, roleArn: m.roleArn };
+    },
+
+    ListStateMachines: (body) => {
+      const { items, nextToken } = page(registry.listStateMachines(), body, false);
+      return { stateMachines: items.map(machineSummary), ...(nextToken === undefined ? {} : { nextToken }) };
+    },
+
+    DeleteStateMachine: (body) => {
+      registry.deleteStateMachine(machineArnOf(body));
+      return {};
+    },
+
+    StartExecution: (body) => {
+      const stateMachineArn = machineArnOf(body);
+      const name = optionalString(body, 'name');
+      const input = optionalString(body, 'input');
+      const e = registry.startExecution({
+        stateMachineArn,
+        ...(name === undefined ? {} : { name }),
+        ...(input === undefined ? {} : { input }),
+      });
+      return { executionArn: e.arn, startDate: epochSeconds(e.startDate) };
+    },
+
+    DescribeExecution: (body) => {
+      const e = registry.execution(executionArnOf(body));
+      return {
+        ...executionSummary(e),
+        input: e.input,
+        inputDetails: { included: true },
+        ...(e.output === undefined ? {} : { output: e.output, outputDetails: { included: true } }),
+        ...(e.error === undefined ? {} : { error: e.error }),
+        ...(e.cause === undefined ? {} : { cause: e.cause }),
+      };
+    },
+
+    StopExecution: (body) => {
+      const arn = executionArnOf(body);
+      const stopDate = registry.stopExecution(arn, optionalString(body, 'error'), optionalString(body, 'cause'));
+      return { stopDate: epochSeconds(stopDate) };
+    },
+
+    ListExecutions: (body) => {
+      const machine = registry.machine(machineArnOf(body));
+      const statusFilter = optionalEnum(body, 'statusFilter', STATUSES);
+      const { items, nextToken } = page(registry.listExecutions(machine, statusFilter), body, true);
+      return { executions: items.map(executionSummary), ...(nextToken === undefined ? {} : { nextToken }) };
+    },
+  };
+}

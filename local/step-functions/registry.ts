@@ -1,0 +1,193 @@
+// In-memory state machines and executions with the Step Functions rules for creating, starting and stopping them.
+import { randomUUID } from 'node:crypto';
+import { StateMachine } from 'aws-local-stepfunctions';
+import { SfnApiError } from './api-error.js';
+import { runExecution, type ExecutionOutcome, type ExecutionStatus, type JsonValue } from './execution-runner.js';
+import { collectTaskResources, type LambdaHandlers } from './lambda-tasks.js';
+import { executionArn, stateMachineArn, validateName, type AccountScope } from './names-and-arns.js';
+
+export type StateMachineType = 'STANDARD' | 'EXPRESS';
+
+export interface MachineRecord {
+  readonly seq: number;
+  readonly arn: string;
+  readonly name: string;
+  readonly definition: string;
+  readonly roleArn: string;
+  readonly type: StateMachineType;
+  readonly creationDate: Date;
+  readonly runnable: StateMachine;
+  readonly taskResources: ReadonlyMap<string, string>;
+}
+
+export interface ExecutionRecord {
+  readonly seq: number;
+  readonly arn: string;
+  readonly name: string;
+  readonly machine: MachineRecord;
+  readonly input: string;
+  readonly startDate: Date;
+  status: ExecutionStatus;
+  stopDate?: Date;
+  output?: string;
+  error?: string;
+  cause?: string;
+  stop?: () => void;
+  /** Resolves once the run has ended and the record holds its final state. */
+  settled?: Promise<void>;
+}
+
+export interface CreateMachineRequest {
+  readonly name: string;
+  readonly definition: string;
+  readonly roleArn: string;
+  readonly type: StateMachineType;
+}
+
+export interface StartExecutionRequest {
+  readonly stateMachineArn: string;
+  readonly name?: string;
+  readonly input?: string;
+}
+
+function parseDefinition(definition: string): { runnable: StateMachine; taskResources: Map<string, string> } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(definition);
+  } catch (error) {
+    throw new SfnApiError('InvalidDefinition', `Invalid State Machine Definition: '${(error as Error).message}'`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new SfnApiError('InvalidDefinition', 'Invalid State Machine Definition: the definition must be a JSON object');
+  }
+  try {
+    // The constructor runs asl-validator (schema, reachability, JSONPath and ARN syntax).
+    const runnable = new StateMachine(parsed as ConstructorParameters<typeof StateMachine>[0]);
+    return { runnable, taskResources: collectTaskResources(parsed) };
+  } catch (error) {
+    if (error instanceof SfnApiError) throw error;
+    throw new SfnApiError('InvalidDefinition', `Invalid State Machine Definition: '${(error as Error).message}'`);
+  }
+}
+
+export class Registry {
+  private readonly machines = new Map<string, MachineRecord>();
+  // Keyed by ARN and kept after their machine is deleted, as AWS keeps closed executions describable.
+  private readonly executions = new Map<string, ExecutionRecord>();
+  private seq = 0;
+  executionsStarted = 0;
+
+  constructor(
+    private readonly scope: AccountScope,
+    private readonly lambdas: LambdaHandlers,
+  ) {}
+
+  createStateMachine(request: CreateMachineRequest): MachineRecord {
+    validateName(request.name);
+    const arn = stateMachineArn(this.scope, request.name);
+    const existing = this.machines.get(arn);
+    // AWS treats a repeat with the same definition and type as idempotent (roleArn differences are ignored).
+    if (existing !== undefined) {
+      if (existing.definition === request.definition && existing.type === request.type) return existing;
+      throw new SfnApiError('StateMachineAlreadyExists', `State Machine Already Exists: '${arn}'`);
+    }
+    const { runnable, taskResources } = parseDefinition(request.definition);
+    const record: MachineRecord = {
+      ...request,
+      seq: ++this.seq,
+      arn,
+      creationDate: new Date(),
+      runnable,
+      taskResources,
+    };
+    this.machines.set(arn, record);
+    return record;
+  }
+
+  machine(arn: string): MachineRecord {
+    const record = this.machines.get(arn);
+    if (record === undefined) {
+      throw new SfnApiError('StateMachineDoesNotExist', `State Machine Does Not Exist: '${arn}'`);
+    }
+    return record;
+  }
+
+  listStateMachines(): MachineRecord[] {
+    return [...this.machines.values()].sort((a, b) => a.seq - b.seq);
+  }
+
+  /** AWS deletes asynchronously and lets running executions finish; so does the emulator. Unknown ARNs succeed. */
+  deleteStateMachine(arn: string): void {
+    this.machines.delete(arn);
+  }
+
+  /** EXPRESS machines run with STANDARD semantics here (describable, idempotent names, no at-least-once reruns). */
+  startExecution(request: StartExecutionRequest): ExecutionRecord {
+    const machine = this.machine(request.stateMachineArn);
+    const name = request.name ?? randomUUID();
+    validateName(name);
+    const input = request.input ?? '{}';
+    let parsedInput: JsonValue;
+    try {
+      parsedInput = JSON.parse(input) as JsonValue;
+    } catch (error) {
+      throw new SfnApiError('InvalidExecutionInput', `Invalid State Machine Execution Input: '${(error as Error).message}'`);
+    }
+    const arn = executionArn(this.scope, machine.name, name);
+    const existing = this.executions.get(arn);
+    if (existing !== undefined) {
+      // Standard workflows: an identical start of a still-running execution is answered with that execution.
+      if (existing.status === 'RUNNING' && existing.input === input) return existing;
+      throw new SfnApiError('ExecutionAlreadyExists', `Execution Already Exists: '${arn}'`);
+    }
+    const record: ExecutionRecord = { seq: ++this.seq, arn, name, machine, input, startDate: new Date(), status: 'RUNNING' };
+    this.executions.set(arn, record);
+    this.executionsStarted += 1;
+    const running = runExecution(machine.runnable, machine.taskResources, this.lambdas, parsedInput, {
+      Execution: { Id: arn, Name: name, RoleArn: machine.roleArn, StartTime: record.startDate.toISOString() },
+      StateMachine: { Id: machine.arn, Name: machine.name },
+    });
+    record.stop = running.stop;
+    record.settled = running.outcome.then((outcome) => this.settle(record, outcome));
+    return record;
+  }
+
+  private settle(record: ExecutionRecord, outcome: ExecutionOutcome): void {
+    delete record.stop;
+    if (record.status !== 'RUNNING') return; // already stopped; the stop decided the final state
+    Object.assign(record, outcome, { stopDate: new Date() });
+  }
+
+  execution(arn: string): ExecutionRecord {
+    const record = this.executions.get(arn);
+    if (record === undefined) throw new SfnApiError('ExecutionDoesNotExist', `Execution Does Not Exist: '${arn}'`);
+    return record;
+  }
+
+  /** Newest first, as AWS lists them. */
+  listExecutions(machine: MachineRecord, statusFilter?: ExecutionStatus): ExecutionRecord[] {
+    return [...this.executions.values()]
+      .filter((e) => e.machine === machine && (statusFilter === undefined || e.status === statusFilter))
+      .sort((a, b) => b.seq - a.seq);
+  }
+
+  /** A closed execution is left unchanged and its stopDate returned, as AWS does. */
+  stopExecution(arn: string, error?: string, cause?: string): Date {
+    const record = this.execution(arn);
+    if (record.status === 'RUNNING') {
+      record.status = 'ABORTED';
+      record.stopDate = new Date();
+      if (error !== undefined) record.error = error;
+      if (cause !== undefined) record.cause = cause;
+      record.stop?.();
+    }
+    return record.stopDate ?? new Date();
+  }
+
+  /** Aborts every running execution; returns once their runs have let go of timers. */
+  async stopAll(): Promise<void> {
+    const running = [...this.executions.values()].filter((e) => e.status === 'RUNNING');
+    for (const record of running) this.stopExecution(record.arn);
+    await Promise.all(running.map((record) => record.settled));
+  }
+}

@@ -1,0 +1,57 @@
+// Test fixtures: a fresh task table and an MCP server on loopback over the shared local stand-ins.
+import { randomUUID } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { inject } from 'vitest';
+import { createBackend, type Backend } from '../../lambda/handlers/backend.js';
+import { DEFAULT_SETTINGS, type TaskServiceSettings } from '../../lambda/service/settings.js';
+import type { ToolDefinition } from '../../lambda/tools/tool-definition.js';
+import { bearerTokenOwners, startDevServer } from '../../local/dev-server.js';
+import { localClients } from '../../local/infrastructure.js';
+import { createTaskTable } from '../../local/task-table.js';
+
+export const silentLogger = { info: () => {}, warn: () => {}, error: () => {} };
+
+export function localAwsClients() {
+  return localClients({ dynamoDbEndpoint: inject('dynamoDbEndpoint'), stepFunctionsEndpoint: inject('stepFunctionsEndpoint') });
+}
+
+export function exampleTools(): ToolDefinition[] {
+  return inject('tools');
+}
+
+export async function createTestTable(): Promise<string> {
+  const tableName = `tasks-${randomUUID()}`;
+  const { dynamoDb } = localAwsClients();
+  await createTaskTable(dynamoDb, tableName);
+  dynamoDb.destroy();
+  return tableName;
+}
+
+/** Tokens the test servers accept, each naming its owner. */
+export const TOKENS = { alice: 'token-alice', bob: 'token-bob' } as const;
+
+export interface TestServer {
+  readonly url: string;
+  readonly backend: Backend;
+  readonly tableName: string;
+  close(): Promise<void>;
+}
+
+export async function startTestServer(settings: Partial<TaskServiceSettings> = {}, options: { tableName?: string; tools?: ToolDefinition[] } = {}): Promise<TestServer> {
+  const tableName = options.tableName ?? (await createTestTable());
+  const backend = createBackend(
+    { tableName, tools: options.tools ?? exampleTools(), settings: { ...DEFAULT_SETTINGS, pollIntervalMs: 200, ...settings } },
+    localAwsClients(),
+    silentLogger,
+  );
+  const server = await startDevServer(backend.app, { resolveOwner: bearerTokenOwners({ [TOKENS.alice]: 'alice', [TOKENS.bob]: 'bob' }) });
+  return { url: server.url, backend, tableName, close: server.close };
+}
+
+/** The official MCP client, connected over Streamable HTTP with a bearer token. */
+export async function connectClient(url: string, token: string = TOKENS.alice): Promise<Client> {
+  const client = new Client({ name: 'test-client', version: '1.0.0' }, { capabilities: {} });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  return client;
+}

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // One DynamoDB Local and one Step Functions emulator for the whole run; each test file makes its own table.
+    globalSetup: ['test/support/global-setup.ts'],
+    testTimeout: 90_000,
+    hookTimeout: 90_000,
+    env: { POWERTOOLS_LOG_LEVEL: 'SILENT' },
+  },
+});
