@@ -1,0 +1,130 @@
+// End to end: every bad input gets the right JSON-RPC error and a message a person can act on, and the
+// server keeps serving. Raw HTTP where the official client would refuse to send the bad request.
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectClient, startTestServer, TOKENS, type TestServer } from '../support/local-backend.js';
+
+let server: TestServer;
+let alice: Client;
+let bob: Client;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  alice = await connectClient(server.url, TOKENS.alice);
+  bob = await connectClient(server.url, TOKENS.bob);
+});
+afterAll(async () => {
+  await Promise.all([alice?.close(), bob?.close()]);
+  await server?.close();
+});
+
+async function post(body: string, headers: Record<string, string> = {}, url = server.url): Promise<{ status: number; json: { error?: { code: number; message: string }; result?: unknown } }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${TOKENS.alice}`, ...headers },
+    body,
+  });
+  return { status: response.status, json: (await response.json()) as never };
+}
+
+const rpc = (method: string, params: unknown = {}) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
+
+describe('malformed requests', () => {
+  it('answers malformed JSON with -32700', async () => {
+    const { status, json } = await post('{"jsonrpc": "2.0", "id": 1, "method": ');
+    expect(status).toBe(400);
+    expect(json.error).toMatchObject({ code: -32700, message: expect.stringMatching(/Parse error/) });
+  });
+
+  it('answers a body that is not JSON-RPC with -32700', async () => {
+    const { json } = await post('{"hello": "world"}');
+    expect(json.error?.code).toBe(-32700);
+  });
+
+  it('answers an unknown method with -32601', async () => {
+    const { json } = await post(rpc('tasks/explode'));
+    expect(json.error).toMatchObject({ code: -32601, message: 'Method not found' });
+  });
+
+  it('answers a request without credentials with 401 and a WWW-Authenticate challenge', async () => {
+    const response = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: rpc('tools/list') });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/);
+  });
+
+  it('answers any other path with 404', async () => {
+    const { status } = await post(rpc('tools/list'), {}, server.url.replace('/mcp', '/other'));
+    expect(status).toBe(404);
+  });
+});
+
+describe('tool calls', () => {
+  it('answers an unknown tool with -32602 naming it', async () => {
+    await expect(alice.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Unknown tool: no_such_tool') });
+  });
+
+  it('answers invalid arguments with -32602 and every reason, and starts nothing', async () => {
+    const call = alice.request({ method: 'tools/call', params: { name: 'analyze_documents', arguments: { documents: [], extra: 1 }, task: { ttl: 1000 } } }, CreateTaskResultSchema);
+    const error = await call.then(
+      () => expect.unreachable(),
+      (rejection: { code: number; message: string }) => rejection,
+    );
+    expect(error.code).toBe(-32602);
+    expect(error.message).toContain('Invalid arguments for tool analyze_documents');
+    expect(error.message).toContain('arguments/documents must NOT have fewer than 1 items');
+    expect(error.message).toContain('arguments must NOT have additional properties');
+    expect((await alice.experimental.tasks.listTasks()).tasks).toEqual([]);
+  });
+});
+
+describe('task IDs', () => {
+  it('answers an unknown task ID with -32602 on get, result and cancel', async () => {
+    for (const call of [
+      () => alice.experimental.tasks.getTask('unknown-id'),
+      () => alice.experimental.tasks.getTaskResult('unknown-id', CallToolResultSchema),
+      () => alice.experimental.tasks.cancelTask('unknown-id'),
+    ]) {
+      await expect(call()).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Task not found') });
+    }
+  });
+
+  it("treats another owner's task exactly like an unknown one, and leaves it untouched", async () => {
+    const { task } = await alice.request({ method: 'tools/call', params: { name: 'analyze_documents', arguments: { documents: ['a'], reviewSeconds: 30 }, task: {} } }, CreateTaskResultSchema);
+    const unknown = await post(rpc('tasks/get', { taskId: 'x'.repeat(32) }), { authorization: `Bearer ${TOKENS.bob}` });
+    const foreign = await post(rpc('tasks/get', { taskId: task.taskId }), { authorization: `Bearer ${TOKENS.bob}` });
+    expect(foreign.json.error?.message.replace(task.taskId, 'ID')).toBe(unknown.json.error?.message.replace('x'.repeat(32), 'ID'));
+    await expect(bob.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)).rejects.toMatchObject({ code: -32602 });
+    await expect(bob.experimental.tasks.cancelTask(task.taskId)).rejects.toMatchObject({ code: -32602 });
+    expect((await bob.experimental.tasks.listTasks()).tasks.map((listed) => listed.taskId)).not.toContain(task.taskId);
+    expect((await alice.experimental.tasks.getTask(task.taskId)).status).toBe('working');
+    await alice.experimental.tasks.cancelTask(task.taskId);
+  });
+
+  it('answers a cursor it did not make with -32602', async () => {
+    await expect(alice.experimental.tasks.listTasks('bm90LWEtY3Vyc29y')).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Invalid cursor') });
+  });
+});
+
+describe('internal faults', () => {
+  it('answers -32603 with a reference and no stack trace, and the server keeps serving', async () => {
+    const broken = await startTestServer({}, { tableName: 'table-that-does-not-exist' });
+    try {
+      const client = await connectClient(broken.url);
+      const call = client.request({ method: 'tools/call', params: { name: 'text_stats', arguments: { text: 'a' }, task: {} } }, CreateTaskResultSchema);
+      await expect(call).rejects.toMatchObject({ code: -32603, message: expect.stringMatching(/^MCP error -32603: Internal error \(reference [0-9a-f-]{36}\)$/) });
+      const raw = await post(rpc('tasks/get', { taskId: 'x' }), {}, broken.url);
+      expect(JSON.stringify(raw.json)).not.toMatch(/ResourceNotFound|at .*\.ts|node_modules/);
+      expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+      await client.close();
+    } finally {
+      await broken.close();
+    }
+  });
+});
+
+describe('after all of the above', () => {
+  it('still completes a normal call', async () => {
+    expect((await alice.callTool({ name: 'text_stats', arguments: { text: 'still alive' } })).structuredContent).toMatchObject({ words: 2 });
+  });
+});

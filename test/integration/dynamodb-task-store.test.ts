@@ -1,0 +1,249 @@
+// The TaskStore contract, held against DynamoDB Local through the real AWS SDK.
+import { randomUUID } from 'node:crypto';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { IllegalTransitionError, InvalidCursorError, TaskAlreadyExistsError, TaskNotFoundError } from '../../lambda/core/errors.js';
+import { RetentionClock, TaskOrigin, TaskStatus, type TaskRecord } from '../../lambda/core/task.js';
+import { taskKey } from '../../lambda/core/task-key.js';
+import { DynamoDbTaskStore } from '../../lambda/store/dynamodb-task-store.js';
+import { createTestTable, localAwsClients } from '../support/local-backend.js';
+
+let tableName: string;
+let clock = Date.now();
+const now = (): number => clock;
+const documentClient = () => DynamoDBDocumentClient.from(localAwsClients().dynamoDb);
+const store = (): DynamoDbTaskStore => new DynamoDbTaskStore({ client: documentClient(), tableName, now });
+
+function newTask(overrides: Partial<TaskRecord> = {}): TaskRecord {
+  return {
+    taskId: randomUUID(),
+    owner: `owner-${randomUUID()}`,
+    toolName: 'text_stats',
+    origin: TaskOrigin.Mcp20251125,
+    executionArn: 'arn:aws:states:us-east-1:000000000000:execution:text-stats:x',
+    status: TaskStatus.Working,
+    createdAt: clock,
+    lastUpdatedAt: clock,
+    retention: { ms: 60_000, clock: RetentionClock.FromCreation },
+    pollIntervalMs: 1_000,
+    ...overrides,
+  };
+}
+
+beforeAll(async () => {
+  tableName = await createTestTable();
+});
+
+describe('DynamoDbTaskStore', () => {
+  describe('create', () => {
+    it('stores a task that get returns unchanged', async () => {
+      const task = newTask();
+      await store().create(task);
+      expect(await store().get(task.owner, task.taskId)).toEqual(task);
+    });
+
+    it('never overwrites a live task with the same owner and ID', async () => {
+      const task = newTask();
+      await store().create(task);
+      await expect(store().create({ ...task, toolName: 'other' })).rejects.toBeInstanceOf(TaskAlreadyExistsError);
+      expect((await store().get(task.owner, task.taskId))?.toolName).toBe('text_stats');
+    });
+
+    it('lets two owners use the same task ID independently', async () => {
+      const mine = newTask({ taskId: 'shared-id' });
+      const theirs = newTask({ taskId: 'shared-id', toolName: 'analyze_documents' });
+      await store().create(mine);
+      await store().create(theirs);
+      expect((await store().get(mine.owner, 'shared-id'))?.toolName).toBe('text_stats');
+      expect((await store().get(theirs.owner, 'shared-id'))?.toolName).toBe('analyze_documents');
+    });
+
+    it('replaces an expired task that DynamoDB has not swept yet', async () => {
+      const task = newTask({ retention: { ms: 1_000, clock: RetentionClock.FromCreation } });
+      await store().create(task);
+      clock += 5_000;
+      await expect(store().create({ ...task, createdAt: clock, lastUpdatedAt: clock })).resolves.toBeUndefined();
+    });
+  });
+
+  describe('get', () => {
+    it('returns null for an unknown task', async () => {
+      expect(await store().get('nobody', 'missing')).toBeNull();
+    });
+
+    it("returns null for another owner's task", async () => {
+      const task = newTask();
+      await store().create(task);
+      expect(await store().get('intruder', task.taskId)).toBeNull();
+    });
+
+    it('returns null the moment the retention passes, before any sweep', async () => {
+      const task = newTask({ retention: { ms: 10_000, clock: RetentionClock.FromCreation } });
+      await store().create(task);
+      clock += 9_999;
+      expect(await store().get(task.owner, task.taskId)).not.toBeNull();
+      clock += 1;
+      expect(await store().get(task.owner, task.taskId)).toBeNull();
+    });
+
+    it('keeps a completion-clock task until its keep-alive after completion passes', async () => {
+      const task = newTask({ retention: { ms: 5_000, clock: RetentionClock.FromCompletion } });
+      await store().create(task);
+      clock += 60_000;
+      expect(await store().get(task.owner, task.taskId)).not.toBeNull();
+      await store().update(task, { status: TaskStatus.Completed, at: clock });
+      clock += 4_999;
+      expect(await store().get(task.owner, task.taskId)).not.toBeNull();
+      clock += 1;
+      expect(await store().get(task.owner, task.taskId)).toBeNull();
+    });
+  });
+
+  describe('update', () => {
+    it('moves a working task to completed with its result and completion time', async () => {
+      const task = newTask();
+      await store().create(task);
+      const result = { content: [{ type: 'text', text: 'ok' }], structuredContent: { ok: true } };
+      const updated = await store().update(task, { status: TaskStatus.Completed, result, at: clock + 5 });
+      expect(updated).toMatchObject({ status: 'completed', result, completedAt: clock + 5, lastUpdatedAt: clock + 5 });
+      expect(await store().get(task.owner, task.taskId)).toEqual(updated);
+    });
+
+    it('never overwrites a terminal status: a late completed cannot undo cancelled', async () => {
+      const task = newTask();
+      await store().create(task);
+      await store().update(task, { status: TaskStatus.Cancelled, statusMessage: 'stop', at: clock });
+      const late = store().update(task, { status: TaskStatus.Completed, at: clock + 1 });
+      await expect(late).rejects.toBeInstanceOf(IllegalTransitionError);
+      await expect(late).rejects.toMatchObject({ from: 'cancelled', to: 'completed' });
+      expect((await store().get(task.owner, task.taskId))?.status).toBe('cancelled');
+    });
+
+    it('lets exactly one of two racing terminal writes win', async () => {
+      const task = newTask();
+      await store().create(task);
+      const outcomes = await Promise.allSettled([
+        store().update(task, { status: TaskStatus.Completed, at: clock }),
+        store().update(task, { status: TaskStatus.Cancelled, at: clock }),
+      ]);
+      expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+      const stored = await store().get(task.owner, task.taskId);
+      const winner = outcomes.find((outcome) => outcome.status === 'fulfilled') as PromiseFulfilledResult<TaskRecord>;
+      expect(stored?.status).toBe(winner.value.status);
+    });
+
+    it('throws TaskNotFoundError for a task that is gone', async () => {
+      await expect(store().update(newTask(), { status: TaskStatus.Failed, at: clock })).rejects.toBeInstanceOf(TaskNotFoundError);
+    });
+
+    it('clears a stale status message when the new status has none', async () => {
+      const task = newTask();
+      await store().create(task);
+      await store().update(task, { status: TaskStatus.InputRequired, statusMessage: 'waiting for you', at: clock });
+      const back = await store().update(task, { status: TaskStatus.Working, at: clock });
+      expect(back.statusMessage).toBeUndefined();
+    });
+  });
+
+  describe('claimRefresh', () => {
+    it('grants one refresh per poll interval across concurrent callers', async () => {
+      const task = newTask({ pollIntervalMs: 1_000 });
+      await store().create(task);
+      const claims = await Promise.all([1, 2, 3, 4].map(() => store().claimRefresh(task, clock + 1_000)));
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      expect(await store().claimRefresh(task, clock + 1_500)).toBe(false);
+      expect(await store().claimRefresh(task, clock + 2_000)).toBe(true);
+    });
+
+    it('grants none for a terminal task', async () => {
+      const task = newTask();
+      await store().create(task);
+      await store().update(task, { status: TaskStatus.Failed, at: clock });
+      expect(await store().claimRefresh(task, clock + 10_000)).toBe(false);
+    });
+  });
+
+  describe('list', () => {
+    async function createMany(owner: string, count: number, origin: TaskRecord['origin'] = TaskOrigin.Mcp20251125): Promise<TaskRecord[]> {
+      const tasks: TaskRecord[] = [];
+      for (let index = 0; index < count; index++) {
+        const task = newTask({ owner, createdAt: clock + index, lastUpdatedAt: clock + index, origin });
+        await store().create(task);
+        tasks.push(task);
+      }
+      return tasks;
+    }
+
+    async function listAll(owner: string, limit: number): Promise<{ ids: string[]; pages: number }> {
+      const ids: string[] = [];
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const page = await store().list(owner, { limit, ...(cursor ? { cursor } : {}) });
+        ids.push(...page.tasks.map((task) => task.taskId));
+        cursor = page.nextCursor;
+        pages++;
+      } while (cursor !== undefined);
+      return { ids, pages };
+    }
+
+    it("pages through exactly the owner's tasks, newest first", async () => {
+      const owner = `lister-${randomUUID()}`;
+      const tasks = await createMany(owner, 7);
+      await createMany(`other-${randomUUID()}`, 3);
+      const { ids, pages } = await listAll(owner, 3);
+      expect(ids).toEqual(tasks.map((task) => task.taskId).reverse());
+      expect(pages).toBeGreaterThanOrEqual(3);
+    });
+
+    it('leaves out tasks made for plain tool calls', async () => {
+      const owner = `direct-${randomUUID()}`;
+      await createMany(owner, 2, TaskOrigin.Direct);
+      const listed = await createMany(owner, 1);
+      expect((await listAll(owner, 10)).ids).toEqual([listed[0]!.taskId]);
+    });
+
+    it('leaves out expired tasks', async () => {
+      const owner = `expiring-${randomUUID()}`;
+      await createMany(owner, 1);
+      const long = newTask({ owner, retention: { ms: 10 ** 9, clock: RetentionClock.FromCreation } });
+      await store().create(long);
+      clock += 120_000;
+      expect((await listAll(owner, 10)).ids).toEqual([long.taskId]);
+    });
+
+    it('rejects a cursor that is not one of its own', async () => {
+      await expect(store().list('someone', { limit: 5, cursor: 'not-a-cursor' })).rejects.toBeInstanceOf(InvalidCursorError);
+      const doctored = Buffer.from(JSON.stringify({ pk: 'x', createdAt: 1 })).toString('base64url');
+      await expect(store().list('someone', { limit: 5, cursor: doctored })).rejects.toBeInstanceOf(InvalidCursorError);
+    });
+
+    it("rejects another owner's cursor", async () => {
+      const owner = `cursor-${randomUUID()}`;
+      await createMany(owner, 3);
+      const { nextCursor } = await store().list(owner, { limit: 1 });
+      expect(nextCursor).toBeDefined();
+      await expect(store().list('thief', { limit: 1, cursor: nextCursor! })).rejects.toBeInstanceOf(InvalidCursorError);
+    });
+  });
+
+  describe('getByKey', () => {
+    it('finds a task by its key whoever owns it', async () => {
+      const task = newTask();
+      await store().create(task);
+      expect(await store().getByKey(taskKey(task.owner, task.taskId))).toEqual(task);
+      expect(await store().getByKey(taskKey('someone-else', task.taskId))).toBeNull();
+    });
+  });
+
+  describe('delete', () => {
+    it('removes the task and reports whether there was one', async () => {
+      const task = newTask();
+      await store().create(task);
+      expect(await store().delete('intruder', task.taskId)).toBe(false);
+      expect(await store().delete(task.owner, task.taskId)).toBe(true);
+      expect(await store().get(task.owner, task.taskId)).toBeNull();
+      expect(await store().delete(task.owner, task.taskId)).toBe(false);
+    });
+  });
+});

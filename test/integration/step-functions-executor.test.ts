@@ -1,0 +1,80 @@
+// The executor against the Step Functions emulator through the real SFN client.
+import { randomUUID } from 'node:crypto';
+import { ListExecutionsCommand } from '@aws-sdk/client-sfn';
+import { describe, expect, it } from 'vitest';
+import { ExecutionStartError } from '../../lambda/core/errors.js';
+import { StepFunctionsExecutor } from '../../lambda/executor/step-functions-executor.js';
+import { exampleTools, localAwsClients } from '../support/local-backend.js';
+
+const sfn = () => localAwsClients().stepFunctions;
+const executor = () => new StepFunctionsExecutor({ client: sfn() });
+const machine = (name: string): string => exampleTools().find((tool) => tool.name === name)!.stateMachineArn;
+
+async function describeUntilClosed(executionArn: string) {
+  for (let attempt = 0; attempt < 300; attempt++) {
+    const execution = await executor().describe(executionArn);
+    if (execution?.status !== 'RUNNING') return execution;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('execution did not close');
+}
+
+async function executionsNamed(stateMachineArn: string, name: string): Promise<number> {
+  const { executions = [] } = await sfn().send(new ListExecutionsCommand({ stateMachineArn, maxResults: 1000 }));
+  return executions.filter((execution) => execution.name === name).length;
+}
+
+describe('StepFunctionsExecutor', () => {
+  it('derives the execution ARN before starting, and the start returns that ARN', async () => {
+    const name = `exec-${randomUUID()}`;
+    const expected = executor().executionArnFor(machine('text_stats'), name);
+    const { executionArn } = await executor().start({ stateMachineArn: machine('text_stats'), executionName: name, input: '{"text":"a b"}' });
+    expect(executionArn).toBe(expected);
+  });
+
+  it('starts one execution however often the same start is retried, running or closed', async () => {
+    const stateMachineArn = machine('analyze_documents');
+    const request = { stateMachineArn, executionName: `retry-${randomUUID()}`, input: '{"documents":["a"],"reviewSeconds":1}' };
+    const first = await executor().start(request);
+    const again = await executor().start(request);
+    expect(again.executionArn).toBe(first.executionArn);
+    await describeUntilClosed(first.executionArn);
+    const afterClose = await executor().start(request);
+    expect(afterClose.executionArn).toBe(first.executionArn);
+    expect(await executionsNamed(stateMachineArn, request.executionName)).toBe(1);
+  });
+
+  it('describes a finished execution with its output', async () => {
+    const { executionArn } = await executor().start({ stateMachineArn: machine('text_stats'), executionName: `d-${randomUUID()}`, input: '{"text":"one two"}' });
+    const execution = await describeUntilClosed(executionArn);
+    expect(execution).toMatchObject({ status: 'SUCCEEDED' });
+    expect(JSON.parse(execution!.output!)).toMatchObject({ words: 2 });
+  });
+
+  it('describes a failed execution with its error and cause', async () => {
+    const { executionArn } = await executor().start({ stateMachineArn: machine('export_report'), executionName: `f-${randomUUID()}`, input: '{"reportName":"q3"}' });
+    expect(await describeUntilClosed(executionArn)).toMatchObject({ status: 'FAILED', error: 'UpstreamUnavailable', cause: expect.stringContaining("'q3'") });
+  });
+
+  it('answers null for an execution that does not exist', async () => {
+    expect(await executor().describe(executor().executionArnFor(machine('text_stats'), 'never-started'))).toBeNull();
+  });
+
+  it('stops a running execution, and stopping again or stopping nothing is harmless', async () => {
+    const { executionArn } = await executor().start({
+      stateMachineArn: machine('analyze_documents'),
+      executionName: `s-${randomUUID()}`,
+      input: '{"documents":["a"],"reviewSeconds":60}',
+    });
+    await executor().stop(executionArn, { error: 'TaskCancelled', cause: 'test' });
+    expect(await executor().describe(executionArn)).toMatchObject({ status: 'ABORTED', error: 'TaskCancelled', cause: 'test' });
+    await expect(executor().stop(executionArn, { error: 'TaskCancelled', cause: 'again' })).resolves.toBeUndefined();
+    await expect(executor().stop(executor().executionArnFor(machine('text_stats'), 'ghost'), { error: 'x', cause: 'y' })).resolves.toBeUndefined();
+  });
+
+  it('reports a definite refusal as ExecutionStartError', async () => {
+    const missing = 'arn:aws:states:us-east-1:000000000000:stateMachine:does-not-exist';
+    await expect(executor().start({ stateMachineArn: missing, executionName: 'x', input: '{}' })).rejects.toBeInstanceOf(ExecutionStartError);
+    await expect(executor().start({ stateMachineArn: machine('text_stats'), executionName: 'x', input: 'not json' })).rejects.toBeInstanceOf(ExecutionStartError);
+  });
+});

@@ -1,0 +1,178 @@
+// The task service over DynamoDB Local and the Step Functions emulator, with faults injected where the
+// stand-ins cannot produce them (lost answers, throttling, a crash between the two writes).
+import { ListExecutionsCommand } from '@aws-sdk/client-sfn';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ExecutionStartError, IllegalTransitionError, TaskNotFoundError } from '../../lambda/core/errors.js';
+import { TaskOrigin, TaskStatus } from '../../lambda/core/task.js';
+import { StepFunctionsExecutor } from '../../lambda/executor/step-functions-executor.js';
+import type { TaskExecutor } from '../../lambda/executor/task-executor.js';
+import { DEFAULT_SETTINGS, type TaskServiceSettings } from '../../lambda/service/settings.js';
+import { TaskService } from '../../lambda/service/task-service.js';
+import { DynamoDbTaskStore } from '../../lambda/store/dynamodb-task-store.js';
+import type { TaskStore } from '../../lambda/store/task-store.js';
+import { ToolRegistry } from '../../lambda/tools/tool-registry.js';
+import { createTestTable, exampleTools, localAwsClients, silentLogger } from '../support/local-backend.js';
+
+let tableName: string;
+beforeAll(async () => {
+  tableName = await createTestTable();
+});
+
+const realStore = (): TaskStore => new DynamoDbTaskStore({ client: DynamoDBDocumentClient.from(localAwsClients().dynamoDb), tableName });
+const realExecutor = (): TaskExecutor => new StepFunctionsExecutor({ client: localAwsClients().stepFunctions });
+
+function service(parts: { store?: TaskStore; executor?: TaskExecutor; settings?: Partial<TaskServiceSettings> } = {}): TaskService {
+  return new TaskService({
+    store: parts.store ?? realStore(),
+    executor: parts.executor ?? realExecutor(),
+    tools: new ToolRegistry(exampleTools()),
+    settings: { ...DEFAULT_SETTINGS, pollIntervalMs: 100, ...parts.settings },
+    logger: silentLogger,
+  });
+}
+
+const analyze = (owner: string, reviewSeconds = 1) => ({
+  owner,
+  toolName: 'analyze_documents',
+  arguments: { documents: ['one two three'], reviewSeconds },
+  origin: TaskOrigin.Mcp20251125,
+});
+
+async function executionCount(toolName: string, executionArn: string): Promise<number> {
+  const stateMachineArn = exampleTools().find((tool) => tool.name === toolName)!.stateMachineArn;
+  const { executions = [] } = await localAwsClients().stepFunctions.send(new ListExecutionsCommand({ stateMachineArn, maxResults: 1000 }));
+  return executions.filter((execution) => execution.executionArn === executionArn).length;
+}
+
+describe('TaskService', () => {
+  describe('creating a task', () => {
+    it('stores the task and starts exactly one execution for it', async () => {
+      const task = await service().createTask(analyze('creator'));
+      expect(task.status).toBe('working');
+      expect(await realStore().get('creator', task.taskId)).toMatchObject({ executionArn: task.executionArn });
+      expect(await executionCount('analyze_documents', task.executionArn)).toBe(1);
+    });
+
+    it('makes task IDs of at least 128 random bits', async () => {
+      const ids = await Promise.all([1, 2, 3].map(async () => (await service().createTask(analyze('ids'))).taskId));
+      for (const id of ids) expect(id).toMatch(/^[0-9a-f]{32}$/);
+      expect(new Set(ids).size).toBe(3);
+    });
+
+    it('starts nothing when the task cannot be stored', async () => {
+      let started = 0;
+      const executor = realExecutor();
+      const counting: TaskExecutor = { ...bind(executor), start: async (request) => (started++, executor.start(request)) };
+      const failingStore: TaskStore = { ...bind(realStore()), create: async () => Promise.reject(new Error('ProvisionedThroughputExceededException')) };
+      await expect(service({ store: failingStore, executor: counting }).createTask(analyze('no-store'))).rejects.toThrow('ProvisionedThroughputExceeded');
+      expect(started).toBe(0);
+    });
+
+    it('removes the task when Step Functions refuses the start for good', async () => {
+      const refusing: TaskExecutor = { ...bind(realExecutor()), start: async () => Promise.reject(new ExecutionStartError('StateMachineDoesNotExist')) };
+      await expect(service({ executor: refusing }).createTask(analyze('refused'))).rejects.toBeInstanceOf(ExecutionStartError);
+      expect((await realStore().list('refused', { limit: 10 })).tasks).toEqual([]);
+    });
+
+    it('keeps the task when the start answer is lost after the execution started, and the task then completes', async () => {
+      const executor = realExecutor();
+      const lossy: TaskExecutor = { ...bind(executor), start: async (request) => (await executor.start(request), Promise.reject(new Error('socket hang up'))) };
+      const task = await service({ executor: lossy }).createTask(analyze('lossy'));
+      const finished = await service().waitForTerminal('lossy', task.taskId, { timeoutMs: 60_000 });
+      expect(finished.status).toBe('completed');
+      expect(await executionCount('analyze_documents', task.executionArn)).toBe(1);
+    });
+
+    it('fails a task whose execution never started once the start grace period has passed', async () => {
+      // A crash between the task write and the start looks the same: a task whose execution does not exist.
+      const crashing: TaskExecutor = { ...bind(realExecutor()), start: async () => Promise.reject(new Error('process crashed')) };
+      const task = await service({ executor: crashing }).createTask(analyze('crashed'));
+      const withinGrace = await service({ settings: { startGraceMs: 60_000 } }).waitForTerminal('crashed', task.taskId, { timeoutMs: 500 });
+      expect(withinGrace.status).toBe('working');
+      const afterGrace = await service({ settings: { startGraceMs: 0 } }).waitForTerminal('crashed', task.taskId, { timeoutMs: 10_000 });
+      expect(afterGrace).toMatchObject({ status: 'failed', statusMessage: expect.stringMatching(/was not found/) });
+    });
+  });
+
+  describe('polling a task', () => {
+    it('answers with the stored status while Step Functions is throttling', async () => {
+      const throttled: TaskExecutor = { ...bind(realExecutor()), describe: async () => Promise.reject(new Error('ThrottlingException')) };
+      const task = await service().createTask(analyze('throttled'));
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect((await service({ executor: throttled }).getTask('throttled', task.taskId)).status).toBe('working');
+    });
+
+    it('describes the execution at most once per poll interval however many polls arrive at once', async () => {
+      let describes = 0;
+      const executor = realExecutor();
+      const counting: TaskExecutor = { ...bind(executor), describe: async (arn) => (describes++, executor.describe(arn)) };
+      // Separate service objects stand for separate Lambda instances sharing the table.
+      const instances = Array.from({ length: 10 }, () => service({ executor: counting, settings: { pollIntervalMs: 300 } }));
+      const task = await instances[0]!.createTask(analyze('counted', 30));
+      await Promise.all(instances.map((instance) => instance.getTask('counted', task.taskId)));
+      expect(describes).toBe(0);
+      await new Promise((resolve) => setTimeout(resolve, 350));
+      await Promise.all(instances.map((instance) => instance.getTask('counted', task.taskId)));
+      expect(describes).toBe(1);
+    });
+
+    it('throws TaskNotFoundError for a task of another owner', async () => {
+      const task = await service().createTask(analyze('owner-a'));
+      await expect(service().getTask('owner-b', task.taskId)).rejects.toBeInstanceOf(TaskNotFoundError);
+    });
+  });
+
+  describe('cancelling a task', () => {
+    it('stops the execution and records cancelled before answering', async () => {
+      const task = await service().createTask(analyze('canceller', 60));
+      const cancelled = await service().cancelTask('canceller', task.taskId);
+      expect(cancelled.status).toBe('cancelled');
+      expect(await realExecutor().describe(task.executionArn)).toMatchObject({ status: 'ABORTED' });
+    });
+
+    it('refuses to cancel a terminal task, and the task stays as it was', async () => {
+      const task = await service().createTask(analyze('late-cancel'));
+      await realStore().update(task, { status: TaskStatus.Completed, at: Date.now() });
+      await expect(service().cancelTask('late-cancel', task.taskId)).rejects.toBeInstanceOf(IllegalTransitionError);
+      expect((await realStore().get('late-cancel', task.taskId))?.status).toBe('completed');
+    });
+
+    it('leaves the task cancellable when stopping the execution fails', async () => {
+      const broken: TaskExecutor = { ...bind(realExecutor()), stop: async () => Promise.reject(new Error('ServiceUnavailable')) };
+      const task = await service().createTask(analyze('retry-cancel', 60));
+      await expect(service({ executor: broken }).cancelTask('retry-cancel', task.taskId)).rejects.toThrow('ServiceUnavailable');
+      expect((await service().cancelTask('retry-cancel', task.taskId)).status).toBe('cancelled');
+    });
+
+    it('a completion that arrives after the cancellation does not undo it', async () => {
+      const task = await service().createTask(analyze('race', 60));
+      await service().cancelTask('race', task.taskId);
+      await expect(realStore().update(task, { status: TaskStatus.Completed, at: Date.now() })).rejects.toBeInstanceOf(IllegalTransitionError);
+      expect((await service().getTask('race', task.taskId)).status).toBe('cancelled');
+    });
+  });
+
+  describe('a plain tool call', () => {
+    it('returns the result when the execution finishes within the bound', async () => {
+      const result = await service().runToCompletion('plain', 'text_stats', { text: 'a b c' });
+      expect(result.structuredContent).toMatchObject({ words: 3 });
+    });
+
+    it('stops the execution and says so when the bound passes first', async () => {
+      const result = await service({ settings: { directCallTimeoutMs: 500 } }).runToCompletion('bounded', 'analyze_documents', { documents: ['x'], reviewSeconds: 60 });
+      expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringMatching(/did not finish within .* was stopped/) }] });
+    });
+  });
+});
+
+/** The object's methods bound to it, so a test can replace one method and keep the rest. */
+function bind<T extends object>(target: T): T {
+  const proto = Object.getPrototypeOf(target) as object;
+  const bound: Record<string, unknown> = {};
+  for (const name of Object.getOwnPropertyNames(proto)) {
+    const value = (target as Record<string, unknown>)[name];
+    if (name !== 'constructor' && typeof value === 'function') bound[name] = value.bind(target);
+  }
+  return bound as T;
+}

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { canTransition, expiresAt, isExpired, isRefreshDue, isTerminal, RetentionClock, statusesThatMayBecome, TaskStatus } from '../../../lambda/core/task.js';
+
+const ALL = Object.values(TaskStatus);
+const LEGAL: Record<TaskStatus, TaskStatus[]> = {
+  working: ['input_required', 'completed', 'failed', 'cancelled'],
+  input_required: ['working', 'completed', 'failed', 'cancelled'],
+  completed: [],
+  failed: [],
+  cancelled: [],
+};
+
+describe('task status transitions', () => {
+  for (const from of ALL) {
+    for (const to of ALL) {
+      const legal = LEGAL[from].includes(to);
+      it(`${from} -> ${to} is ${legal ? 'legal' : 'illegal'}`, () => {
+        expect(canTransition(from, to)).toBe(legal);
+      });
+    }
+  }
+
+  it('treats exactly completed, failed and cancelled as terminal', () => {
+    expect(ALL.filter(isTerminal)).toEqual(['completed', 'failed', 'cancelled']);
+  });
+
+  it('lists the statuses a conditional write may start from', () => {
+    expect(statusesThatMayBecome('cancelled')).toEqual(['working', 'input_required']);
+    expect(statusesThatMayBecome('working')).toEqual(['input_required']);
+  });
+});
+
+describe('retention', () => {
+  const created = 1_000_000;
+
+  it('counts a creation-clock ttl from creation, whatever the status', () => {
+    const task = { createdAt: created, retention: { ms: 5_000, clock: RetentionClock.FromCreation } };
+    expect(expiresAt(task)).toBe(created + 5_000);
+    expect(isExpired(task, created + 4_999)).toBe(false);
+    expect(isExpired(task, created + 5_000)).toBe(true);
+  });
+
+  it('counts a completion-clock keep-alive from completion and never expires an unfinished task', () => {
+    const unfinished = { createdAt: created, retention: { ms: 5_000, clock: RetentionClock.FromCompletion } };
+    expect(expiresAt(unfinished)).toBeNull();
+    expect(isExpired(unfinished, created + 10 ** 9)).toBe(false);
+    const finished = { ...unfinished, completedAt: created + 60_000 };
+    expect(expiresAt(finished)).toBe(created + 65_000);
+    expect(isExpired(finished, created + 65_000)).toBe(true);
+  });
+
+  it('never expires a task with unlimited retention', () => {
+    expect(isExpired({ createdAt: created, completedAt: created, retention: { ms: null, clock: RetentionClock.FromCreation } }, Number.MAX_SAFE_INTEGER)).toBe(false);
+  });
+});
+
+describe('refresh scheduling', () => {
+  const base = { status: TaskStatus.Working, createdAt: 0, pollIntervalMs: 1_000 };
+
+  it('is due once a poll interval has passed since the last check', () => {
+    expect(isRefreshDue({ ...base, lastCheckedAt: 500 }, 1_499)).toBe(false);
+    expect(isRefreshDue({ ...base, lastCheckedAt: 500 }, 1_500)).toBe(true);
+  });
+
+  it('counts from creation when the execution was never checked', () => {
+    expect(isRefreshDue(base, 999)).toBe(false);
+    expect(isRefreshDue(base, 1_000)).toBe(true);
+  });
+
+  it('is never due for a terminal task', () => {
+    expect(isRefreshDue({ ...base, status: TaskStatus.Completed }, 10 ** 9)).toBe(false);
+  });
+});

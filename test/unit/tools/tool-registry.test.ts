@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidToolArgumentsError, ToolNotFoundError } from '../../../lambda/core/errors.js';
+import { ToolRegistry } from '../../../lambda/tools/tool-registry.js';
+
+const tool = {
+  name: 'sum',
+  description: 'Adds numbers',
+  inputSchema: { type: 'object', properties: { values: { type: 'array', items: { type: 'number' } } }, required: ['values'] },
+  stateMachineArn: 'arn:aws:states:us-east-1:000000000000:stateMachine:sum',
+} as const;
+
+describe('tool registry', () => {
+  it('finds a registered tool by name', () => {
+    expect(new ToolRegistry([tool]).get('sum').stateMachineArn).toBe(tool.stateMachineArn);
+  });
+
+  it('throws ToolNotFoundError for an unknown tool', () => {
+    expect(() => new ToolRegistry([tool]).get('nope')).toThrow(ToolNotFoundError);
+  });
+
+  it('accepts arguments that match the schema', () => {
+    expect(() => new ToolRegistry([tool]).validateArguments('sum', { values: [1, 2] })).not.toThrow();
+  });
+
+  it('rejects arguments that do not match, naming every problem', () => {
+    try {
+      new ToolRegistry([tool]).validateArguments('sum', { values: ['x', 2, 'y'] });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(InvalidToolArgumentsError);
+      expect((error as InvalidToolArgumentsError).problems).toEqual(['arguments/values/0 must be number', 'arguments/values/2 must be number']);
+    }
+  });
+
+  it('refuses invalid and duplicate tool names, listing all problems at once', () => {
+    expect(() => new ToolRegistry([tool, tool, { ...tool, name: 'bad name!' }])).toThrow(/registered more than once[\s\S]*must be 1-128 characters/);
+  });
+});
