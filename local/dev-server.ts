@@ -2,6 +2,9 @@
 import { serve, type ServerType } from '@hono/node-server';
 import type { McpHttpApp } from '../lambda/protocol/http-app.js';
 
+/** The only host names a loopback server should answer to: anything else is a DNS-rebinding attempt. */
+export const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'] as const;
+
 /** Decides the owner of a local request; `null` answers 401. */
 export type OwnerResolver = (request: Request) => string | null;
 

@@ -2,7 +2,7 @@
 // registers the example tools, serves MCP and prints its URL; Ctrl-C stops everything it started.
 import { createBackend } from '../lambda/handlers/backend.js';
 import { configFromEnvironment, ENV } from '../lambda/handlers/environment.js';
-import { bearerTokenOwners, singleOwner, startDevServer } from './dev-server.js';
+import { bearerTokenOwners, LOOPBACK_HOSTS, singleOwner, startDevServer } from './dev-server.js';
 import { JavaMissingError } from './dynamodb-local.js';
 import { startLocalInfrastructure } from './infrastructure.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
@@ -34,6 +34,7 @@ async function main(): Promise<void> {
       AWS_ENDPOINT_URL_SFN: infrastructure.stepFunctionsEndpoint,
       [ENV.tableName]: TABLE_NAME,
       [ENV.toolCatalog]: JSON.stringify(infrastructure.tools),
+      [ENV.allowedHosts]: LOOPBACK_HOSTS.join(','),
       POWERTOOLS_LOG_LEVEL: process.env['POWERTOOLS_LOG_LEVEL'] ?? 'WARN',
     });
     const backend = createBackend(configFromEnvironment(process.env));

@@ -12,7 +12,7 @@ export const ENV = {
   maxTtlMs: 'MAX_TTL_MS',
   directCallTimeoutMs: 'DIRECT_CALL_TIMEOUT_MS',
   resultWaitMs: 'RESULT_WAIT_MS',
-  /** Comma-separated Host header values; unset accepts any host. */
+  /** Comma-separated host names the Host and Origin headers may name; unset accepts any. */
   allowedHosts: 'ALLOWED_HOSTS',
 } as const;
 

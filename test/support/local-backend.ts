@@ -6,7 +6,7 @@ import { inject } from 'vitest';
 import { createBackend, type Backend } from '../../lambda/handlers/backend.js';
 import { DEFAULT_SETTINGS, type TaskServiceSettings } from '../../lambda/service/settings.js';
 import type { ToolDefinition } from '../../lambda/tools/tool-definition.js';
-import { bearerTokenOwners, startDevServer } from '../../local/dev-server.js';
+import { bearerTokenOwners, LOOPBACK_HOSTS, startDevServer, type OwnerResolver } from '../../local/dev-server.js';
 import { localClients } from '../../local/infrastructure.js';
 import { createTaskTable } from '../../local/task-table.js';
 
@@ -38,14 +38,17 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(settings: Partial<TaskServiceSettings> = {}, options: { tableName?: string; tools?: ToolDefinition[] } = {}): Promise<TestServer> {
+export async function startTestServer(
+  settings: Partial<TaskServiceSettings> = {},
+  options: { tableName?: string; tools?: ToolDefinition[]; resolveOwner?: OwnerResolver } = {},
+): Promise<TestServer> {
   const tableName = options.tableName ?? (await createTestTable());
   const backend = createBackend(
-    { tableName, tools: options.tools ?? exampleTools(), settings: { ...DEFAULT_SETTINGS, pollIntervalMs: 200, ...settings } },
+    { tableName, tools: options.tools ?? exampleTools(), settings: { ...DEFAULT_SETTINGS, pollIntervalMs: 200, ...settings }, allowedHosts: LOOPBACK_HOSTS },
     localAwsClients(),
     silentLogger,
   );
-  const server = await startDevServer(backend.app, { resolveOwner: bearerTokenOwners({ [TOKENS.alice]: 'alice', [TOKENS.bob]: 'bob' }) });
+  const server = await startDevServer(backend.app, { resolveOwner: options.resolveOwner ?? bearerTokenOwners({ [TOKENS.alice]: 'alice', [TOKENS.bob]: 'bob' }) });
   return { url: server.url, backend, tableName, close: server.close };
 }
 
