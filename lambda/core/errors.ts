@@ -16,6 +16,14 @@ export class TaskNotFoundError extends TaskBackendError {
   }
 }
 
+/** The task is past its retention but its storage has not been swept yet. */
+export class TaskExpiredError extends TaskBackendError {
+  constructor(readonly taskId: string, options?: { cause?: unknown }) {
+    super(`Task has expired: ${taskId}`, options);
+    this.name = 'TaskExpiredError';
+  }
+}
+
 export class TaskAlreadyExistsError extends TaskBackendError {
   constructor(readonly taskId: string, options?: { cause?: unknown }) {
     super(`Task ID already exists: ${taskId}`, options);

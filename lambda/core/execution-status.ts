@@ -67,5 +67,9 @@ export function outcomeOfExecution(execution: ExecutionSnapshot | null): TaskOut
       const message = describeFailure('Execution was stopped', execution.error, execution.cause);
       return { status: TaskStatus.Cancelled, statusMessage: message, result: textResult(message, true) };
     }
+    default: {
+      const message = `The execution is in a state this backend does not know: ${String(execution.status)}`;
+      return { status: TaskStatus.Unknown, statusMessage: message, result: textResult(message, true) };
+    }
   }
 }

@@ -2,15 +2,20 @@
 import type { ToolResult } from './tool-result.js';
 
 export const TaskStatus = {
+  /** Accepted; the execution is not yet known to be running (SEP-1686 shows it, 2025-11-25 shows `working`). */
+  Submitted: 'submitted',
   Working: 'working',
   InputRequired: 'input_required',
   Completed: 'completed',
   Failed: 'failed',
   Cancelled: 'cancelled',
+  /** Terminal fallback when the execution's state cannot be determined (2025-11-25 shows `failed`). */
+  Unknown: 'unknown',
 } as const;
 export type TaskStatus = (typeof TaskStatus)[keyof typeof TaskStatus];
 
-export const TERMINAL_STATUSES: readonly TaskStatus[] = [TaskStatus.Completed, TaskStatus.Failed, TaskStatus.Cancelled];
+export const TERMINAL_STATUSES: readonly TaskStatus[] = [TaskStatus.Completed, TaskStatus.Failed, TaskStatus.Cancelled, TaskStatus.Unknown];
+export const ACTIVE_STATUSES: readonly TaskStatus[] = [TaskStatus.Submitted, TaskStatus.Working, TaskStatus.InputRequired];
 
 /** Which clock a task's retention runs on: 2025-11-25 counts `ttl` from creation, SEP-1686 counts `keepAlive` from completion. */
 export const RetentionClock = { FromCreation: 'creation', FromCompletion: 'completion' } as const;
@@ -26,6 +31,8 @@ export interface Retention {
 export const TaskOrigin = {
   /** `params.task` on tools/call (MCP 2025-11-25). */
   Mcp20251125: 'mcp-2025-11-25',
+  /** `_meta["modelcontextprotocol.io/task"]` with a client-made task ID (SEP-1686). */
+  Sep1686: 'sep-1686',
   /** A plain tools/call the server runs as a task internally; never listed. */
   Direct: 'direct',
 } as const;
@@ -51,6 +58,10 @@ export interface TaskRecord {
   readonly pollIntervalMs: number;
   /** The tool's result once the task is terminal (also for failures and cancellation). */
   readonly result?: ToolResult;
+  /** The JSON-RPC ID of the request that created the task, for SEP-1686 cancellation by `notifications/cancelled`. */
+  readonly requestId?: string;
+  /** sha256 of the tool name and its input: tells a retry of the same call from a different call under the same task ID. */
+  readonly inputDigest: string;
 }
 
 export function isTerminal(status: TaskStatus): boolean {
@@ -58,11 +69,13 @@ export function isTerminal(status: TaskStatus): boolean {
 }
 
 const LEGAL_TRANSITIONS: Readonly<Record<TaskStatus, readonly TaskStatus[]>> = {
-  working: ['input_required', 'completed', 'failed', 'cancelled'],
-  input_required: ['working', 'completed', 'failed', 'cancelled'],
+  submitted: ['working', 'input_required', 'completed', 'failed', 'cancelled', 'unknown'],
+  working: ['input_required', 'completed', 'failed', 'cancelled', 'unknown'],
+  input_required: ['working', 'completed', 'failed', 'cancelled', 'unknown'],
   completed: [],
   failed: [],
   cancelled: [],
+  unknown: [],
 };
 
 /** Whether a task may move from `from` to `to`. Terminal statuses never change again. */

@@ -2,6 +2,7 @@
 // server are thin adapters around it, so both run exactly this code.
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { createMcpServer, type McpServerDependencies } from './mcp-server.js';
+import { sep1686TaskRequestOf } from './sep-1686.js';
 
 export interface McpHttpAppOptions extends McpServerDependencies {
   /** @default '/mcp' */
@@ -52,17 +53,56 @@ export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
       if (rejected !== null) return jsonRpcError(403, -32000, `Forbidden: ${rejected} is not allowed (DNS rebinding protection)`);
       if (owner === null) return jsonRpcError(401, -32000, 'Unauthorized: send a valid bearer token', { 'www-authenticate': 'Bearer' });
       // Stateless: a fresh server and transport per request, so any instance can serve any request.
-      const transport = new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: undefined,
-        enableJsonResponse: true,
-      });
-      const server = createMcpServer(options, owner);
+      const parsedBody = await parseBody(request);
+      // Plain JSON answers, except where the request needs a stream: SEP-1686's task-created notification
+      // precedes the response on the same stream.
+      const streaming = messagesOf(parsedBody).some(hasSep1686Meta);
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streaming });
+      const server = createMcpServer(options, { owner, endResponseStream: (requestId) => transport.closeSSEStream(requestId) });
       await server.connect(transport);
+      let response: Response;
       try {
-        return await transport.handleRequest(request);
-      } finally {
+        response = await transport.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody });
+      } catch (error) {
         await server.close();
+        throw error;
       }
+      if (!streaming || response.body === null) {
+        await server.close();
+        return response;
+      }
+      // A streamed answer is still being written: close the server when the stream ends, not before.
+      const body = response.body.pipeThrough(new TransformStream({ flush: () => void server.close() }));
+      return new Response(body, { status: response.status, headers: response.headers });
     },
   };
+}
+
+/** The JSON body, or `undefined` when it does not parse (the transport then answers -32700 itself). */
+async function parseBody(request: Request): Promise<unknown> {
+  if (request.method !== 'POST') return undefined;
+  try {
+    return await request.clone().json();
+  } catch {
+    return undefined;
+  }
+}
+
+function messagesOf(body: unknown): unknown[] {
+  return Array.isArray(body) ? body : body === undefined ? [] : [body];
+}
+
+function safeMeta(message: unknown): Record<string, unknown> | undefined {
+  const params = (message as { params?: { _meta?: unknown } } | null)?.params;
+  const meta = params?._meta;
+  return typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>) : undefined;
+}
+
+function hasSep1686Meta(message: unknown): boolean {
+  try {
+    return sep1686TaskRequestOf(safeMeta(message)) !== undefined;
+  } catch {
+    // Malformed task meta still gets a stream; the handler answers it with -32602.
+    return true;
+  }
 }

@@ -1,20 +1,39 @@
 // The MCP 2025-11-25 task dialect on the wire: `params.task` on tools/call, CreateTaskResult, tasks/get|result|list|cancel.
 import type { Task } from '@modelcontextprotocol/sdk/types.js';
-import { TaskStatus, type TaskRecord } from '../core/task.js';
+import { expiresAt, RetentionClock, TaskStatus, type TaskRecord } from '../core/task.js';
 
-/**
- * The task as a 2025-11-25 Task. That dialect counts a tool-level error (`isError: true`) as `failed`,
- * while the task model keeps it `completed` with an error result, so the mapping happens here.
- */
+export const RELATED_TASK_META_KEY_2025 = 'io.modelcontextprotocol/related-task';
+
+function wireStatus(task: TaskRecord): Task['status'] {
+  switch (task.status) {
+    case TaskStatus.Submitted:
+      return 'working';
+    case TaskStatus.Unknown:
+      return 'failed';
+    // This dialect counts a tool-level error (`isError: true`) as failed; the task model keeps it completed.
+    case TaskStatus.Completed:
+      return task.result?.isError === true ? 'failed' : 'completed';
+    default:
+      return task.status;
+  }
+}
+
+/** `ttl` counts from creation here: a task whose retention starts at completion has none (null) until it completes. */
+function wireTtl(task: TaskRecord): number | null {
+  if (task.retention.clock === RetentionClock.FromCreation) return task.retention.ms;
+  const end = expiresAt(task);
+  return end === null ? null : end - task.createdAt;
+}
+
+/** The task as a 2025-11-25 Task, whichever dialect created it. */
 export function toMcpTask(task: TaskRecord): Task {
-  const toolError = task.status === TaskStatus.Completed && task.result?.isError === true;
   return {
     taskId: task.taskId,
-    status: toolError ? TaskStatus.Failed : task.status,
+    status: wireStatus(task),
     ...(task.statusMessage !== undefined ? { statusMessage: task.statusMessage } : {}),
     createdAt: new Date(task.createdAt).toISOString(),
     lastUpdatedAt: new Date(task.lastUpdatedAt).toISOString(),
-    ttl: task.retention.ms,
+    ttl: wireTtl(task),
     pollInterval: task.pollIntervalMs,
   };
 }

@@ -1,22 +1,27 @@
-// One MCP server per request (stateless, as Lambda runs it): tools from the registry, tasks from the task service.
+// One MCP server per request (stateless, as Lambda runs it): tools from the registry, tasks from the task
+// service, answered in the task dialect the request speaks (MCP 2025-11-25 or SEP-1686).
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
+  CancelledNotificationSchema,
   CancelTaskRequestSchema,
   ErrorCode,
   GetTaskPayloadRequestSchema,
   GetTaskRequestSchema,
   ListTasksRequestSchema,
   ListToolsRequestSchema,
-  RELATED_TASK_META_KEY,
   type CallToolResult,
+  type RequestId,
+  type ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
-import { isTerminal, TaskOrigin } from '../core/task.js';
+import * as z from 'zod/v4';
+import { isTerminal, TaskOrigin, TaskStatus, type TaskRecord } from '../core/task.js';
 import type { Logger, TaskService } from '../service/task-service.js';
 import type { TaskServiceSettings } from '../service/settings.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
-import { toMcpTask } from './mcp-2025-11-25.js';
+import { RELATED_TASK_META_KEY_2025, toMcpTask } from './mcp-2025-11-25.js';
 import { ProtocolError, translatingErrors } from './protocol-errors.js';
+import { namesSep1686Task, relatedTaskMeta, sep1686TaskRequestOf, TASK_CREATED_NOTIFICATION, toSep1686Task } from './sep-1686.js';
 
 export const SERVER_INFO = { name: 'mcp-tasks-sfn', version: '0.1.0' } as const;
 
@@ -27,8 +32,41 @@ export interface McpServerDependencies {
   readonly logger: Logger;
 }
 
-export function createMcpServer(deps: McpServerDependencies, owner: string): Server {
+export interface RequestContext {
+  /** The authenticated principal every task of this request belongs to. */
+  readonly owner: string;
+  /** Ends the SSE response stream of a request without a response (SEP-1686: "no response, use the task"). */
+  readonly endResponseStream: (requestId: RequestId) => void;
+}
+
+/** tasks/delete exists only in SEP-1686, so the SDK has no schema for it. */
+const DeleteTaskRequestSchema = z.object({
+  method: z.literal('tasks/delete'),
+  params: z.object({ taskId: z.string(), _meta: z.record(z.string(), z.unknown()).optional() }),
+});
+
+const Dialect = { Mcp20251125: 'mcp-2025-11-25', Sep1686: 'sep-1686' } as const;
+type Dialect = (typeof Dialect)[keyof typeof Dialect];
+
+/**
+ * Which dialect to answer a request about a task in: SEP-1686 when the request names the task the seed's
+ * way; 2025-11-25 when the client negotiated 2025-11-25 or later (it sends MCP-Protocol-Version on every
+ * request); otherwise the dialect that created the task.
+ */
+function dialectOf(extra: { _meta?: Record<string, unknown>; requestInfo?: { headers: Record<string, string | string[] | undefined> } }, task?: TaskRecord): Dialect {
+  if (namesSep1686Task(extra._meta)) return Dialect.Sep1686;
+  const version = extra.requestInfo?.headers['mcp-protocol-version'];
+  if (typeof version === 'string' && version >= '2025-11-25') return Dialect.Mcp20251125;
+  return task?.origin === TaskOrigin.Sep1686 ? Dialect.Sep1686 : Dialect.Mcp20251125;
+}
+
+function wireTask(task: TaskRecord, dialect: Dialect): Record<string, unknown> {
+  return dialect === Dialect.Sep1686 ? { ...toSep1686Task(task), _meta: relatedTaskMeta(task.taskId) } : toMcpTask(task);
+}
+
+export function createMcpServer(deps: McpServerDependencies, context: RequestContext): Server {
   const { service, tools, settings, logger } = deps;
+  const { owner } = context;
   const server = new Server(SERVER_INFO, {
     capabilities: {
       tools: {},
@@ -54,7 +92,28 @@ export function createMcpServer(deps: McpServerDependencies, owner: string): Ser
   server.setRequestHandler(
     CallToolRequestSchema,
     handle(async (request, extra) => {
-      const { name, arguments: args = {}, task } = request.params;
+      const { name, arguments: args = {}, task, _meta } = request.params;
+      const sep1686 = sep1686TaskRequestOf(_meta);
+      if (sep1686 !== undefined) {
+        const created = await service.createTask({
+          owner,
+          toolName: name,
+          arguments: args,
+          origin: TaskOrigin.Sep1686,
+          taskId: sep1686.taskId,
+          requestId: String(extra.requestId),
+          ...(sep1686.keepAlive !== undefined ? { requestedRetentionMs: sep1686.keepAlive } : {}),
+        });
+        await extra.sendNotification({ method: TASK_CREATED_NOTIFICATION, params: { _meta: relatedTaskMeta(created.taskId) } } as unknown as ServerNotification);
+        const done = await service.waitForTerminal(owner, created.taskId, { timeoutMs: settings.resultWaitMs, signal: extra.signal });
+        if (!isTerminal(done.status) || done.status === TaskStatus.Cancelled) {
+          // Still running as the request's lifetime ends, or cancelled (JSON-RPC answers a cancelled request with nothing).
+          context.endResponseStream(extra.requestId);
+          return { content: [] };
+        }
+        const result = (await service.resultOf(done)) ?? { content: [] };
+        return { ...result, _meta: relatedTaskMeta(created.taskId) } as CallToolResult;
+      }
       if (task !== undefined) {
         const created = await service.createTask({ owner, toolName: name, arguments: args, origin: TaskOrigin.Mcp20251125, requestedRetentionMs: task.ttl });
         return {
@@ -68,37 +127,71 @@ export function createMcpServer(deps: McpServerDependencies, owner: string): Ser
 
   server.setRequestHandler(
     GetTaskRequestSchema,
-    handle(async (request) => toMcpTask(await service.getTask(owner, request.params.taskId))),
+    handle(async (request, extra) => {
+      const task = await service.getTask(owner, request.params.taskId);
+      return wireTask(task, dialectOf(extra, task)) as never;
+    }),
   );
 
   server.setRequestHandler(
     GetTaskPayloadRequestSchema,
     handle(async (request, extra) => {
       const { taskId } = request.params;
-      const task = await service.waitForTerminal(owner, taskId, { timeoutMs: settings.resultWaitMs, signal: extra.signal });
+      const current = await service.getTask(owner, taskId);
+      if (dialectOf(extra, current) === Dialect.Sep1686) {
+        // The seed's tasks/result does not wait: it answers only for a completed task.
+        if (current.status !== TaskStatus.Completed) {
+          throw new ProtocolError(ErrorCode.InvalidParams, `Cannot retrieve result: Task status is '${current.status}', not 'completed'`);
+        }
+        return { ...((await service.resultOf(current)) ?? { content: [] }), _meta: relatedTaskMeta(taskId) } as CallToolResult;
+      }
+      const task = isTerminal(current.status) ? current : await service.waitForTerminal(owner, taskId, { timeoutMs: settings.resultWaitMs, signal: extra.signal });
       if (!isTerminal(task.status)) {
         throw new ProtocolError(
           ErrorCode.RequestTimeout,
-          `Task ${taskId} is still ${task.status} after ${Math.round(settings.resultWaitMs / 1000)} s; poll tasks/get and call tasks/result again once it is terminal`,
+          `Task ${taskId} is still ${toMcpTask(task).status} after ${Math.round(settings.resultWaitMs / 1000)} s; poll tasks/get and call tasks/result again once it is terminal`,
         );
       }
       const result = (await service.resultOf(task)) ?? { content: [] };
-      return { ...result, _meta: { [RELATED_TASK_META_KEY]: { taskId } } } as CallToolResult;
+      return { ...result, _meta: { [RELATED_TASK_META_KEY_2025]: { taskId } } } as CallToolResult;
     }),
   );
 
   server.setRequestHandler(
     ListTasksRequestSchema,
-    handle(async (request) => {
+    handle(async (request, extra) => {
       const page = await service.listTasks(owner, request.params?.cursor);
-      return { tasks: page.tasks.map(toMcpTask), ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}) };
+      return { tasks: page.tasks.map((task) => wireTask(task, dialectOf(extra, task))), ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}) } as never;
     }),
   );
 
   server.setRequestHandler(
     CancelTaskRequestSchema,
-    handle(async (request) => toMcpTask(await service.cancelTask(owner, request.params.taskId))),
+    handle(async (request, extra) => {
+      const task = await service.cancelTask(owner, request.params.taskId);
+      return wireTask(task, dialectOf(extra, task)) as never;
+    }),
   );
+
+  server.setRequestHandler(
+    DeleteTaskRequestSchema,
+    handle(async (request) => {
+      await service.deleteTask(owner, request.params.taskId);
+      return { _meta: relatedTaskMeta(request.params.taskId) };
+    }),
+  );
+
+  // The SDK's own handler only aborts requests running in this process; a stateless deployment receives the
+  // notification on another instance, so the task is found through the store by (owner, request ID).
+  server.setNotificationHandler(CancelledNotificationSchema, async (notification) => {
+    const { requestId, reason } = notification.params;
+    if (requestId === undefined) return;
+    try {
+      await service.cancelByRequest(owner, String(requestId), reason ?? 'Cancelled by the client (notifications/cancelled).');
+    } catch (error) {
+      logger.error('Could not apply notifications/cancelled', { requestId, error: String(error) });
+    }
+  });
 
   return server;
 }

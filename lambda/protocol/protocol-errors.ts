@@ -8,6 +8,7 @@ import {
   InvalidCursorError,
   InvalidToolArgumentsError,
   TaskAlreadyExistsError,
+  TaskExpiredError,
   TaskNotFoundError,
   ToolNotFoundError,
 } from '../core/errors.js';
@@ -27,7 +28,9 @@ export class ProtocolError extends Error {
 export function toMcpError(error: unknown, logger: Logger): ProtocolError {
   if (error instanceof ProtocolError) return error;
   if (error instanceof McpError) return new ProtocolError(error.code, error.message);
-  if (error instanceof TaskNotFoundError) return new ProtocolError(ErrorCode.InvalidParams, `Failed to retrieve task: Task not found (${error.taskId})`);
+  // The messages of seed section 7.1 and the 2025-11-25 spec, word for word.
+  if (error instanceof TaskNotFoundError) return new ProtocolError(ErrorCode.InvalidParams, 'Failed to retrieve task: Task not found');
+  if (error instanceof TaskExpiredError) return new ProtocolError(ErrorCode.InvalidParams, 'Failed to retrieve task: Task has expired');
   if (error instanceof IllegalTransitionError) {
     return new ProtocolError(ErrorCode.InvalidParams, `Cannot move task ${error.taskId} to '${error.to}': it is already '${error.from}'`);
   }

@@ -1,12 +1,12 @@
 // The task use cases over the store, the executor and the tool registry: create, poll, wait, cancel, list.
 // Protocol adapters call this; it knows nothing of MCP's wire shapes.
-import { randomBytes } from 'node:crypto';
-import { ExecutionStartError, IllegalTransitionError, TaskNotFoundError } from '../core/errors.js';
+import { createHash, randomBytes } from 'node:crypto';
+import { ExecutionStartError, IllegalTransitionError, TaskAlreadyExistsError, TaskNotFoundError } from '../core/errors.js';
 import { outcomeOfExecution, type ExecutionSnapshot } from '../core/execution-status.js';
 import { isRefreshDue, isTerminal, RetentionClock, TaskOrigin, TaskStatus, type Retention, type TaskRecord } from '../core/task.js';
 import { executionNameFor, taskKey, taskKeyFromExecutionName } from '../core/task-key.js';
 import { textResult, type ToolResult } from '../core/tool-result.js';
-import type { TaskExecutor } from '../executor/task-executor.js';
+import type { StartRequest, TaskExecutor } from '../executor/task-executor.js';
 import type { TaskPage, TaskStore } from '../store/task-store.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
 import { sleep } from './sleep.js';
@@ -35,6 +35,10 @@ export interface CreateTaskRequest {
   readonly origin: TaskOrigin;
   /** Requested retention in ms; capped at the configured maximum. */
   readonly requestedRetentionMs?: number;
+  /** A client-made task ID (SEP-1686); the server makes one (128 random bits) when absent. */
+  readonly taskId?: string;
+  /** The JSON-RPC ID of the creating request, kept so `notifications/cancelled` can find the task. */
+  readonly requestId?: string;
 }
 
 export class TaskService {
@@ -58,31 +62,44 @@ export class TaskService {
    * Validates the call, stores the task, then starts its execution. The record is written first so that
    * no execution can ever run without a task that finds it; the execution name derives from the task, so
    * a repeated start can only find the same execution. If Step Functions refuses for good, the record is
-   * removed and `ExecutionStartError` thrown; if its answer is lost, the task stays `working` and the
+   * removed and `ExecutionStartError` thrown; if its answer is lost, the task stays `submitted` and the
    * next poll reconciles it (a missing execution past the start grace period fails the task).
+   *
+   * A client-made task ID that is already taken throws `TaskAlreadyExistsError`; when the taken task was
+   * created by this very call (same tool, same input) and is still active, its start is issued again
+   * first, which can only find the existing execution, so a retry repairs an attempt that died between
+   * its two writes and never runs the work twice.
    */
   async createTask(request: CreateTaskRequest): Promise<TaskRecord> {
     const tool = this.tools.get(request.toolName);
     this.tools.validateArguments(tool.name, request.arguments);
     const now = this.now();
-    const taskId = randomBytes(16).toString('hex');
+    const taskId = request.taskId ?? randomBytes(16).toString('hex');
     const executionName = executionNameFor(taskKey(request.owner, taskId));
+    const start = { stateMachineArn: tool.stateMachineArn, executionName, input: JSON.stringify(request.arguments) };
     const task: TaskRecord = {
       taskId,
       owner: request.owner,
       toolName: tool.name,
       origin: request.origin,
       executionArn: this.executor.executionArnFor(tool.stateMachineArn, executionName),
-      status: TaskStatus.Working,
+      status: TaskStatus.Submitted,
       createdAt: now,
       lastUpdatedAt: now,
       lastCheckedAt: now,
       retention: this.retentionFor(request),
       pollIntervalMs: this.settings.pollIntervalMs,
+      inputDigest: createHash('sha256').update(tool.name).update('\u0000').update(start.input).digest('hex'),
+      ...(request.requestId !== undefined ? { requestId: request.requestId } : {}),
     };
-    await this.store.create(task);
     try {
-      await this.executor.start({ stateMachineArn: tool.stateMachineArn, executionName, input: JSON.stringify(request.arguments) });
+      await this.store.create(task);
+    } catch (error) {
+      if (error instanceof TaskAlreadyExistsError) await this.repairRetriedStart(task, start);
+      throw error;
+    }
+    try {
+      await this.executor.start(start);
     } catch (error) {
       if (error instanceof ExecutionStartError) {
         await this.store.delete(task.owner, task.taskId);
@@ -92,6 +109,12 @@ export class TaskService {
     }
     this.logger.info('Task created', { taskId, tool: tool.name, origin: task.origin, executionArn: task.executionArn });
     return task;
+  }
+
+  private async repairRetriedStart(retry: TaskRecord, start: StartRequest): Promise<void> {
+    const existing = await this.store.get(retry.owner, retry.taskId).catch(() => null);
+    if (existing === null || isTerminal(existing.status) || existing.inputDigest !== retry.inputDigest) return;
+    await this.executor.start(start).catch((error: unknown) => this.logger.warn('Repeated start of a retried task failed', { taskId: retry.taskId, error: String(error) }));
   }
 
   /** The task as it stands, refreshed from its execution when a poll interval has passed. Throws `TaskNotFoundError`. */
@@ -129,6 +152,32 @@ export class TaskService {
     } catch (error) {
       // A poll that saw the stopped execution may have recorded the cancellation first.
       if (error instanceof IllegalTransitionError && error.from === TaskStatus.Cancelled) return this.getTask(owner, taskId);
+      throw error;
+    }
+  }
+
+  /**
+   * Removes the task and its result at once, in any status; an active task's execution is stopped first.
+   * Throws `TaskNotFoundError` when there is no such task.
+   */
+  async deleteTask(owner: string, taskId: string): Promise<void> {
+    const task = await this.store.get(owner, taskId);
+    if (task === null) throw new TaskNotFoundError(taskId);
+    if (!isTerminal(task.status)) await this.executor.stop(task.executionArn, { error: 'TaskDeleted', cause: 'The client deleted the task.' });
+    if (!(await this.store.delete(owner, taskId))) throw new TaskNotFoundError(taskId);
+  }
+
+  /**
+   * Cancels the task the owner created with this JSON-RPC request ID (SEP-1686 `notifications/cancelled`).
+   * Returns `null`, changing nothing, when there is no such task or it is already terminal.
+   */
+  async cancelByRequest(owner: string, requestId: string, reason: string): Promise<TaskRecord | null> {
+    const task = await this.store.findByRequest(owner, requestId);
+    if (task === null || isTerminal(task.status)) return null;
+    try {
+      return await this.cancelTask(owner, task.taskId, reason);
+    } catch (error) {
+      if (error instanceof IllegalTransitionError || error instanceof TaskNotFoundError) return null;
       throw error;
     }
   }
@@ -217,7 +266,8 @@ export class TaskService {
   private retentionFor(request: CreateTaskRequest): Retention {
     const { maxTtlMs, defaultTtlMs, directCallTimeoutMs } = this.settings;
     if (request.origin === TaskOrigin.Direct) return { ms: directCallTimeoutMs + defaultTtlMs, clock: RetentionClock.FromCreation };
-    const requested = request.requestedRetentionMs ?? defaultTtlMs;
-    return { ms: Math.max(1, Math.min(requested, maxTtlMs)), clock: RetentionClock.FromCreation };
+    const ms = Math.max(1, Math.min(request.requestedRetentionMs ?? defaultTtlMs, maxTtlMs));
+    // SEP-1686 counts keepAlive from completion; 2025-11-25 counts ttl from creation.
+    return { ms, clock: request.origin === TaskOrigin.Sep1686 ? RetentionClock.FromCompletion : RetentionClock.FromCreation };
   }
 }

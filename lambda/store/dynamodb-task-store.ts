@@ -1,12 +1,12 @@
 // TaskStore over one DynamoDB table: conditional writes, TTL with read-time expiry, owner-scoped keys and a sparse owner index.
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { IllegalTransitionError, InvalidCursorError, TaskAlreadyExistsError, TaskNotFoundError } from '../core/errors.js';
-import { expiresAt, isExpired, isTerminal, statusesThatMayBecome, TaskOrigin, type TaskRecord, type TaskStatus } from '../core/task.js';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { IllegalTransitionError, InvalidCursorError, TaskAlreadyExistsError, TaskExpiredError, TaskNotFoundError } from '../core/errors.js';
+import { ACTIVE_STATUSES, expiresAt, isExpired, isTerminal, statusesThatMayBecome, TaskOrigin, type TaskRecord, type TaskStatus } from '../core/task.js';
 import { taskKey } from '../core/task-key.js';
 import type { ToolResult } from '../core/tool-result.js';
-import { OWNER_INDEX, OWNER_INDEX_PARTITION_KEY, PARTITION_KEY, TTL_ATTRIBUTE } from './table-schema.js';
+import { OWNER_INDEX, OWNER_INDEX_PARTITION_KEY, PARTITION_KEY, requestKey, TTL_ATTRIBUTE } from './table-schema.js';
 import type { TaskChange, TaskPage, TaskStore } from './task-store.js';
 
 export interface DynamoDbTaskStoreOptions {
@@ -39,28 +39,54 @@ export class DynamoDbTaskStore implements TaskStore {
   }
 
   async create(task: TaskRecord): Promise<void> {
+    const item = this.toItem(task);
+    const put = {
+      TableName: this.tableName,
+      Item: item,
+      // An expired task that DynamoDB has not swept yet may be replaced; a live one never.
+      ConditionExpression: 'attribute_not_exists(#pk) OR #ttl <= :nowSeconds',
+      ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#ttl': TTL_ATTRIBUTE },
+      ExpressionAttributeValues: { ':nowSeconds': Math.floor(this.now() / 1000) },
+    };
     try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: this.toItem(task),
-          // An expired task that DynamoDB has not swept yet may be replaced; a live one never.
-          ConditionExpression: 'attribute_not_exists(#pk) OR #ttl <= :nowSeconds',
-          ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#ttl': TTL_ATTRIBUTE },
-          ExpressionAttributeValues: { ':nowSeconds': Math.floor(this.now() / 1000) },
-        }),
-      );
+      if (task.requestId === undefined) {
+        await this.client.send(new PutCommand(put));
+        return;
+      }
+      // The task and the (owner, request ID) -> task mapping that notifications/cancelled needs, both or neither.
+      const mapping = { [PARTITION_KEY]: requestKey(task.owner, task.requestId), owner: task.owner, taskId: task.taskId, [TTL_ATTRIBUTE]: item[TTL_ATTRIBUTE] };
+      await this.client.send(new TransactWriteCommand({ TransactItems: [{ Put: put }, { Put: { TableName: this.tableName, Item: withoutUndefined(mapping) } }] }));
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) throw new TaskAlreadyExistsError(task.taskId, { cause: error });
+      const conditionFailed =
+        error instanceof ConditionalCheckFailedException ||
+        (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed');
+      if (conditionFailed) throw new TaskAlreadyExistsError(task.taskId, { cause: error });
       throw error;
     }
   }
 
+  async findByRequest(owner: string, requestId: string): Promise<TaskRecord | null> {
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: { [PARTITION_KEY]: requestKey(owner, requestId) }, ConsistentRead: true }),
+    );
+    if (Item === undefined || Item['owner'] !== owner) return null;
+    const task = await this.lookUp(owner, Item['taskId'] as string);
+    return task === 'expired' ? null : task;
+  }
+
   async get(owner: string, taskId: string): Promise<TaskRecord | null> {
+    const task = await this.lookUp(owner, taskId);
+    if (task === 'expired') throw new TaskExpiredError(taskId);
+    return task;
+  }
+
+  private async lookUp(owner: string, taskId: string): Promise<TaskRecord | 'expired' | null> {
     const { Item } = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: { [PARTITION_KEY]: taskKey(owner, taskId) }, ConsistentRead: true }),
     );
-    return this.visible(Item, owner);
+    if (Item === undefined || Item['owner'] !== owner) return null;
+    const task = this.fromItem(Item);
+    return isExpired(task, this.now()) ? 'expired' : task;
   }
 
   async getByKey(key: string): Promise<TaskRecord | null> {
@@ -126,10 +152,9 @@ export class DynamoDbTaskStore implements TaskStore {
           TableName: this.tableName,
           Key: { [PARTITION_KEY]: taskKey(task.owner, task.taskId) },
           UpdateExpression: 'SET lastCheckedAt = :now',
-          ConditionExpression:
-            'attribute_exists(#pk) AND #status IN (:working, :inputRequired) AND (attribute_not_exists(lastCheckedAt) OR lastCheckedAt <= :dueBefore)',
+          ConditionExpression: `attribute_exists(#pk) AND #status IN (${ACTIVE_STATUSES.map((_, i) => `:active${i}`).join(', ')}) AND (attribute_not_exists(lastCheckedAt) OR lastCheckedAt <= :dueBefore)`,
           ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#status': 'status' },
-          ExpressionAttributeValues: { ':now': now, ':dueBefore': now - task.pollIntervalMs, ':working': 'working', ':inputRequired': 'input_required' },
+          ExpressionAttributeValues: { ':now': now, ':dueBefore': now - task.pollIntervalMs, ...Object.fromEntries(ACTIVE_STATUSES.map((status, i) => [`:active${i}`, status])) },
         }),
       );
       return true;
@@ -197,6 +222,8 @@ export class DynamoDbTaskStore implements TaskStore {
       retentionMs: task.retention.ms,
       retentionClock: task.retention.clock,
       pollIntervalMs: task.pollIntervalMs,
+      requestId: task.requestId,
+      inputDigest: task.inputDigest,
       result: task.result === undefined ? undefined : JSON.stringify(task.result),
       [TTL_ATTRIBUTE]: end === null ? undefined : Math.ceil(end / 1000),
       [OWNER_INDEX_PARTITION_KEY]: task.origin === TaskOrigin.Direct ? undefined : task.owner,
@@ -218,6 +245,8 @@ export class DynamoDbTaskStore implements TaskStore {
       completedAt: item['completedAt'] as number | undefined,
       retention: { ms: (item['retentionMs'] as number | null | undefined) ?? null, clock: item['retentionClock'] as TaskRecord['retention']['clock'] },
       pollIntervalMs: item['pollIntervalMs'] as number,
+      requestId: item['requestId'] as string | undefined,
+      inputDigest: item['inputDigest'] as string,
       result: typeof item['result'] === 'string' ? (JSON.parse(item['result']) as ToolResult) : undefined,
     }) as TaskRecord;
   }

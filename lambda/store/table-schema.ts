@@ -1,7 +1,14 @@
 // The DynamoDB table layout, in one place for the store, the local stack and the CDK construct.
 
-/** Partition key: sha256(owner, task ID) hex, see core/task-key. */
+import { taskKey } from '../core/task-key.js';
+
+/** Partition key: sha256(owner, task ID) hex for tasks (see core/task-key), `request#…` for request mappings. */
 export const PARTITION_KEY = 'pk';
+
+/** Key of the item mapping (owner, JSON-RPC request ID) to a SEP-1686 task; its prefix keeps it apart from task keys. */
+export function requestKey(owner: string, requestId: string): string {
+  return `request#${taskKey(owner, requestId)}`;
+}
 /** Epoch seconds; DynamoDB's TTL attribute. Absent means no expiry. */
 export const TTL_ATTRIBUTE = 'expiresAt';
 /** Sparse index of listable tasks: tasks made for plain tools/call calls do not carry `listOwner`. */

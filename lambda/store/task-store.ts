@@ -20,15 +20,19 @@ export interface TaskPage {
 export interface TaskStore {
   /**
    * Stores a new task. MUST NOT overwrite a live task with the same (owner, task ID): throws
-   * `TaskAlreadyExistsError`. A task past its retention counts as absent.
+   * `TaskAlreadyExistsError`. A task past its retention counts as absent. A task with a `requestId` is
+   * stored together with its (owner, request ID) mapping, atomically.
    */
   create(task: TaskRecord): Promise<void>;
 
   /**
-   * The task, or `null` when it does not exist, belongs to another owner, or is past its retention
-   * (even if the storage has not swept it yet). Reads are strongly consistent.
+   * The task, or `null` when it does not exist or belongs to another owner. Throws `TaskExpiredError` when
+   * it is past its retention but not swept yet (once swept it is simply absent). Reads are strongly consistent.
    */
   get(owner: string, taskId: string): Promise<TaskRecord | null>;
+
+  /** The live task the owner created with this JSON-RPC request ID (the latest, if the ID was reused), or `null`. */
+  findByRequest(owner: string, requestId: string): Promise<TaskRecord | null>;
 
   /**
    * Moves `task` to `change.status`, conditionally: only if the stored status may legally become it

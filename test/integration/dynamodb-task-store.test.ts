@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { IllegalTransitionError, InvalidCursorError, TaskAlreadyExistsError, TaskNotFoundError } from '../../lambda/core/errors.js';
+import { IllegalTransitionError, InvalidCursorError, TaskAlreadyExistsError, TaskExpiredError, TaskNotFoundError } from '../../lambda/core/errors.js';
 import { RetentionClock, TaskOrigin, TaskStatus, type TaskRecord } from '../../lambda/core/task.js';
 import { taskKey } from '../../lambda/core/task-key.js';
 import { DynamoDbTaskStore } from '../../lambda/store/dynamodb-task-store.js';
@@ -26,6 +26,7 @@ function newTask(overrides: Partial<TaskRecord> = {}): TaskRecord {
     lastUpdatedAt: clock,
     retention: { ms: 60_000, clock: RetentionClock.FromCreation },
     pollIntervalMs: 1_000,
+    inputDigest: 'digest',
     ...overrides,
   };
 }
@@ -77,13 +78,14 @@ describe('DynamoDbTaskStore', () => {
       expect(await store().get('intruder', task.taskId)).toBeNull();
     });
 
-    it('returns null the moment the retention passes, before any sweep', async () => {
+    it('reports a task expired the moment the retention passes, before any sweep', async () => {
       const task = newTask({ retention: { ms: 10_000, clock: RetentionClock.FromCreation } });
       await store().create(task);
       clock += 9_999;
       expect(await store().get(task.owner, task.taskId)).not.toBeNull();
       clock += 1;
-      expect(await store().get(task.owner, task.taskId)).toBeNull();
+      await expect(store().get(task.owner, task.taskId)).rejects.toBeInstanceOf(TaskExpiredError);
+      expect(await store().get('intruder', task.taskId)).toBeNull();
     });
 
     it('keeps a completion-clock task until its keep-alive after completion passes', async () => {
@@ -95,7 +97,7 @@ describe('DynamoDbTaskStore', () => {
       clock += 4_999;
       expect(await store().get(task.owner, task.taskId)).not.toBeNull();
       clock += 1;
-      expect(await store().get(task.owner, task.taskId)).toBeNull();
+      await expect(store().get(task.owner, task.taskId)).rejects.toBeInstanceOf(TaskExpiredError);
     });
   });
 
@@ -224,6 +226,23 @@ describe('DynamoDbTaskStore', () => {
       const { nextCursor } = await store().list(owner, { limit: 1 });
       expect(nextCursor).toBeDefined();
       await expect(store().list('thief', { limit: 1, cursor: nextCursor! })).rejects.toBeInstanceOf(InvalidCursorError);
+    });
+  });
+
+  describe('findByRequest', () => {
+    it('finds a task by the request ID that created it, for its owner only', async () => {
+      const task = newTask({ requestId: '42' });
+      await store().create(task);
+      expect((await store().findByRequest(task.owner, '42'))?.taskId).toBe(task.taskId);
+      expect(await store().findByRequest('intruder', '42')).toBeNull();
+      expect(await store().findByRequest(task.owner, '43')).toBeNull();
+    });
+
+    it('writes no request mapping when the task itself is refused', async () => {
+      const first = newTask({ requestId: '7' });
+      await store().create(first);
+      await expect(store().create({ ...first, requestId: '8' })).rejects.toBeInstanceOf(TaskAlreadyExistsError);
+      expect(await store().findByRequest(first.owner, '8')).toBeNull();
     });
   });
 

@@ -49,7 +49,8 @@ describe('TaskService', () => {
   describe('creating a task', () => {
     it('stores the task and starts exactly one execution for it', async () => {
       const task = await service().createTask(analyze('creator'));
-      expect(task.status).toBe('working');
+      // Submitted until a poll or a status event sees the execution running.
+      expect(task.status).toBe('submitted');
       expect(await realStore().get('creator', task.taskId)).toMatchObject({ executionArn: task.executionArn });
       expect(await executionCount('analyze_documents', task.executionArn)).toBe(1);
     });
@@ -89,18 +90,24 @@ describe('TaskService', () => {
       const crashing: TaskExecutor = { ...bind(realExecutor()), start: async () => Promise.reject(new Error('process crashed')) };
       const task = await service({ executor: crashing }).createTask(analyze('crashed'));
       const withinGrace = await service({ settings: { startGraceMs: 60_000 } }).waitForTerminal('crashed', task.taskId, { timeoutMs: 500 });
-      expect(withinGrace.status).toBe('working');
+      expect(withinGrace.status).toBe('submitted');
       const afterGrace = await service({ settings: { startGraceMs: 0 } }).waitForTerminal('crashed', task.taskId, { timeoutMs: 10_000 });
       expect(afterGrace).toMatchObject({ status: 'failed', statusMessage: expect.stringMatching(/was not found/) });
     });
   });
 
   describe('polling a task', () => {
+    it('moves a submitted task to working once its execution is seen running', async () => {
+      const task = await service().createTask(analyze('seen-running', 30));
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect((await service().getTask('seen-running', task.taskId)).status).toBe('working');
+    });
+
     it('answers with the stored status while Step Functions is throttling', async () => {
       const throttled: TaskExecutor = { ...bind(realExecutor()), describe: async () => Promise.reject(new Error('ThrottlingException')) };
       const task = await service().createTask(analyze('throttled'));
       await new Promise((resolve) => setTimeout(resolve, 150));
-      expect((await service({ executor: throttled }).getTask('throttled', task.taskId)).status).toBe('working');
+      expect((await service({ executor: throttled }).getTask('throttled', task.taskId)).status).toBe('submitted');
     });
 
     it('describes the execution at most once per poll interval however many polls arrive at once', async () => {

@@ -46,6 +46,12 @@ describe('execution status translation', () => {
     expect(outcome.statusMessage).toBe('Execution was stopped: TaskCancelled: by client');
   });
 
+  it('a status this backend does not know is the terminal fallback unknown', () => {
+    const outcome = outcomeOfExecution({ status: 'PAUSED' as never });
+    expect(outcome.status).toBe('unknown');
+    expect(outcome.statusMessage).toMatch(/PAUSED/);
+  });
+
   it('an execution that cannot be found is failed with a clear message', () => {
     const outcome = outcomeOfExecution(null);
     expect(outcome.status).toBe('failed');

@@ -3,11 +3,13 @@ import { canTransition, expiresAt, isExpired, isRefreshDue, isTerminal, Retentio
 
 const ALL = Object.values(TaskStatus);
 const LEGAL: Record<TaskStatus, TaskStatus[]> = {
-  working: ['input_required', 'completed', 'failed', 'cancelled'],
-  input_required: ['working', 'completed', 'failed', 'cancelled'],
+  submitted: ['working', 'input_required', 'completed', 'failed', 'cancelled', 'unknown'],
+  working: ['input_required', 'completed', 'failed', 'cancelled', 'unknown'],
+  input_required: ['working', 'completed', 'failed', 'cancelled', 'unknown'],
   completed: [],
   failed: [],
   cancelled: [],
+  unknown: [],
 };
 
 describe('task status transitions', () => {
@@ -20,13 +22,14 @@ describe('task status transitions', () => {
     }
   }
 
-  it('treats exactly completed, failed and cancelled as terminal', () => {
-    expect(ALL.filter(isTerminal)).toEqual(['completed', 'failed', 'cancelled']);
+  it('treats exactly completed, failed, cancelled and unknown as terminal', () => {
+    expect(ALL.filter(isTerminal)).toEqual(['completed', 'failed', 'cancelled', 'unknown']);
   });
 
   it('lists the statuses a conditional write may start from', () => {
-    expect(statusesThatMayBecome('cancelled')).toEqual(['working', 'input_required']);
-    expect(statusesThatMayBecome('working')).toEqual(['input_required']);
+    expect(statusesThatMayBecome('cancelled')).toEqual(['submitted', 'working', 'input_required']);
+    expect(statusesThatMayBecome('working')).toEqual(['submitted', 'input_required']);
+    expect(statusesThatMayBecome('submitted')).toEqual([]);
   });
 });
 

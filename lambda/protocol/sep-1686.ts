@@ -1,0 +1,61 @@
+// The SEP-1686 task dialect on the wire: client-made task IDs in `_meta["modelcontextprotocol.io/task"]`,
+// `notifications/tasks/created`, keepAlive counted from completion, tasks/get|result|list|delete.
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { expiresAt, RetentionClock, TaskStatus, type TaskRecord } from '../core/task.js';
+import { ProtocolError } from './protocol-errors.js';
+
+export const TASK_META_KEY = 'modelcontextprotocol.io/task';
+export const RELATED_TASK_META_KEY_SEP = 'modelcontextprotocol.io/related-task';
+export const TASK_CREATED_NOTIFICATION = 'notifications/tasks/created';
+
+/** Client task IDs: what UUIDs, ULIDs and prefixed IDs need, nothing that could confuse a log line or a key. */
+const CLIENT_TASK_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export interface Sep1686TaskRequest {
+  readonly taskId: string;
+  readonly keepAlive?: number;
+}
+
+/** The task augmentation of a request, or `undefined` when it has none; throws -32602 when it is unusable. */
+export function sep1686TaskRequestOf(meta: Record<string, unknown> | undefined): Sep1686TaskRequest | undefined {
+  const value = meta?.[TASK_META_KEY];
+  if (value === undefined) return undefined;
+  const invalid = (reason: string): ProtocolError => new ProtocolError(ErrorCode.InvalidParams, `Invalid _meta["${TASK_META_KEY}"]: ${reason}`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid('must be an object {taskId, keepAlive?}');
+  const { taskId, keepAlive } = value as Record<string, unknown>;
+  if (typeof taskId !== 'string') throw invalid('taskId must be a string');
+  if (!CLIENT_TASK_ID.test(taskId)) throw invalid('taskId must be 1-128 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-"');
+  if (keepAlive !== undefined && keepAlive !== null && (typeof keepAlive !== 'number' || !Number.isInteger(keepAlive) || keepAlive < 0)) {
+    throw invalid('keepAlive must be a whole number of milliseconds, 0 or more');
+  }
+  return typeof keepAlive === 'number' ? { taskId, keepAlive } : { taskId };
+}
+
+export function relatedTaskMeta(taskId: string): Record<string, unknown> {
+  return { [RELATED_TASK_META_KEY_SEP]: { taskId } };
+}
+
+/** Whether a request speaks this dialect about a task: the seed's clients name the task in this meta key. */
+export function namesSep1686Task(meta: Record<string, unknown> | undefined): boolean {
+  return meta?.[RELATED_TASK_META_KEY_SEP] !== undefined;
+}
+
+/** keepAlive counts from completion here; a task whose retention counts from creation reports what is left of it then. */
+function wireKeepAlive(task: TaskRecord): number | null {
+  if (task.retention.clock === RetentionClock.FromCompletion || task.retention.ms === null) return task.retention.ms;
+  const end = expiresAt(task)!;
+  return Math.max(0, end - (task.completedAt ?? task.createdAt));
+}
+
+/** The task as the seed's Task: {taskId, status, keepAlive, pollFrequency, error?}. */
+export function toSep1686Task(task: TaskRecord): Record<string, unknown> {
+  const failed = task.status === TaskStatus.Failed || task.status === TaskStatus.Unknown;
+  return {
+    taskId: task.taskId,
+    // The seed's statuses are the task model's: a tool-level error stays `completed` (seed 7.2).
+    status: task.status,
+    keepAlive: wireKeepAlive(task),
+    pollFrequency: task.pollIntervalMs,
+    ...(failed && task.statusMessage !== undefined ? { error: task.statusMessage } : {}),
+  };
+}
