@@ -3,7 +3,7 @@
 import { ListExecutionsCommand } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ExecutionStartError, IllegalTransitionError, TaskNotFoundError } from '../../lambda/core/errors.js';
+import { ExecutionStartError, IllegalTransitionError, TaskAlreadyExistsError, TaskNotFoundError } from '../../lambda/core/errors.js';
 import { TaskOrigin, TaskStatus } from '../../lambda/core/task.js';
 import { StepFunctionsExecutor } from '../../lambda/executor/step-functions-executor.js';
 import type { TaskExecutor } from '../../lambda/executor/task-executor.js';
@@ -93,6 +93,32 @@ describe('TaskService', () => {
       expect(withinGrace.status).toBe('submitted');
       const afterGrace = await service({ settings: { startGraceMs: 0 } }).waitForTerminal('crashed', task.taskId, { timeoutMs: 10_000 });
       expect(afterGrace).toMatchObject({ status: 'failed', statusMessage: expect.stringMatching(/was not found/) });
+    });
+  });
+
+  describe('a client-made task ID (SEP-1686)', () => {
+    const sepCall = (owner: string, taskId: string, text: string) => ({
+      owner,
+      toolName: 'text_stats',
+      arguments: { text },
+      origin: TaskOrigin.Sep1686,
+      taskId,
+    });
+
+    it('repairs a first attempt that died between its two writes when the same call is retried, with one execution', async () => {
+      const crashing: TaskExecutor = { ...bind(realExecutor()), start: async () => Promise.reject(new Error('process crashed')) };
+      const first = await service({ executor: crashing }).createTask(sepCall('retrier', 'retry-1', 'same words'));
+      expect(await realExecutor().describe(first.executionArn)).toBeNull();
+      await expect(service().createTask(sepCall('retrier', 'retry-1', 'same words'))).rejects.toBeInstanceOf(TaskAlreadyExistsError);
+      expect(await realExecutor().describe(first.executionArn)).not.toBeNull();
+      expect(await executionCount('text_stats', first.executionArn)).toBe(1);
+    });
+
+    it('never starts the work of a different call that reuses a task ID', async () => {
+      const crashing: TaskExecutor = { ...bind(realExecutor()), start: async () => Promise.reject(new Error('process crashed')) };
+      const first = await service({ executor: crashing }).createTask(sepCall('reuser', 'reused-1', 'original'));
+      await expect(service().createTask(sepCall('reuser', 'reused-1', 'different'))).rejects.toBeInstanceOf(TaskAlreadyExistsError);
+      expect(await realExecutor().describe(first.executionArn)).toBeNull();
     });
   });
 
