@@ -75,6 +75,9 @@ export function createMcpServer(deps: McpServerDependencies, context: RequestCon
     instructions: 'Each tool runs a Step Functions state machine. Call tools as tasks (params.task) to run them for minutes or hours and fetch the result later.',
   });
   const handle = <A extends unknown[], R>(handler: (...args: A) => Promise<R>) => translatingErrors(logger, handler);
+  /** The terminal task's tool result, tagged with the dialect's related-task meta. */
+  const resultOf = async (task: TaskRecord, meta: Record<string, unknown>): Promise<CallToolResult> =>
+    ({ ...((await service.resultOf(task)) ?? { content: [] }), _meta: meta }) as CallToolResult;
 
   server.setRequestHandler(
     ListToolsRequestSchema,
@@ -111,8 +114,7 @@ export function createMcpServer(deps: McpServerDependencies, context: RequestCon
           context.endResponseStream(extra.requestId);
           return { content: [] };
         }
-        const result = (await service.resultOf(done)) ?? { content: [] };
-        return { ...result, _meta: relatedTaskMeta(created.taskId) } as CallToolResult;
+        return resultOf(done, relatedTaskMeta(created.taskId));
       }
       if (task !== undefined) {
         const created = await service.createTask({ owner, toolName: name, arguments: args, origin: TaskOrigin.Mcp20251125, requestedRetentionMs: task.ttl });
@@ -143,7 +145,7 @@ export function createMcpServer(deps: McpServerDependencies, context: RequestCon
         if (current.status !== TaskStatus.Completed) {
           throw new ProtocolError(ErrorCode.InvalidParams, `Cannot retrieve result: Task status is '${current.status}', not 'completed'`);
         }
-        return { ...((await service.resultOf(current)) ?? { content: [] }), _meta: relatedTaskMeta(taskId) } as CallToolResult;
+        return resultOf(current, relatedTaskMeta(taskId));
       }
       const task = isTerminal(current.status) ? current : await service.waitForTerminal(owner, taskId, { timeoutMs: settings.resultWaitMs, signal: extra.signal });
       if (!isTerminal(task.status)) {
@@ -152,8 +154,7 @@ export function createMcpServer(deps: McpServerDependencies, context: RequestCon
           `Task ${taskId} is still ${toMcpTask(task).status} after ${Math.round(settings.resultWaitMs / 1000)} s; poll tasks/get and call tasks/result again once it is terminal`,
         );
       }
-      const result = (await service.resultOf(task)) ?? { content: [] };
-      return { ...result, _meta: { [RELATED_TASK_META_KEY_2025]: { taskId } } } as CallToolResult;
+      return resultOf(task, { [RELATED_TASK_META_KEY_2025]: { taskId } });
     }),
   );
 

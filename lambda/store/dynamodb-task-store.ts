@@ -84,9 +84,7 @@ export class DynamoDbTaskStore implements TaskStore {
     const { Item } = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: { [PARTITION_KEY]: taskKey(owner, taskId) }, ConsistentRead: true }),
     );
-    if (Item === undefined || Item['owner'] !== owner) return null;
-    const task = this.fromItem(Item);
-    return isExpired(task, this.now()) ? 'expired' : task;
+    return this.classify(Item, owner);
   }
 
   async getByKey(key: string): Promise<TaskRecord | null> {
@@ -198,10 +196,16 @@ export class DynamoDbTaskStore implements TaskStore {
     return this.visible(Attributes, owner) !== null;
   }
 
-  private visible(item: Item | undefined, owner: string): TaskRecord | null {
+  /** The owner's task in `item`, `'expired'` when it is past its retention, `null` when absent or another owner's. */
+  private classify(item: Item | undefined, owner: string): TaskRecord | 'expired' | null {
     if (item === undefined || item['owner'] !== owner) return null;
     const task = this.fromItem(item);
-    return isExpired(task, this.now()) ? null : task;
+    return isExpired(task, this.now()) ? 'expired' : task;
+  }
+
+  private visible(item: Item | undefined, owner: string): TaskRecord | null {
+    const task = this.classify(item, owner);
+    return task === 'expired' ? null : task;
   }
 
   private toItem(task: TaskRecord): Item {
