@@ -1,6 +1,6 @@
 // Translation from a Step Functions execution's state to the task's status and result. Pure.
 import { TaskStatus } from './task.js';
-import { textResult, toolResultFromOutput, type ToolResult } from './tool-result.js';
+import { toolResultFromExecutionOutput } from './tool-result.js';
 
 export const ExecutionStatus = {
   Running: 'RUNNING',
@@ -23,8 +23,10 @@ export interface ExecutionSnapshot {
 export interface TaskOutcome {
   readonly status: TaskStatus;
   readonly statusMessage?: string;
-  /** Present when the status is terminal. */
-  readonly result?: ToolResult;
+  /** The execution's raw output, kept once (the tool result is derived from it when read). */
+  readonly output?: string;
+  /** The output marks a tool-level error (`isError: true`). */
+  readonly toolError?: boolean;
 }
 
 function describeFailure(kind: string, error?: string, cause?: string): string {
@@ -32,44 +34,35 @@ function describeFailure(kind: string, error?: string, cause?: string): string {
   return detail === '' ? kind : `${kind}: ${detail}`;
 }
 
-function parseOutput(output: string | undefined): unknown {
-  if (output === undefined) return null;
-  try {
-    return JSON.parse(output);
-  } catch {
-    return output;
-  }
-}
-
 /** Maps an execution to a task outcome; `null` (execution not found) is a failure with a clear message. */
 export function outcomeOfExecution(execution: ExecutionSnapshot | null): TaskOutcome {
   if (execution === null) {
     const message = 'The Step Functions execution for this task was not found; it was never started or has been deleted.';
-    return { status: TaskStatus.Failed, statusMessage: message, result: textResult(message, true) };
+    return { status: TaskStatus.Failed, statusMessage: message };
   }
   switch (execution.status) {
     case ExecutionStatus.Running:
     case ExecutionStatus.PendingRedrive:
       return { status: TaskStatus.Working };
     case ExecutionStatus.Succeeded: {
-      const result = toolResultFromOutput(parseOutput(execution.output));
-      return result.isError
-        ? { status: TaskStatus.Completed, statusMessage: 'The tool reported an error.', result }
-        : { status: TaskStatus.Completed, result };
+      const output = execution.output ?? 'null';
+      return toolResultFromExecutionOutput(output).isError
+        ? { status: TaskStatus.Completed, statusMessage: 'The tool reported an error.', output, toolError: true }
+        : { status: TaskStatus.Completed, output };
     }
     case ExecutionStatus.Failed:
     case ExecutionStatus.TimedOut: {
       const kind = execution.status === ExecutionStatus.Failed ? 'Execution failed' : 'Execution timed out';
       const message = describeFailure(kind, execution.error, execution.cause);
-      return { status: TaskStatus.Failed, statusMessage: message, result: textResult(message, true) };
+      return { status: TaskStatus.Failed, statusMessage: message };
     }
     case ExecutionStatus.Aborted: {
       const message = describeFailure('Execution was stopped', execution.error, execution.cause);
-      return { status: TaskStatus.Cancelled, statusMessage: message, result: textResult(message, true) };
+      return { status: TaskStatus.Cancelled, statusMessage: message };
     }
     default: {
       const message = `The execution is in a state this backend does not know: ${String(execution.status)}`;
-      return { status: TaskStatus.Unknown, statusMessage: message, result: textResult(message, true) };
+      return { status: TaskStatus.Unknown, statusMessage: message };
     }
   }
 }

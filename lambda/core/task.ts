@@ -1,5 +1,5 @@
 // The task model: one record per task, whatever dialect created it. Pure: no AWS, no MCP.
-import type { ToolResult } from './tool-result.js';
+import { textResult, toolResultFromExecutionOutput, type ToolResult } from './tool-result.js';
 
 export const TaskStatus = {
   /** Accepted; the execution is not yet known to be running (SEP-1686 shows it, 2025-11-25 shows `working`). */
@@ -56,8 +56,13 @@ export interface TaskRecord {
   readonly completedAt?: number;
   readonly retention: Retention;
   readonly pollIntervalMs: number;
-  /** The tool's result once the task is terminal (also for failures and cancellation). */
-  readonly result?: ToolResult;
+  /**
+   * A completed task's raw execution output (JSON text, at most Step Functions' 256 KB). Stored once; the
+   * tool result is derived from it by {@link toolResultOf}. List pages leave it out.
+   */
+  readonly output?: string;
+  /** The completed task's output marks a tool-level error (`isError: true`). */
+  readonly toolError?: boolean;
   /** The JSON-RPC ID of the request that created the task, for SEP-1686 cancellation by `notifications/cancelled`. */
   readonly requestId?: string;
   /** sha256 of the tool name and its input: tells a retry of the same call from a different call under the same task ID. */
@@ -106,4 +111,14 @@ export function isExpired(task: Pick<TaskRecord, 'retention' | 'createdAt' | 'co
 export function isRefreshDue(task: Pick<TaskRecord, 'status' | 'lastCheckedAt' | 'createdAt' | 'pollIntervalMs'>, now: number): boolean {
   if (isTerminal(task.status)) return false;
   return now - (task.lastCheckedAt ?? task.createdAt) >= task.pollIntervalMs;
+}
+
+/**
+ * What the tool call returns for a terminal task: the tool's result for a completed one (needs `output`),
+ * otherwise an error result carrying the status message. `undefined` while the task is active.
+ */
+export function toolResultOf(task: Pick<TaskRecord, 'status' | 'statusMessage' | 'output'>): ToolResult | undefined {
+  if (!isTerminal(task.status)) return undefined;
+  if (task.status === TaskStatus.Completed) return toolResultFromExecutionOutput(task.output);
+  return textResult(task.statusMessage ?? `The task ended as ${task.status}.`, true);
 }

@@ -53,3 +53,13 @@ export function toolResultFromOutput(output: unknown): ToolResult {
   }
   return textResult(typeof output === 'string' ? output : JSON.stringify(output));
 }
+
+/** The tool's result from a SUCCEEDED execution's raw output (JSON text; anything unparsable is taken as text). */
+export function toolResultFromExecutionOutput(output: string | undefined): ToolResult {
+  if (output === undefined) return toolResultFromOutput(null);
+  try {
+    return toolResultFromOutput(JSON.parse(output));
+  } catch {
+    return toolResultFromOutput(output);
+  }
+}

@@ -12,7 +12,7 @@ function wireStatus(task: TaskRecord): Task['status'] {
       return 'failed';
     // This dialect counts a tool-level error (`isError: true`) as failed; the task model keeps it completed.
     case TaskStatus.Completed:
-      return task.result?.isError === true ? 'failed' : 'completed';
+      return task.toolError === true ? 'failed' : 'completed';
     default:
       return task.status;
   }

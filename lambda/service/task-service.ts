@@ -3,7 +3,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { ExecutionStartError, IllegalTransitionError, TaskAlreadyExistsError, TaskNotFoundError } from '../core/errors.js';
 import { outcomeOfExecution, type ExecutionSnapshot } from '../core/execution-status.js';
-import { isRefreshDue, isTerminal, RetentionClock, TaskOrigin, TaskStatus, type Retention, type TaskRecord } from '../core/task.js';
+import { isRefreshDue, isTerminal, RetentionClock, TaskOrigin, TaskStatus, toolResultOf, type Retention, type TaskRecord } from '../core/task.js';
 import { executionNameFor, taskKey, taskKeyFromExecutionName } from '../core/task-key.js';
 import { textResult, type ToolResult } from '../core/tool-result.js';
 import type { StartRequest, TaskExecutor } from '../executor/task-executor.js';
@@ -148,7 +148,7 @@ export class TaskService {
     if (isTerminal(task.status)) throw new IllegalTransitionError(taskId, task.status, TaskStatus.Cancelled);
     await this.executor.stop(task.executionArn, { error: 'TaskCancelled', cause: reason });
     try {
-      return await this.store.update(task, { status: TaskStatus.Cancelled, statusMessage: reason, result: textResult(reason, true), at: this.now() });
+      return await this.store.update(task, { status: TaskStatus.Cancelled, statusMessage: reason, at: this.now() });
     } catch (error) {
       // A poll that saw the stopped execution may have recorded the cancellation first.
       if (error instanceof IllegalTransitionError && error.from === TaskStatus.Cancelled) return this.getTask(owner, taskId);
@@ -213,10 +213,10 @@ export class TaskService {
     return textResult(reason, true);
   }
 
-  /** The stored result of a terminal task (list pages leave results out, so this reads the full record). */
+  /** What the tool call returns for a terminal task (list pages leave the output out, so this may read the full record). */
   async resultOf(task: TaskRecord): Promise<ToolResult | undefined> {
-    if (task.result !== undefined || !isTerminal(task.status)) return task.result;
-    return (await this.store.get(task.owner, task.taskId))?.result;
+    const needsOutput = task.status === TaskStatus.Completed && task.output === undefined;
+    return toolResultOf(needsOutput ? ((await this.store.get(task.owner, task.taskId)) ?? task) : task);
   }
 
   /**

@@ -5,7 +5,6 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteComma
 import { IllegalTransitionError, InvalidCursorError, TaskAlreadyExistsError, TaskExpiredError, TaskNotFoundError } from '../core/errors.js';
 import { ACTIVE_STATUSES, expiresAt, isExpired, isTerminal, statusesThatMayBecome, TaskOrigin, type TaskRecord, type TaskStatus } from '../core/task.js';
 import { taskKey } from '../core/task-key.js';
-import type { ToolResult } from '../core/tool-result.js';
 import { OWNER_INDEX, OWNER_INDEX_PARTITION_KEY, PARTITION_KEY, requestKey, TTL_ATTRIBUTE } from './table-schema.js';
 import type { TaskChange, TaskPage, TaskStore } from './task-store.js';
 
@@ -106,10 +105,14 @@ export class DynamoDbTaskStore implements TaskStore {
     } else {
       removes.push('statusMessage');
     }
-    if (change.result !== undefined) {
-      sets.push('#result = :result');
-      names['#result'] = 'result';
-      values[':result'] = JSON.stringify(change.result);
+    if (change.output !== undefined) {
+      sets.push('#output = :output');
+      names['#output'] = 'output';
+      values[':output'] = change.output;
+    }
+    if (change.toolError === true) {
+      sets.push('toolError = :toolError');
+      values[':toolError'] = true;
     }
     if (terminal) {
       sets.push('completedAt = :at');
@@ -228,7 +231,8 @@ export class DynamoDbTaskStore implements TaskStore {
       pollIntervalMs: task.pollIntervalMs,
       requestId: task.requestId,
       inputDigest: task.inputDigest,
-      result: task.result === undefined ? undefined : JSON.stringify(task.result),
+      output: task.output,
+      toolError: task.toolError,
       [TTL_ATTRIBUTE]: end === null ? undefined : Math.ceil(end / 1000),
       [OWNER_INDEX_PARTITION_KEY]: task.origin === TaskOrigin.Direct ? undefined : task.owner,
     });
@@ -251,7 +255,8 @@ export class DynamoDbTaskStore implements TaskStore {
       pollIntervalMs: item['pollIntervalMs'] as number,
       requestId: item['requestId'] as string | undefined,
       inputDigest: item['inputDigest'] as string,
-      result: typeof item['result'] === 'string' ? (JSON.parse(item['result']) as ToolResult) : undefined,
+      output: item['output'] as string | undefined,
+      toolError: item['toolError'] as boolean | undefined,
     }) as TaskRecord;
   }
 }

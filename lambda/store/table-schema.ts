@@ -15,7 +15,7 @@ export const TTL_ATTRIBUTE = 'expiresAt';
 export const OWNER_INDEX = 'byOwner';
 export const OWNER_INDEX_PARTITION_KEY = 'listOwner';
 export const OWNER_INDEX_SORT_KEY = 'createdAt';
-/** What tasks/list needs; the result stays out of the index. */
+/** What tasks/list needs; the execution output stays out of the index. */
 export const OWNER_INDEX_PROJECTED_ATTRIBUTES = [
   'owner',
   'taskId',
@@ -30,5 +30,6 @@ export const OWNER_INDEX_PROJECTED_ATTRIBUTES = [
   'retentionMs',
   'retentionClock',
   'pollIntervalMs',
+  'toolError',
   TTL_ATTRIBUTE,
 ] as const;

@@ -1,12 +1,12 @@
 // The task store contract. Every implementation keeps these guarantees; the contract tests in test/ hold each one to them.
 import type { TaskRecord, TaskStatus } from '../core/task.js';
-import type { ToolResult } from '../core/tool-result.js';
 
 export interface TaskChange {
   readonly status: TaskStatus;
   readonly statusMessage?: string;
-  /** Stored with a terminal status. */
-  readonly result?: ToolResult;
+  /** A completed task's raw execution output. */
+  readonly output?: string;
+  readonly toolError?: boolean;
   /** Epoch ms of the change. */
   readonly at: number;
 }

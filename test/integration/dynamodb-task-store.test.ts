@@ -102,12 +102,12 @@ describe('DynamoDbTaskStore', () => {
   });
 
   describe('update', () => {
-    it('moves a working task to completed with its result and completion time', async () => {
+    it('moves a working task to completed with its output and completion time', async () => {
       const task = newTask();
       await store().create(task);
-      const result = { content: [{ type: 'text', text: 'ok' }], structuredContent: { ok: true } };
-      const updated = await store().update(task, { status: TaskStatus.Completed, result, at: clock + 5 });
-      expect(updated).toMatchObject({ status: 'completed', result, completedAt: clock + 5, lastUpdatedAt: clock + 5 });
+      const output = JSON.stringify({ ok: true });
+      const updated = await store().update(task, { status: TaskStatus.Completed, output, toolError: true, at: clock + 5 });
+      expect(updated).toMatchObject({ status: 'completed', output, toolError: true, completedAt: clock + 5, lastUpdatedAt: clock + 5 });
       expect(await store().get(task.owner, task.taskId)).toEqual(updated);
     });
 

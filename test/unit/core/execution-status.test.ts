@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { outcomeOfExecution } from '../../../lambda/core/execution-status.js';
+import { outcomeOfExecution, type ExecutionSnapshot } from '../../../lambda/core/execution-status.js';
+import { toolResultOf } from '../../../lambda/core/task.js';
+
+/** The tool result a task ending with this execution returns. */
+const resultOf = (execution: ExecutionSnapshot | null) => toolResultOf(outcomeOfExecution(execution));
 
 describe('execution status translation', () => {
   it('RUNNING is working, with no result', () => {
@@ -12,26 +16,27 @@ describe('execution status translation', () => {
 
   it('SUCCEEDED with an object output is completed with structured content and its text', () => {
     const outcome = outcomeOfExecution({ status: 'SUCCEEDED', output: '{"total":3}' });
-    expect(outcome.status).toBe('completed');
-    expect(outcome.result).toEqual({ content: [{ type: 'text', text: '{"total":3}' }], structuredContent: { total: 3 } });
+    expect(outcome).toEqual({ status: 'completed', output: '{"total":3}' });
+    expect(toolResultOf(outcome)).toEqual({ content: [{ type: 'text', text: '{"total":3}' }], structuredContent: { total: 3 } });
   });
 
   it('SUCCEEDED with a non-object output is completed with text only', () => {
-    expect(outcomeOfExecution({ status: 'SUCCEEDED', output: '"done"' }).result).toEqual({ content: [{ type: 'text', text: 'done' }] });
-    expect(outcomeOfExecution({ status: 'SUCCEEDED', output: '[1,2]' }).result).toEqual({ content: [{ type: 'text', text: '[1,2]' }] });
+    expect(resultOf({ status: 'SUCCEEDED', output: '"done"' })).toEqual({ content: [{ type: 'text', text: 'done' }] });
+    expect(resultOf({ status: 'SUCCEEDED', output: '[1,2]' })).toEqual({ content: [{ type: 'text', text: '[1,2]' }] });
+    expect(resultOf({ status: 'SUCCEEDED', output: 'not json' })).toEqual({ content: [{ type: 'text', text: 'not json' }] });
   });
 
   it('SUCCEEDED with an output marked isError is completed with a tool error result', () => {
     const outcome = outcomeOfExecution({ status: 'SUCCEEDED', output: '{"isError":true,"content":[{"type":"text","text":"no words"}]}' });
-    expect(outcome.status).toBe('completed');
-    expect(outcome.result).toEqual({ content: [{ type: 'text', text: 'no words' }], isError: true });
+    expect(outcome).toMatchObject({ status: 'completed', toolError: true });
+    expect(toolResultOf(outcome)).toEqual({ content: [{ type: 'text', text: 'no words' }], isError: true });
   });
 
   it('FAILED is failed with the error and cause in the status message and an error result', () => {
     const outcome = outcomeOfExecution({ status: 'FAILED', error: 'UpstreamUnavailable', cause: 'service down' });
     expect(outcome.status).toBe('failed');
     expect(outcome.statusMessage).toBe('Execution failed: UpstreamUnavailable: service down');
-    expect(outcome.result).toEqual({ content: [{ type: 'text', text: 'Execution failed: UpstreamUnavailable: service down' }], isError: true });
+    expect(toolResultOf(outcome)).toEqual({ content: [{ type: 'text', text: 'Execution failed: UpstreamUnavailable: service down' }], isError: true });
   });
 
   it('TIMED_OUT is failed and says it timed out', () => {
@@ -56,6 +61,6 @@ describe('execution status translation', () => {
     const outcome = outcomeOfExecution(null);
     expect(outcome.status).toBe('failed');
     expect(outcome.statusMessage).toMatch(/execution for this task was not found/);
-    expect(outcome.result?.isError).toBe(true);
+    expect(toolResultOf(outcome)?.isError).toBe(true);
   });
 });
