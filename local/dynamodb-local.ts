@@ -31,7 +31,7 @@ async function waitUntilReady(endpoint: string, child: ChildProcess, output: () 
   const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
   try {
     for (let attempt = 0; attempt < 300; attempt++) {
-      if (child.exitCode !== null) throw new Error(`DynamoDB Local exited with code ${child.exitCode}:\n${output()}`);
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`DynamoDB Local exited (${child.exitCode ?? child.signalCode}):\n${output()}`);
       try {
         await client.send(new ListTablesCommand({}));
         return;
@@ -47,7 +47,17 @@ async function waitUntilReady(endpoint: string, child: ChildProcess, output: () 
 
 export async function startDynamoDbLocal(options: { port?: number } = {}): Promise<DynamoDbLocal> {
   if (spawnSync('java', ['-version']).error) throw new JavaMissingError();
-  const port = options.port ?? (await freePort());
+  // A free port can be taken between the probe and Java's bind on a busy machine: try a few.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await launch(options.port ?? (await freePort()));
+    } catch (error) {
+      if (options.port !== undefined || attempt >= 3 || !/BindException|Address already in use/.test(String(error))) throw error;
+    }
+  }
+}
+
+async function launch(port: number): Promise<DynamoDbLocal> {
   const dir = jarDirectory();
   const child = spawn(
     'java',
@@ -57,8 +67,13 @@ export async function startDynamoDbLocal(options: { port?: number } = {}): Promi
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.on('error', (error) => (output += `\n${String(error)}`));
+  // If this process ends without stopping it (a crash, process.exit), take Java down too: no orphan JVM.
+  const killOnExit = (): void => void child.kill('SIGKILL');
+  process.once('exit', killOnExit);
   const endpoint = `http://127.0.0.1:${port}`;
   const stop = async (): Promise<void> => {
+    process.removeListener('exit', killOnExit);
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     child.kill('SIGTERM');

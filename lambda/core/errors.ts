@@ -1,5 +1,5 @@
 // Domain errors, one file. Adapters translate vendor errors into these; only the protocol layer turns them into JSON-RPC codes.
-import type { TaskStatus } from './task.js';
+import type { TaskRecord, TaskStatus } from './task.js';
 
 export class TaskBackendError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -16,12 +16,15 @@ export class TaskNotFoundError extends TaskBackendError {
   }
 }
 
-/** The task is past its retention but its storage has not been swept yet. */
+/** The task is past its retention but its storage has not been swept yet. Carries the expired record for internal clean-up. */
 export class TaskExpiredError extends TaskBackendError {
-  constructor(readonly taskId: string, options?: { cause?: unknown }) {
+  constructor(readonly taskId: string, options?: { cause?: unknown; task?: TaskRecord }) {
     super(`Task has expired: ${taskId}`, options);
     this.name = 'TaskExpiredError';
+    this.task = options?.task;
   }
+
+  readonly task: TaskRecord | undefined;
 }
 
 export class TaskAlreadyExistsError extends TaskBackendError {
@@ -60,9 +63,12 @@ export class InvalidToolArgumentsError extends TaskBackendError {
   }
 }
 
-/** Step Functions refused to start the execution (a definite refusal, not a lost answer). */
+/**
+ * Step Functions refused to start the execution (a definite refusal, not a lost answer): `input` when the
+ * tool input was refused (the caller's to fix), `configuration` when the machine is missing or misnamed.
+ */
 export class ExecutionStartError extends TaskBackendError {
-  constructor(message: string, options?: { cause?: unknown }) {
+  constructor(message: string, readonly fault: 'input' | 'configuration', options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'ExecutionStartError';
   }

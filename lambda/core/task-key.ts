@@ -1,19 +1,31 @@
-// The storage key and execution name of a task, derived from (owner, task ID) so that one owner's task ID
-// can never reach another owner's task, and so that a status event naming an execution finds its task.
-import { createHash } from 'node:crypto';
+// The storage key and execution name of a task. The key derives from (owner, task ID), so one owner's task
+// ID can never reach another owner's task; the execution name carries the key, so a status event naming an
+// execution finds its task, plus a per-creation nonce, so a task ID used again after its task was deleted or
+// expired gets a new execution instead of the old one's (Step Functions keeps names taken for 90 days).
+import { createHash, randomBytes } from 'node:crypto';
 
 /** 64 hex characters; unique per (owner, task ID). */
 export function taskKey(owner: string, taskId: string): string {
   return createHash('sha256').update(owner).update('\u0000').update(taskId).digest('hex');
 }
 
-/** Step Functions execution names allow 80 characters of `0-9A-Za-z-_`; the key alone fits and is deterministic. */
-export function executionNameFor(key: string): string {
-  return `task-${key}`;
+/** A fresh nonce for {@link executionNameFor}: 10 hex characters. */
+export function newExecutionNonce(): string {
+  return randomBytes(5).toString('hex');
+}
+
+/** `task-<key>-<nonce>`: exactly Step Functions' 80-character limit, all of it `0-9a-z-`. */
+export function executionNameFor(key: string, nonce: string): string {
+  return `task-${key}-${nonce}`;
 }
 
 /** The task key back from an execution name made by {@link executionNameFor}, or `null` for a foreign execution. */
 export function taskKeyFromExecutionName(name: string): string | null {
-  const match = /^task-([0-9a-f]{64})$/.exec(name);
+  const match = /^task-([0-9a-f]{64})-[0-9a-f]{10}$/.exec(name);
   return match ? match[1]! : null;
+}
+
+/** The execution name at the end of an execution ARN. */
+export function executionNameOf(executionArn: string): string {
+  return executionArn.slice(executionArn.lastIndexOf(':') + 1);
 }

@@ -63,7 +63,10 @@ export interface TaskRecord {
   readonly output?: string;
   /** The completed task's output marks a tool-level error (`isError: true`). */
   readonly toolError?: boolean;
-  /** The JSON-RPC ID of the request that created the task, for SEP-1686 cancellation by `notifications/cancelled`. */
+  /**
+   * The JSON-RPC ID of the request that created the task, as JSON text (so `1` and `"1"` differ), for
+   * SEP-1686 cancellation by `notifications/cancelled`.
+   */
   readonly requestId?: string;
   /** sha256 of the tool name and its input: tells a retry of the same call from a different call under the same task ID. */
   readonly inputDigest: string;

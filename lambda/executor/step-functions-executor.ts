@@ -40,13 +40,9 @@ export class StepFunctionsExecutor implements TaskExecutor {
     } catch (error) {
       // The name is taken: this task's execution already started (an earlier attempt whose answer was lost).
       if (error instanceof ExecutionAlreadyExists) return { executionArn: this.executionArnFor(request.stateMachineArn, request.executionName) };
-      if (
-        error instanceof StateMachineDoesNotExist ||
-        error instanceof InvalidExecutionInput ||
-        error instanceof InvalidName ||
-        error instanceof InvalidArn
-      ) {
-        throw new ExecutionStartError(`Step Functions refused to start the execution: ${error.message}`, { cause: error });
+      if (error instanceof InvalidExecutionInput) throw new ExecutionStartError(`Step Functions refused the tool input: ${error.message}`, 'input', { cause: error });
+      if (error instanceof StateMachineDoesNotExist || error instanceof InvalidName || error instanceof InvalidArn) {
+        throw new ExecutionStartError(`Step Functions refused to start the execution: ${error.message}`, 'configuration', { cause: error });
       }
       throw error;
     }

@@ -58,11 +58,19 @@ export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
       // precedes the response on the same stream.
       const streaming = messagesOf(parsedBody).some(hasSep1686Meta);
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streaming });
-      const server = createMcpServer(options, { owner, endResponseStream: (requestId) => transport.closeSSEStream(requestId) });
+      const pending: Promise<unknown>[] = [];
+      const server = createMcpServer(options, {
+        owner,
+        endResponseStream: (requestId) => transport.closeSSEStream(requestId),
+        waitFor: (work) => void pending.push(work),
+      });
       await server.connect(transport);
+      // A client that goes away aborts its running handlers (a plain tools/call then stops its execution).
+      request.signal.addEventListener('abort', () => void server.close(), { once: true });
       let response: Response;
       try {
         response = await transport.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody });
+        await Promise.allSettled(pending);
       } catch (error) {
         await server.close();
         throw error;

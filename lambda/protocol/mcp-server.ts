@@ -13,7 +13,9 @@ import {
   type CallToolResult,
   type RequestId,
   type ServerNotification,
+  type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import * as z from 'zod/v4';
 import { isTerminal, TaskOrigin, TaskStatus, type TaskRecord } from '../core/task.js';
 import type { Logger, TaskService } from '../service/task-service.js';
@@ -21,7 +23,7 @@ import type { TaskServiceSettings } from '../service/settings.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
 import { RELATED_TASK_META_KEY_2025, toMcpTask } from './mcp-2025-11-25.js';
 import { ProtocolError, translatingErrors } from './protocol-errors.js';
-import { namesSep1686Task, relatedTaskMeta, sep1686TaskRequestOf, TASK_CREATED_NOTIFICATION, toSep1686Task } from './sep-1686.js';
+import { namesSep1686Task, relatedTaskMeta, sep1686TaskRequestOf, TASK_CREATED_NOTIFICATION, TASK_META_KEY, toSep1686Task } from './sep-1686.js';
 
 export const SERVER_INFO = { name: 'mcp-tasks-sfn', version: '0.1.0' } as const;
 
@@ -37,6 +39,8 @@ export interface RequestContext {
   readonly owner: string;
   /** Ends the SSE response stream of a request without a response (SEP-1686: "no response, use the task"). */
   readonly endResponseStream: (requestId: RequestId) => void;
+  /** Work the HTTP answer must wait for, such as a notification's effect, which the SDK does not await. */
+  readonly waitFor: (work: Promise<unknown>) => void;
 }
 
 /** tasks/delete exists only in SEP-1686, so the SDK has no schema for it. */
@@ -53,7 +57,9 @@ type Dialect = (typeof Dialect)[keyof typeof Dialect];
  * way; 2025-11-25 when the client negotiated 2025-11-25 or later (it sends MCP-Protocol-Version on every
  * request); otherwise the dialect that created the task.
  */
-function dialectOf(extra: { _meta?: Record<string, unknown>; requestInfo?: { headers: Record<string, string | string[] | undefined> } }, task?: TaskRecord): Dialect {
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+function dialectOf(extra: Pick<Extra, '_meta' | 'requestInfo'>, task?: TaskRecord): Dialect {
   if (namesSep1686Task(extra._meta)) return Dialect.Sep1686;
   const version = extra.requestInfo?.headers['mcp-protocol-version'];
   if (typeof version === 'string' && version >= '2025-11-25') return Dialect.Mcp20251125;
@@ -75,6 +81,21 @@ export function createMcpServer(deps: McpServerDependencies, context: RequestCon
     instructions: 'Each tool runs a Step Functions state machine. Call tools as tasks (params.task) to run them for minutes or hours and fetch the result later.',
   });
   const handle = <A extends unknown[], R>(handler: (...args: A) => Promise<R>) => translatingErrors(logger, handler);
+  /**
+   * Registers a handler whose params are checked here rather than by the SDK, which would answer a
+   * malformed request -32603 with a raw validation dump: here it is -32602 with a readable reason.
+   */
+  const on = <S extends z.ZodObject<{ method: z.ZodLiteral<string> }>, R>(schema: S, handler: (request: z.output<S>, extra: Extra) => Promise<R>): void => {
+    const method = schema.shape.method.value;
+    server.setRequestHandler(
+      z.looseObject({ method: z.literal(method) }),
+      handle(async (request: unknown, extra: Extra) => {
+        const parsed = schema.safeParse(request);
+        if (!parsed.success) throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${z.prettifyError(parsed.error).replace(/\s*\n\s*/g, ' ')}`);
+        return handler(parsed.data, extra);
+      }) as never,
+    );
+  };
   /** The terminal task's tool result, tagged with the dialect's related-task meta. */
   const resultOf = async (task: TaskRecord, meta: Record<string, unknown>): Promise<CallToolResult> =>
     ({ ...((await service.resultOf(task)) ?? { content: [] }), _meta: meta }) as CallToolResult;
@@ -97,6 +118,9 @@ export function createMcpServer(deps: McpServerDependencies, context: RequestCon
     handle(async (request, extra) => {
       const { name, arguments: args = {}, task, _meta } = request.params;
       const sep1686 = sep1686TaskRequestOf(_meta);
+      if (sep1686 !== undefined && task !== undefined) {
+        throw new ProtocolError(ErrorCode.InvalidParams, `Use one task augmentation: params.task (MCP 2025-11-25) or _meta["${TASK_META_KEY}"] (SEP-1686), not both`);
+      }
       if (sep1686 !== undefined) {
         const created = await service.createTask({
           owner,
@@ -104,7 +128,7 @@ export function createMcpServer(deps: McpServerDependencies, context: RequestCon
           arguments: args,
           origin: TaskOrigin.Sep1686,
           taskId: sep1686.taskId,
-          requestId: String(extra.requestId),
+          requestId: JSON.stringify(extra.requestId),
           ...(sep1686.keepAlive !== undefined ? { requestedRetentionMs: sep1686.keepAlive } : {}),
         });
         await extra.sendNotification({ method: TASK_CREATED_NOTIFICATION, params: { _meta: relatedTaskMeta(created.taskId) } } as unknown as ServerNotification);
@@ -127,71 +151,57 @@ export function createMcpServer(deps: McpServerDependencies, context: RequestCon
     }),
   );
 
-  server.setRequestHandler(
-    GetTaskRequestSchema,
-    handle(async (request, extra) => {
-      const task = await service.getTask(owner, request.params.taskId);
-      return wireTask(task, dialectOf(extra, task)) as never;
-    }),
-  );
+  on(GetTaskRequestSchema, async (request, extra) => {
+    const task = await service.getTask(owner, request.params.taskId);
+    return wireTask(task, dialectOf(extra, task));
+  });
 
-  server.setRequestHandler(
-    GetTaskPayloadRequestSchema,
-    handle(async (request, extra) => {
-      const { taskId } = request.params;
-      const current = await service.getTask(owner, taskId);
-      if (dialectOf(extra, current) === Dialect.Sep1686) {
-        // The seed's tasks/result does not wait: it answers only for a completed task.
-        if (current.status !== TaskStatus.Completed) {
-          throw new ProtocolError(ErrorCode.InvalidParams, `Cannot retrieve result: Task status is '${current.status}', not 'completed'`);
-        }
-        return resultOf(current, relatedTaskMeta(taskId));
+  on(GetTaskPayloadRequestSchema, async (request, extra) => {
+    const { taskId } = request.params;
+    const current = await service.getTask(owner, taskId);
+    if (dialectOf(extra, current) === Dialect.Sep1686) {
+      // The seed's tasks/result does not wait: it answers only for a completed task.
+      if (current.status !== TaskStatus.Completed) {
+        throw new ProtocolError(ErrorCode.InvalidParams, `Cannot retrieve result: Task status is '${current.status}', not 'completed'`);
       }
-      const task = isTerminal(current.status) ? current : await service.waitForTerminal(owner, taskId, { timeoutMs: settings.resultWaitMs, signal: extra.signal });
-      if (!isTerminal(task.status)) {
-        throw new ProtocolError(
-          ErrorCode.RequestTimeout,
-          `Task ${taskId} is still ${toMcpTask(task).status} after ${Math.round(settings.resultWaitMs / 1000)} s; poll tasks/get and call tasks/result again once it is terminal`,
-        );
-      }
-      return resultOf(task, { [RELATED_TASK_META_KEY_2025]: { taskId } });
-    }),
-  );
+      return resultOf(current, relatedTaskMeta(taskId));
+    }
+    const task = isTerminal(current.status) ? current : await service.waitForTerminal(owner, taskId, { timeoutMs: settings.resultWaitMs, signal: extra.signal });
+    if (!isTerminal(task.status)) {
+      throw new ProtocolError(
+        ErrorCode.RequestTimeout,
+        `Task ${taskId} is still ${toMcpTask(task).status} after ${Math.round(settings.resultWaitMs / 1000)} s; poll tasks/get and call tasks/result again once it is terminal`,
+      );
+    }
+    return resultOf(task, { [RELATED_TASK_META_KEY_2025]: { taskId } });
+  });
 
-  server.setRequestHandler(
-    ListTasksRequestSchema,
-    handle(async (request, extra) => {
-      const page = await service.listTasks(owner, request.params?.cursor);
-      return { tasks: page.tasks.map((task) => wireTask(task, dialectOf(extra, task))), ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}) } as never;
-    }),
-  );
+  on(ListTasksRequestSchema, async (request, extra) => {
+    const page = await service.listTasks(owner, request.params?.cursor);
+    return { tasks: page.tasks.map((task) => wireTask(task, dialectOf(extra, task))), ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}) };
+  });
 
-  server.setRequestHandler(
-    CancelTaskRequestSchema,
-    handle(async (request, extra) => {
-      const task = await service.cancelTask(owner, request.params.taskId);
-      return wireTask(task, dialectOf(extra, task)) as never;
-    }),
-  );
+  on(CancelTaskRequestSchema, async (request, extra) => {
+    const task = await service.cancelTask(owner, request.params.taskId);
+    return wireTask(task, dialectOf(extra, task));
+  });
 
-  server.setRequestHandler(
-    DeleteTaskRequestSchema,
-    handle(async (request) => {
-      await service.deleteTask(owner, request.params.taskId);
-      return { _meta: relatedTaskMeta(request.params.taskId) };
-    }),
-  );
+  on(DeleteTaskRequestSchema, async (request) => {
+    await service.deleteTask(owner, request.params.taskId);
+    return { _meta: relatedTaskMeta(request.params.taskId) };
+  });
 
   // The SDK's own handler only aborts requests running in this process; a stateless deployment receives the
   // notification on another instance, so the task is found through the store by (owner, request ID).
-  server.setNotificationHandler(CancelledNotificationSchema, async (notification) => {
+  server.setNotificationHandler(CancelledNotificationSchema, (notification) => {
     const { requestId, reason } = notification.params;
     if (requestId === undefined) return;
-    try {
-      await service.cancelByRequest(owner, String(requestId), reason ?? 'Cancelled by the client (notifications/cancelled).');
-    } catch (error) {
-      logger.error('Could not apply notifications/cancelled', { requestId, error: String(error) });
-    }
+    // Registered before its first await, so the HTTP answer (202) waits for the cancellation to be applied.
+    context.waitFor(
+      service.cancelByRequest(owner, JSON.stringify(requestId), reason ?? 'Cancelled by the client (notifications/cancelled).').catch((error: unknown) => {
+        logger.error('Could not apply notifications/cancelled', { requestId, error: String(error) });
+      }),
+    );
   });
 
   return server;

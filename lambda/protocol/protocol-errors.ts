@@ -31,9 +31,8 @@ export function toMcpError(error: unknown, logger: Logger): ProtocolError {
   // The messages of seed section 7.1 and the 2025-11-25 spec, word for word.
   if (error instanceof TaskNotFoundError) return new ProtocolError(ErrorCode.InvalidParams, 'Failed to retrieve task: Task not found');
   if (error instanceof TaskExpiredError) return new ProtocolError(ErrorCode.InvalidParams, 'Failed to retrieve task: Task has expired');
-  if (error instanceof IllegalTransitionError) {
-    return new ProtocolError(ErrorCode.InvalidParams, `Cannot move task ${error.taskId} to '${error.to}': it is already '${error.from}'`);
-  }
+  // Both dialects show terminal statuses differently (a tool error is `failed` in one, `completed` in the other): name none.
+  if (error instanceof IllegalTransitionError) return new ProtocolError(ErrorCode.InvalidParams, `Cannot cancel task ${error.taskId}: it has already finished`);
   if (
     error instanceof InvalidCursorError ||
     error instanceof ToolNotFoundError ||
@@ -42,7 +41,7 @@ export function toMcpError(error: unknown, logger: Logger): ProtocolError {
   ) {
     return new ProtocolError(ErrorCode.InvalidParams, error.message);
   }
-  if (error instanceof ExecutionStartError) return new ProtocolError(ErrorCode.InternalError, error.message);
+  if (error instanceof ExecutionStartError && error.fault === 'input') return new ProtocolError(ErrorCode.InvalidParams, error.message);
   const reference = randomUUID();
   logger.error('Unexpected fault while handling a request', { reference, error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error) });
   return new ProtocolError(ErrorCode.InternalError, `Internal error (reference ${reference})`);

@@ -7,6 +7,8 @@ export interface TaskServiceSettings {
   readonly defaultTtlMs: number;
   /** The most retention a client may ask for. */
   readonly maxTtlMs: number;
+  /** The least retention a task gets, whatever the client asks for (a task must live long enough to be polled). */
+  readonly minTtlMs: number;
   /** How long a plain (non-task) tools/call waits for its execution before stopping it. */
   readonly directCallTimeoutMs: number;
   /** How long a blocking tasks/result may wait within one request. */
@@ -20,6 +22,7 @@ export const DEFAULT_SETTINGS: TaskServiceSettings = {
   pollIntervalMs: 2_000,
   defaultTtlMs: 24 * 60 * 60 * 1000,
   maxTtlMs: 7 * 24 * 60 * 60 * 1000,
+  minTtlMs: 1_000,
   directCallTimeoutMs: 25_000,
   resultWaitMs: 14 * 60 * 1000,
   startGraceMs: 30_000,

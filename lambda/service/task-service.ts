@@ -1,10 +1,10 @@
 // The task use cases over the store, the executor and the tool registry: create, poll, wait, cancel, list.
 // Protocol adapters call this; it knows nothing of MCP's wire shapes.
 import { createHash, randomBytes } from 'node:crypto';
-import { ExecutionStartError, IllegalTransitionError, TaskAlreadyExistsError, TaskNotFoundError } from '../core/errors.js';
+import { ExecutionStartError, IllegalTransitionError, TaskAlreadyExistsError, TaskExpiredError, TaskNotFoundError } from '../core/errors.js';
 import { outcomeOfExecution, type ExecutionSnapshot } from '../core/execution-status.js';
 import { isRefreshDue, isTerminal, RetentionClock, TaskOrigin, TaskStatus, toolResultOf, type Retention, type TaskRecord } from '../core/task.js';
-import { executionNameFor, taskKey, taskKeyFromExecutionName } from '../core/task-key.js';
+import { executionNameFor, executionNameOf, newExecutionNonce, taskKey, taskKeyFromExecutionName } from '../core/task-key.js';
 import { textResult, type ToolResult } from '../core/tool-result.js';
 import type { StartRequest, TaskExecutor } from '../executor/task-executor.js';
 import type { TaskPage, TaskStore } from '../store/task-store.js';
@@ -75,7 +75,7 @@ export class TaskService {
     this.tools.validateArguments(tool.name, request.arguments);
     const now = this.now();
     const taskId = request.taskId ?? randomBytes(16).toString('hex');
-    const executionName = executionNameFor(taskKey(request.owner, taskId));
+    const executionName = executionNameFor(taskKey(request.owner, taskId), newExecutionNonce());
     const start = { stateMachineArn: tool.stateMachineArn, executionName, input: JSON.stringify(request.arguments) };
     const task: TaskRecord = {
       taskId,
@@ -107,19 +107,39 @@ export class TaskService {
       }
       this.logger.warn('Execution start outcome unknown; the next poll reconciles the task', { taskId, error: String(error) });
     }
+    // A client that made the task ID can cancel or delete the task before the start above lands; stop
+    // the execution that start then began, so none runs without a live task.
+    if (request.taskId !== undefined) await this.stopIfWithdrawn(task);
     this.logger.info('Task created', { taskId, tool: tool.name, origin: task.origin, executionArn: task.executionArn });
     return task;
+  }
+
+  private async stopIfWithdrawn(task: TaskRecord): Promise<void> {
+    const current = await this.store.get(task.owner, task.taskId).catch(() => null);
+    if (current !== null && current.executionArn === task.executionArn && current.status !== TaskStatus.Cancelled) return;
+    await this.executor.stop(task.executionArn, { error: 'TaskWithdrawn', cause: 'The task was cancelled or deleted while its execution started.' });
   }
 
   private async repairRetriedStart(retry: TaskRecord, start: StartRequest): Promise<void> {
     const existing = await this.store.get(retry.owner, retry.taskId).catch(() => null);
     if (existing === null || isTerminal(existing.status) || existing.inputDigest !== retry.inputDigest) return;
-    await this.executor.start(start).catch((error: unknown) => this.logger.warn('Repeated start of a retried task failed', { taskId: retry.taskId, error: String(error) }));
+    // The stored task's own execution name, so the start can only find (or create) that one execution.
+    const repair = { ...start, executionName: executionNameOf(existing.executionArn) };
+    await this.executor.start(repair).catch((error: unknown) => this.logger.warn('Repeated start of a retried task failed', { taskId: retry.taskId, error: String(error) }));
   }
 
   /** The task as it stands, refreshed from its execution when a poll interval has passed. Throws `TaskNotFoundError`. */
   async getTask(owner: string, taskId: string): Promise<TaskRecord> {
-    const task = await this.store.get(owner, taskId);
+    let task;
+    try {
+      task = await this.store.get(owner, taskId);
+    } catch (error) {
+      // Nobody can read an expired task any more, so its execution must not run on unseen.
+      if (error instanceof TaskExpiredError && error.task !== undefined && !isTerminal(error.task.status)) {
+        await this.executor.stop(error.task.executionArn, { error: 'TaskExpired', cause: 'The task expired before its execution finished.' }).catch(() => undefined);
+      }
+      throw error;
+    }
     if (task === null) throw new TaskNotFoundError(taskId);
     return isRefreshDue(task, this.now()) ? this.refresh(task) : task;
   }
@@ -186,8 +206,9 @@ export class TaskService {
   async listTasks(owner: string, cursor?: string): Promise<TaskPage> {
     const page = await this.store.list(owner, { cursor, limit: this.settings.listPageSize });
     const now = this.now();
-    const tasks = await Promise.all(page.tasks.map((task) => (isRefreshDue(task, now) ? this.refresh(task) : task)));
-    return { ...page, tasks };
+    // A refresh that fails (the task deleted meanwhile, Step Functions throttling) leaves that task as listed.
+    const refreshed = await Promise.allSettled(page.tasks.map((task) => (isRefreshDue(task, now) ? this.refresh(task) : task)));
+    return { ...page, tasks: refreshed.map((outcome, index) => (outcome.status === 'fulfilled' ? outcome.value : page.tasks[index]!)) };
   }
 
   /**
@@ -225,10 +246,12 @@ export class TaskService {
    * out-of-order events are harmless: a terminal status is never overwritten. Returns `null` when the
    * execution belongs to no live task.
    */
-  async recordExecutionEvent(executionName: string, execution: ExecutionSnapshot | 'describe'): Promise<TaskRecord | null> {
-    const key = taskKeyFromExecutionName(executionName);
+  async recordExecutionEvent(executionArn: string, execution: ExecutionSnapshot | 'describe'): Promise<TaskRecord | null> {
+    const key = taskKeyFromExecutionName(executionNameOf(executionArn));
     const task = key === null ? null : await this.store.getByKey(key);
-    if (task === null || isTerminal(task.status)) return task;
+    // Another execution than the task's own (an older task under a reused ID, another machine): not this task's news.
+    if (task === null || task.executionArn !== executionArn) return null;
+    if (isTerminal(task.status)) return task;
     const snapshot = execution === 'describe' ? await this.executor.describe(task.executionArn) : execution;
     return this.applyOutcome(task, snapshot, this.now());
   }
@@ -266,7 +289,8 @@ export class TaskService {
   private retentionFor(request: CreateTaskRequest): Retention {
     const { maxTtlMs, defaultTtlMs, directCallTimeoutMs } = this.settings;
     if (request.origin === TaskOrigin.Direct) return { ms: directCallTimeoutMs + defaultTtlMs, clock: RetentionClock.FromCreation };
-    const ms = Math.max(1, Math.min(request.requestedRetentionMs ?? defaultTtlMs, maxTtlMs));
+    const requested = Number.isFinite(request.requestedRetentionMs) ? Math.ceil(request.requestedRetentionMs!) : defaultTtlMs;
+    const ms = Math.min(Math.max(requested, this.settings.minTtlMs), maxTtlMs);
     // SEP-1686 counts keepAlive from completion; 2025-11-25 counts ttl from creation.
     return { ms, clock: request.origin === TaskOrigin.Sep1686 ? RetentionClock.FromCompletion : RetentionClock.FromCreation };
   }

@@ -56,9 +56,10 @@ export class DynamoDbTaskStore implements TaskStore {
       const mapping = { [PARTITION_KEY]: requestKey(task.owner, task.requestId), owner: task.owner, taskId: task.taskId, [TTL_ATTRIBUTE]: item[TTL_ATTRIBUTE] };
       await this.client.send(new TransactWriteCommand({ TransactItems: [{ Put: put }, { Put: { TableName: this.tableName, Item: withoutUndefined(mapping) } }] }));
     } catch (error) {
+      // A transaction conflict on the task item means a concurrent create of the same task ID.
       const conditionFailed =
         error instanceof ConditionalCheckFailedException ||
-        (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed');
+        (error instanceof TransactionCanceledException && ['ConditionalCheckFailed', 'TransactionConflict'].includes(error.CancellationReasons?.[0]?.Code ?? ''));
       if (conditionFailed) throw new TaskAlreadyExistsError(task.taskId, { cause: error });
       throw error;
     }
@@ -70,16 +71,17 @@ export class DynamoDbTaskStore implements TaskStore {
     );
     if (Item === undefined || Item['owner'] !== owner) return null;
     const task = await this.lookUp(owner, Item['taskId'] as string);
-    return task === 'expired' ? null : task;
+    // A mapping left behind by a deleted task must not reach a later task that reuses its ID.
+    return task === null || 'expired' in task || task.requestId !== requestId ? null : task;
   }
 
   async get(owner: string, taskId: string): Promise<TaskRecord | null> {
     const task = await this.lookUp(owner, taskId);
-    if (task === 'expired') throw new TaskExpiredError(taskId);
+    if (task !== null && 'expired' in task) throw new TaskExpiredError(taskId, { task: task.expired });
     return task;
   }
 
-  private async lookUp(owner: string, taskId: string): Promise<TaskRecord | 'expired' | null> {
+  private async lookUp(owner: string, taskId: string): Promise<TaskRecord | { expired: TaskRecord } | null> {
     const { Item } = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: { [PARTITION_KEY]: taskKey(owner, taskId) }, ConsistentRead: true }),
     );
@@ -96,7 +98,12 @@ export class DynamoDbTaskStore implements TaskStore {
     const completedAt = terminal ? change.at : undefined;
     const end = expiresAt({ ...task, completedAt });
     const names: Record<string, string> = { '#pk': PARTITION_KEY, '#status': 'status', '#ttl': TTL_ATTRIBUTE };
-    const values: Record<string, unknown> = { ':status': change.status, ':at': change.at, ':nowSeconds': Math.floor(this.now() / 1000) };
+    const values: Record<string, unknown> = {
+      ':status': change.status,
+      ':at': change.at,
+      ':nowSeconds': Math.floor(this.now() / 1000),
+      ':executionArn': task.executionArn,
+    };
     const sets = ['#status = :status', 'lastUpdatedAt = :at'];
     const removes: string[] = [];
     if (change.statusMessage !== undefined) {
@@ -130,7 +137,8 @@ export class DynamoDbTaskStore implements TaskStore {
           TableName: this.tableName,
           Key: { [PARTITION_KEY]: taskKey(task.owner, task.taskId) },
           UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
-          ConditionExpression: `attribute_exists(#pk) AND (attribute_not_exists(#ttl) OR #ttl > :nowSeconds) AND #status IN (${allowed.map((_, i) => `:from${i}`).join(', ')})`,
+          // executionArn pins the very task read: a task created anew under the same ID is another task.
+          ConditionExpression: `attribute_exists(#pk) AND executionArn = :executionArn AND (attribute_not_exists(#ttl) OR #ttl > :nowSeconds) AND #status IN (${allowed.map((_, i) => `:from${i}`).join(', ')})`,
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
           ReturnValues: 'ALL_NEW',
@@ -141,7 +149,7 @@ export class DynamoDbTaskStore implements TaskStore {
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       const current = this.visible(error.Item ? unmarshallItem(error.Item) : undefined, task.owner);
-      if (current === null) throw new TaskNotFoundError(task.taskId, { cause: error });
+      if (current === null || current.executionArn !== task.executionArn) throw new TaskNotFoundError(task.taskId, { cause: error });
       throw new IllegalTransitionError(task.taskId, current.status, change.status, { cause: error });
     }
   }
@@ -153,9 +161,14 @@ export class DynamoDbTaskStore implements TaskStore {
           TableName: this.tableName,
           Key: { [PARTITION_KEY]: taskKey(task.owner, task.taskId) },
           UpdateExpression: 'SET lastCheckedAt = :now',
-          ConditionExpression: `attribute_exists(#pk) AND #status IN (${ACTIVE_STATUSES.map((_, i) => `:active${i}`).join(', ')}) AND (attribute_not_exists(lastCheckedAt) OR lastCheckedAt <= :dueBefore)`,
+          ConditionExpression: `attribute_exists(#pk) AND executionArn = :executionArn AND #status IN (${ACTIVE_STATUSES.map((_, i) => `:active${i}`).join(', ')}) AND (attribute_not_exists(lastCheckedAt) OR lastCheckedAt <= :dueBefore)`,
           ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#status': 'status' },
-          ExpressionAttributeValues: { ':now': now, ':dueBefore': now - task.pollIntervalMs, ...Object.fromEntries(ACTIVE_STATUSES.map((status, i) => [`:active${i}`, status])) },
+          ExpressionAttributeValues: {
+            ':now': now,
+            ':dueBefore': now - task.pollIntervalMs,
+            ':executionArn': task.executionArn,
+            ...Object.fromEntries(ACTIVE_STATUSES.map((status, i) => [`:active${i}`, status])),
+          },
         }),
       );
       return true;
@@ -196,19 +209,23 @@ export class DynamoDbTaskStore implements TaskStore {
     const { Attributes } = await this.client.send(
       new DeleteCommand({ TableName: this.tableName, Key: { [PARTITION_KEY]: taskKey(owner, taskId) }, ReturnValues: 'ALL_OLD' }),
     );
-    return this.visible(Attributes, owner) !== null;
+    const deleted = this.visible(Attributes, owner);
+    if (deleted?.requestId !== undefined) {
+      await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: { [PARTITION_KEY]: requestKey(owner, deleted.requestId) } }));
+    }
+    return deleted !== null;
   }
 
-  /** The owner's task in `item`, `'expired'` when it is past its retention, `null` when absent or another owner's. */
-  private classify(item: Item | undefined, owner: string): TaskRecord | 'expired' | null {
+  /** The owner's task in `item`, wrapped as `{ expired }` when past its retention, `null` when absent or another owner's. */
+  private classify(item: Item | undefined, owner: string): TaskRecord | { expired: TaskRecord } | null {
     if (item === undefined || item['owner'] !== owner) return null;
     const task = this.fromItem(item);
-    return isExpired(task, this.now()) ? 'expired' : task;
+    return isExpired(task, this.now()) ? { expired: task } : task;
   }
 
   private visible(item: Item | undefined, owner: string): TaskRecord | null {
     const task = this.classify(item, owner);
-    return task === 'expired' ? null : task;
+    return task === null || 'expired' in task ? null : task;
   }
 
   private toItem(task: TaskRecord): Item {

@@ -4,6 +4,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectClient, startTestServer, TOKENS, type TestServer } from '../support/local-backend.js';
+import { Sep1686Client } from '../support/sep-1686-client.js';
 
 let server: TestServer;
 let alice: Client;
@@ -56,6 +57,27 @@ describe('malformed requests', () => {
   it('answers any other path with 404', async () => {
     const { status } = await post(rpc('tools/list'), {}, server.url.replace('/mcp', '/other'));
     expect(status).toBe(404);
+  });
+});
+
+describe('malformed params', () => {
+  it('answers a tasks/get without a task ID with -32602 and a readable reason', async () => {
+    for (const params of [{}, { taskId: 5 }]) {
+      const { json } = await post(rpc('tasks/get', params));
+      expect(json.error?.code).toBe(-32602);
+      expect(json.error?.message).toMatch(/^Invalid params for tasks\/get: .*taskId/);
+    }
+  });
+
+  it('answers a tools/call naming two task augmentations with -32602 and starts nothing', async () => {
+    const { response } = await new Sep1686Client(server.url, TOKENS.alice).request('tools/call', {
+      name: 'text_stats',
+      arguments: { text: 'a' },
+      task: {},
+      _meta: { 'modelcontextprotocol.io/task': { taskId: 'both-1' } },
+    });
+    expect(response?.error).toMatchObject({ code: -32602, message: expect.stringContaining('not both') });
+    expect((await alice.experimental.tasks.listTasks()).tasks).toEqual([]);
   });
 });
 
@@ -119,6 +141,21 @@ describe('internal faults', () => {
       await client.close();
     } finally {
       await broken.close();
+    }
+  });
+});
+
+describe('tasks/result', () => {
+  it('answers -32001 telling the client to poll when the task outlasts the wait a request may take', async () => {
+    const impatient = await startTestServer({ resultWaitMs: 500 }, { tableName: server.tableName });
+    try {
+      const client = await connectClient(impatient.url, TOKENS.alice);
+      const { task } = await client.request({ method: 'tools/call', params: { name: 'analyze_documents', arguments: { documents: ['a'], reviewSeconds: 30 }, task: {} } }, CreateTaskResultSchema);
+      await expect(client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)).rejects.toMatchObject({ code: -32001, message: expect.stringMatching(/poll tasks\/get/) });
+      await client.experimental.tasks.cancelTask(task.taskId);
+      await client.close();
+    } finally {
+      await impatient.close();
     }
   });
 });

@@ -5,7 +5,7 @@ import { ListExecutionsCommand } from '@aws-sdk/client-sfn';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { executionNameFor, taskKey } from '../../lambda/core/task-key.js';
+import { taskKey } from '../../lambda/core/task-key.js';
 import { RELATED_TASK, Sep1686Client, type JsonRpcMessage } from '../support/sep-1686-client.js';
 import { connectClient, createTestTable, exampleTools, localAwsClients, startTestServer, TOKENS, type TestServer } from '../support/local-backend.js';
 
@@ -30,7 +30,8 @@ const related = (taskId: string) => ({ [RELATED_TASK]: { taskId } });
 async function executionsOf(toolName: string, owner: string, taskId: string): Promise<{ status?: string }[]> {
   const stateMachineArn = exampleTools().find((tool) => tool.name === toolName)!.stateMachineArn;
   const { executions = [] } = await localAwsClients().stepFunctions.send(new ListExecutionsCommand({ stateMachineArn, maxResults: 1000 }));
-  return executions.filter((execution) => execution.name === executionNameFor(taskKey(owner, taskId)));
+  // Every execution ever started for this (owner, task ID), whatever its nonce.
+  return executions.filter((execution) => execution.name?.startsWith(`task-${taskKey(owner, taskId)}-`));
 }
 
 async function pollUntil(taskId: string, done: (status: string) => boolean, client = sep): Promise<Record<string, unknown>> {
@@ -147,12 +148,18 @@ describe('results and retention', () => {
 
   it('counts keepAlive from completion and then answers "Task has expired"', async () => {
     const taskId = newTaskId();
-    await sep.callToolAsTask('analyze_documents', { documents: ['x'], reviewSeconds: 1 }, { taskId, keepAlive: 500 });
-    // The task ran for more than keepAlive, yet it is still there right after completing.
-    expect((await sep.taskRequest('tasks/get', taskId)).response?.result).toMatchObject({ status: 'completed', keepAlive: 500 });
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    await sep.callToolAsTask('analyze_documents', { documents: ['x'], reviewSeconds: 4 }, { taskId, keepAlive: 3_000 });
+    // The task ran for longer than keepAlive, yet it is still there after completing.
+    expect((await sep.taskRequest('tasks/get', taskId)).response?.result).toMatchObject({ status: 'completed', keepAlive: 3_000 });
+    await new Promise((resolve) => setTimeout(resolve, 3_100));
     expect((await sep.taskRequest('tasks/get', taskId)).response?.error).toEqual({ code: -32602, message: 'Failed to retrieve task: Task has expired' });
     expect((await sep.taskRequest('tasks/result', taskId)).response?.error?.code).toBe(-32602);
+  });
+
+  it('raises a keepAlive below the minimum to the minimum and says so', async () => {
+    const taskId = newTaskId();
+    await sep.callToolAsTask('text_stats', { text: 'a' }, { taskId, keepAlive: 0 });
+    expect((await sep.taskRequest('tasks/get', taskId)).response?.result?.['keepAlive']).toBe(1_000);
   });
 
   it('caps keepAlive at the configured maximum and says so', async () => {
@@ -229,9 +236,11 @@ describe('notifications/cancelled', () => {
     const taskId = newTaskId();
     const requestId = `mine-${randomUUID()}`;
     await new Sep1686Client(shortLived.url, TOKENS.alice).callToolAsTask('analyze_documents', { documents: ['x'], reviewSeconds: 30 }, { taskId }, { id: requestId });
-    await new Sep1686Client(server.url, TOKENS.bob).notify('notifications/cancelled', { requestId });
+    // The 202 is sent once the cancellation has been applied, so the status can be read right after it.
+    expect(await new Sep1686Client(server.url, TOKENS.bob).notify('notifications/cancelled', { requestId })).toBe(202);
     expect((await sep.taskRequest('tasks/get', taskId)).response?.result?.['status']).not.toBe('cancelled');
-    await sep.taskRequest('tasks/delete', taskId);
+    expect(await sep.notify('notifications/cancelled', { requestId })).toBe(202);
+    expect((await sep.taskRequest('tasks/get', taskId)).response?.result?.['status']).toBe('cancelled');
   });
 });
 

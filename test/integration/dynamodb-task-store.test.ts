@@ -1,6 +1,6 @@
 // The TaskStore contract, held against DynamoDB Local through the real AWS SDK.
 import { randomUUID } from 'node:crypto';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { IllegalTransitionError, InvalidCursorError, TaskAlreadyExistsError, TaskExpiredError, TaskNotFoundError } from '../../lambda/core/errors.js';
 import { RetentionClock, TaskOrigin, TaskStatus, type TaskRecord } from '../../lambda/core/task.js';
@@ -64,6 +64,23 @@ describe('DynamoDbTaskStore', () => {
       await store().create(task);
       clock += 5_000;
       await expect(store().create({ ...task, createdAt: clock, lastUpdatedAt: clock })).resolves.toBeUndefined();
+    });
+  });
+
+  describe('the TTL attribute', () => {
+    it('is epoch seconds, rounded up, as DynamoDB TTL requires', async () => {
+      const task = newTask({ createdAt: 1_700_000_000_123, lastUpdatedAt: 1_700_000_000_123, retention: { ms: 10 ** 12, clock: RetentionClock.FromCreation } });
+      await store().create(task);
+      const { Item } = await documentClient().send(new GetCommand({ TableName: tableName, Key: { pk: taskKey(task.owner, task.taskId) } }));
+      expect(Item?.['expiresAt']).toBe(Math.ceil((1_700_000_000_123 + 10 ** 12) / 1000));
+    });
+
+    it('is set at completion for a keep-alive counted from completion', async () => {
+      const task = newTask({ retention: { ms: 60_000, clock: RetentionClock.FromCompletion } });
+      await store().create(task);
+      await store().update(task, { status: TaskStatus.Completed, at: clock + 1_000 });
+      const { Item } = await documentClient().send(new GetCommand({ TableName: tableName, Key: { pk: taskKey(task.owner, task.taskId) } }));
+      expect(Item?.['expiresAt']).toBe(Math.ceil((clock + 61_000) / 1000));
     });
   });
 
@@ -132,6 +149,24 @@ describe('DynamoDbTaskStore', () => {
       const stored = await store().get(task.owner, task.taskId);
       const winner = outcomes.find((outcome) => outcome.status === 'fulfilled') as PromiseFulfilledResult<TaskRecord>;
       expect(stored?.status).toBe(winner.value.status);
+    });
+
+    it('refuses to update a task past its retention that DynamoDB has not swept yet', async () => {
+      const task = newTask({ retention: { ms: 1_000, clock: RetentionClock.FromCreation } });
+      await store().create(task);
+      clock += 5_000;
+      await expect(store().update(task, { status: TaskStatus.Completed, at: clock })).rejects.toBeInstanceOf(TaskNotFoundError);
+    });
+
+    it('refuses to update a newer task created under the same ID', async () => {
+      const old = newTask({ retention: { ms: 1_000, clock: RetentionClock.FromCreation } });
+      await store().create(old);
+      clock += 5_000;
+      const renewed = { ...old, executionArn: `${old.executionArn}-renewed`, createdAt: clock, lastUpdatedAt: clock };
+      await store().create(renewed);
+      await expect(store().update(old, { status: TaskStatus.Failed, at: clock })).rejects.toBeInstanceOf(TaskNotFoundError);
+      expect(await store().claimRefresh(old, clock + 10_000)).toBe(false);
+      expect((await store().get(old.owner, old.taskId))?.status).toBe('working');
     });
 
     it('throws TaskNotFoundError for a task that is gone', async () => {
@@ -236,6 +271,15 @@ describe('DynamoDbTaskStore', () => {
       expect((await store().findByRequest(task.owner, '42'))?.taskId).toBe(task.taskId);
       expect(await store().findByRequest('intruder', '42')).toBeNull();
       expect(await store().findByRequest(task.owner, '43')).toBeNull();
+    });
+
+    it('does not lead to a later task that reuses the ID of a deleted one', async () => {
+      const first = newTask({ requestId: '"first"' });
+      await store().create(first);
+      await store().delete(first.owner, first.taskId);
+      await store().create({ ...first, requestId: '"second"' });
+      expect(await store().findByRequest(first.owner, '"first"')).toBeNull();
+      expect((await store().findByRequest(first.owner, '"second"'))?.taskId).toBe(first.taskId);
     });
 
     it('writes no request mapping when the task itself is refused', async () => {

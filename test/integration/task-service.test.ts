@@ -22,8 +22,9 @@ beforeAll(async () => {
 const realStore = (): TaskStore => new DynamoDbTaskStore({ client: DynamoDBDocumentClient.from(localAwsClients().dynamoDb), tableName });
 const realExecutor = (): TaskExecutor => new StepFunctionsExecutor({ client: localAwsClients().stepFunctions });
 
-function service(parts: { store?: TaskStore; executor?: TaskExecutor; settings?: Partial<TaskServiceSettings> } = {}): TaskService {
+function service(parts: { store?: TaskStore; executor?: TaskExecutor; settings?: Partial<TaskServiceSettings>; now?: () => number } = {}): TaskService {
   return new TaskService({
+    ...(parts.now ? { now: parts.now } : {}),
     store: parts.store ?? realStore(),
     executor: parts.executor ?? realExecutor(),
     tools: new ToolRegistry(exampleTools()),
@@ -71,7 +72,7 @@ describe('TaskService', () => {
     });
 
     it('removes the task when Step Functions refuses the start for good', async () => {
-      const refusing: TaskExecutor = { ...bind(realExecutor()), start: async () => Promise.reject(new ExecutionStartError('StateMachineDoesNotExist')) };
+      const refusing: TaskExecutor = { ...bind(realExecutor()), start: async () => Promise.reject(new ExecutionStartError('StateMachineDoesNotExist', 'configuration')) };
       await expect(service({ executor: refusing }).createTask(analyze('refused'))).rejects.toBeInstanceOf(ExecutionStartError);
       expect((await realStore().list('refused', { limit: 10 })).tasks).toEqual([]);
     });
@@ -114,6 +115,34 @@ describe('TaskService', () => {
       expect(await executionCount('text_stats', first.executionArn)).toBe(1);
     });
 
+    it('stops the execution when the task is cancelled before its start lands', async () => {
+      const executor = realExecutor();
+      let startedArn = '';
+      // The client's cancellation wins the race against the start: it arrives while the start is in flight.
+      const racing: TaskExecutor = {
+        ...bind(executor),
+        start: async (request) => {
+          await service().cancelTask('racer', 'race-1');
+          const started = await executor.start(request);
+          startedArn = started.executionArn;
+          return started;
+        },
+      };
+      const analyzeLong = { ...sepCall('racer', 'race-1', 'x'), toolName: 'analyze_documents', arguments: { documents: ['x'], reviewSeconds: 60 } };
+      await service({ executor: racing }).createTask(analyzeLong);
+      expect(await realExecutor().describe(startedArn)).toMatchObject({ status: 'ABORTED' });
+    });
+
+    it('gives a task ID used again after deletion a new execution and its own result', async () => {
+      const first = await service().createTask(sepCall('reuse', 'again-1', 'one two three'));
+      await service().waitForTerminal('reuse', 'again-1', { timeoutMs: 30_000 });
+      await service().deleteTask('reuse', 'again-1');
+      const second = await service().createTask(sepCall('reuse', 'again-1', 'four'));
+      expect(second.executionArn).not.toBe(first.executionArn);
+      const done = await service().waitForTerminal('reuse', 'again-1', { timeoutMs: 30_000 });
+      expect((await service().resultOf(done))?.structuredContent).toMatchObject({ words: 1 });
+    });
+
     it('never starts the work of a different call that reuses a task ID', async () => {
       const crashing: TaskExecutor = { ...bind(realExecutor()), start: async () => Promise.reject(new Error('process crashed')) };
       const first = await service({ executor: crashing }).createTask(sepCall('reuser', 'reused-1', 'original'));
@@ -138,14 +167,21 @@ describe('TaskService', () => {
 
     it('describes the execution at most once per poll interval however many polls arrive at once', async () => {
       let describes = 0;
+      let clock = Date.now();
+      const now = (): number => clock;
       const executor = realExecutor();
       const counting: TaskExecutor = { ...bind(executor), describe: async (arn) => (describes++, executor.describe(arn)) };
-      // Separate service objects stand for separate Lambda instances sharing the table.
-      const instances = Array.from({ length: 10 }, () => service({ executor: counting, settings: { pollIntervalMs: 300 } }));
+      // Separate service objects stand for separate Lambda instances sharing the table; one clock for all.
+      const instances = Array.from({ length: 10 }, () =>
+        service({ executor: counting, now, store: new DynamoDbTaskStore({ client: DynamoDBDocumentClient.from(localAwsClients().dynamoDb), tableName, now }), settings: { pollIntervalMs: 300 } }),
+      );
       const task = await instances[0]!.createTask(analyze('counted', 30));
       await Promise.all(instances.map((instance) => instance.getTask('counted', task.taskId)));
       expect(describes).toBe(0);
-      await new Promise((resolve) => setTimeout(resolve, 350));
+      clock += 300;
+      await Promise.all(instances.map((instance) => instance.getTask('counted', task.taskId)));
+      expect(describes).toBe(1);
+      clock += 299;
       await Promise.all(instances.map((instance) => instance.getTask('counted', task.taskId)));
       expect(describes).toBe(1);
     });
@@ -186,7 +222,33 @@ describe('TaskService', () => {
     });
   });
 
+  describe('a large result', () => {
+    it('is stored once and returned whole, within the DynamoDB item limit', async () => {
+      // Close to Step Functions' 256 KB output limit; stored twice (text and structured) it would not fit in 400 KB.
+      const output = JSON.stringify({ rows: Array.from({ length: 2_500 }, (_, index) => ({ index, text: 'x'.repeat(80) })) });
+      expect(output.length).toBeGreaterThan(240_000);
+      const bigOutput: TaskExecutor = { ...bind(realExecutor()), describe: async () => ({ status: 'SUCCEEDED', output }) };
+      const task = await service().createTask(analyze('big'));
+      const done = await service({ executor: bigOutput, settings: { pollIntervalMs: 1 } }).waitForTerminal('big', task.taskId, { timeoutMs: 10_000 });
+      expect(done.status).toBe('completed');
+      const result = await service().resultOf(done);
+      expect((result?.structuredContent as { rows: unknown[] }).rows).toHaveLength(2_500);
+    });
+  });
+
   describe('a plain tool call', () => {
+    it('stops the execution when the caller goes away', async () => {
+      const executor = realExecutor();
+      let startedArn = '';
+      const capturing: TaskExecutor = { ...bind(executor), start: async (request) => ((startedArn = request.executionName), executor.start(request)) };
+      const gone = new AbortController();
+      setTimeout(() => gone.abort(), 300);
+      const result = await service({ executor: capturing }).runToCompletion('leaver', 'analyze_documents', { documents: ['x'], reviewSeconds: 60 }, gone.signal);
+      expect(result).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/went away/) }] });
+      const stateMachineArn = exampleTools().find((tool) => tool.name === 'analyze_documents')!.stateMachineArn;
+      expect(await executor.describe(executor.executionArnFor(stateMachineArn, startedArn))).toMatchObject({ status: 'ABORTED' });
+    });
+
     it('returns the result when the execution finishes within the bound', async () => {
       const result = await service().runToCompletion('plain', 'text_stats', { text: 'a b c' });
       expect(result.structuredContent).toMatchObject({ words: 3 });
