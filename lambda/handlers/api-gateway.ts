@@ -1,5 +1,5 @@
-// Converts API Gateway proxy events to Web Requests and Web Responses back to proxy results.
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+// Converts API Gateway REST proxy events to Web Requests, and Web Responses to the streaming integration's prelude.
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 
 export function requestFromEvent(event: APIGatewayProxyEvent): Request {
   const headers = new Headers();
@@ -27,8 +27,49 @@ export function ownerFromEvent(event: APIGatewayProxyEvent): string | null {
   return null;
 }
 
-export async function resultFromResponse(response: Response): Promise<APIGatewayProxyResult> {
-  const multiValueHeaders: Record<string, string[]> = {};
-  response.headers.forEach((value, name) => (multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), value]));
-  return { statusCode: response.status, multiValueHeaders, body: await response.text() };
+/** What a streaming Lambda proxy integration sends before the body: API Gateway reads status and headers from it. */
+export interface StreamingPrelude {
+  readonly statusCode: number;
+  readonly headers: Record<string, string>;
+}
+
+export function preludeFromResponse(response: Response): StreamingPrelude {
+  // Headers already folds repeated headers into one comma-separated value; MCP sets no cookies.
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => (headers[name] = value));
+  return { statusCode: response.status, headers };
+}
+
+/**
+ * Where this API serves its OAuth protected resource metadata (RFC 9728), derived from the request as API
+ * Gateway received it, so a 401 points at the document on the same stage.
+ */
+export function resourceMetadataUrl(event: APIGatewayProxyEvent): string {
+  const { domainName, stage } = event.requestContext;
+  return `https://${domainName ?? 'localhost'}/${stage}/.well-known/oauth-protected-resource`;
+}
+
+/**
+ * The MCP authorization spec's answer to a request without a verified principal. Behind the Cognito authorizer
+ * API Gateway answers such requests itself; this covers a misconfigured or bypassed authorizer.
+ */
+export function unauthorizedResponse(event: APIGatewayProxyEvent): Response {
+  const body = { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Unauthorized: send a valid bearer token' } };
+  return new Response(JSON.stringify(body), {
+    status: 401,
+    headers: { 'content-type': 'application/json', 'www-authenticate': `Bearer resource_metadata="${resourceMetadataUrl(event)}"` },
+  });
+}
+
+/**
+ * Adds the CORS response headers for a browser origin on the allow-list (API Gateway answers the preflight; the
+ * actual response comes from the function). Other origins get no CORS headers, so browsers refuse to read the answer.
+ */
+export function withCors(response: Response, origin: string | undefined, allowedOrigins: readonly string[]): Response {
+  if (origin === undefined || !(allowedOrigins.includes('*') || allowedOrigins.includes(origin))) return response;
+  const headers = new Headers(response.headers);
+  headers.set('access-control-allow-origin', allowedOrigins.includes('*') ? '*' : origin);
+  headers.set('access-control-expose-headers', 'mcp-session-id, mcp-protocol-version, www-authenticate');
+  headers.append('vary', 'origin');
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }

@@ -1,13 +1,21 @@
-// Lambda entry point for the MCP endpoint behind API Gateway (REST API, Lambda proxy integration).
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+// Lambda entry point for the MCP endpoint behind API Gateway (REST API, Lambda proxy integration, STREAM transfer
+// mode). Streaming lets a blocking tasks/result outlast API Gateway's 29-second buffered limit.
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { createBackend } from './backend.js';
 import { configFromEnvironment } from './environment.js';
-import { ownerFromEvent, requestFromEvent, resultFromResponse } from './api-gateway.js';
+import { ownerFromEvent, preludeFromResponse, requestFromEvent, unauthorizedResponse, withCors } from './api-gateway.js';
+import { mcpHttpOptionsFromEnvironment, withUnpackedToolCatalog } from './mcp-http-environment.js';
+import { sendResponse, streamingRuntime, type ResponseStream } from './response-streaming.js';
 
 // Built once per Lambda instance, outside the handler, so warm invocations reuse clients and compiled schemas.
-const backend = createBackend(configFromEnvironment(process.env));
+const backend = createBackend(configFromEnvironment(withUnpackedToolCatalog(process.env)));
+const options = mcpHttpOptionsFromEnvironment(process.env);
 
-export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
-  const response = await backend.app.handle(requestFromEvent(event), ownerFromEvent(event));
-  return resultFromResponse(response);
-};
+export const handler = streamingRuntime.streamifyResponse(async (event: APIGatewayProxyEvent, responseStream: ResponseStream) => {
+  // The owner comes from the authorizer alone; the fixed owner applies only to an endpoint deployed open on purpose.
+  const owner = ownerFromEvent(event) ?? options.openEndpointOwner;
+  const request = requestFromEvent(event);
+  const response = owner === null ? unauthorizedResponse(event) : await backend.app.handle(request, owner);
+  const answer = withCors(response, request.headers.get('origin') ?? undefined, options.corsAllowOrigins);
+  await sendResponse(answer, responseStream, preludeFromResponse(answer));
+});

@@ -1,0 +1,21 @@
+// Lambda entry point for Step Functions "Execution Status Change" events (EventBridge): records each execution's new
+// status on its task, so that tasks/get is one DynamoDB read. A thrown error makes Lambda retry, then dead-letter.
+import { Logger } from '@aws-lambda-powertools/logger';
+import { createBackend } from './backend.js';
+import { configFromEnvironment } from './environment.js';
+import { executionUpdateFromDetail, type ExecutionStatusChangeEvent } from './execution-status-event.js';
+
+const logger = new Logger({ serviceName: 'mcp-tasks' });
+// Built once per Lambda instance. This function serves no tools, so the construct gives it an empty catalog.
+const backend = createBackend(configFromEnvironment(process.env));
+
+export const handler = async (event: ExecutionStatusChangeEvent): Promise<void> => {
+  const { status, executionArn } = event.detail;
+  // Idempotent: duplicate, late and out-of-order events never overwrite a terminal status (see TaskService).
+  const task = await backend.service.recordExecutionEvent(executionArn, executionUpdateFromDetail(event.detail));
+  if (task === null) {
+    logger.info('Execution belongs to no live task; event ignored', { executionArn, executionStatus: status });
+    return;
+  }
+  logger.info('Execution status recorded', { taskId: task.taskId, executionArn, executionStatus: status, taskStatus: task.status });
+};

@@ -1,0 +1,98 @@
+// The OAuth side of the endpoint: a Cognito user pool (new or existing), a resource server whose scope the API
+// requires, an interactive PKCE client, an optional machine client, a hosted domain for the OAuth endpoints, and the
+// API Gateway authorizer that checks the tokens.
+import { Aws, Duration, Names, Validations, type RemovalPolicy } from 'aws-cdk-lib';
+import * as apigw from 'aws-cdk-lib/aws-apigateway';
+import * as cognito from 'aws-cdk-lib/aws-cognito';
+import { Construct } from 'constructs';
+import { DEFAULT_OAUTH_CALLBACK_URLS, DEFAULT_RESOURCE_SERVER_IDENTIFIER, defaultUserPoolProps, OAUTH_SCOPE_NAME } from './mcp-task-endpoint-defaults.js';
+
+export interface CognitoAuthProps {
+  readonly removalPolicy: RemovalPolicy;
+  readonly existingUserPoolObj?: cognito.IUserPool;
+  readonly userPoolProps?: cognito.UserPoolProps;
+  readonly cognitoDomainPrefix?: string;
+  readonly resourceServerIdentifier?: string;
+  readonly oauthCallbackUrls?: readonly string[];
+  readonly machineClient?: boolean;
+}
+
+export class CognitoAuth extends Construct {
+  public readonly userPool: cognito.IUserPool;
+  public readonly resourceServer: cognito.UserPoolResourceServer;
+  /** Public client for people: authorization code grant with PKCE (MCP Inspector, desktop clients). */
+  public readonly userPoolClient: cognito.UserPoolClient;
+  /** Confidential client for programs: client credentials grant; the task owner is its client ID. */
+  public readonly machineClient?: cognito.UserPoolClient;
+  /** Hosted domain serving /oauth2/authorize and /oauth2/token; absent for an existing pool without a prefix. */
+  public readonly domain?: cognito.UserPoolDomain;
+  public readonly authorizer: apigw.CognitoUserPoolsAuthorizer;
+  /** The scope every token must carry, `<resource server>/invoke`. */
+  public readonly scope: string;
+  /** The token issuer, which is also the OAuth authorization server named in the protected resource metadata. */
+  public readonly issuerUrl: string;
+
+  constructor(scope: Construct, id: string, props: CognitoAuthProps) {
+    super(scope, id);
+    if (props.existingUserPoolObj) {
+      this.userPool = props.existingUserPoolObj;
+    } else {
+      const userPool = new cognito.UserPool(this, 'UserPool', { ...defaultUserPoolProps(props.removalPolicy), ...props.userPoolProps });
+      Validations.of(userPool).acknowledge({
+        id: 'AwsSolutions-COG8',
+        reason: 'The Plus feature plan (threat protection) is billed per monthly active user; opt in with userPoolProps.featurePlan. MFA is required either way.',
+      });
+      this.userPool = userPool;
+    }
+    const invoke = new cognito.ResourceServerScope({ scopeName: OAUTH_SCOPE_NAME, scopeDescription: 'Call the MCP tools and manage your own tasks' });
+    this.resourceServer = this.userPool.addResourceServer('ResourceServer', {
+      identifier: props.resourceServerIdentifier ?? DEFAULT_RESOURCE_SERVER_IDENTIFIER,
+      scopes: [invoke],
+    });
+    const invokeScope = cognito.OAuthScope.resourceServer(this.resourceServer, invoke);
+    this.scope = invokeScope.scopeName;
+    this.userPoolClient = this.userPool.addClient('InteractiveClient', {
+      generateSecret: false,
+      authFlows: { userSrp: true },
+      oAuth: {
+        flows: { authorizationCodeGrant: true },
+        scopes: [cognito.OAuthScope.OPENID, cognito.OAuthScope.EMAIL, invokeScope],
+        callbackUrls: [...(props.oauthCallbackUrls ?? DEFAULT_OAUTH_CALLBACK_URLS)],
+      },
+      supportedIdentityProviders: [cognito.UserPoolClientIdentityProvider.COGNITO],
+      preventUserExistenceErrors: true,
+      enableTokenRevocation: true,
+      accessTokenValidity: Duration.hours(1),
+      refreshTokenValidity: Duration.days(30),
+    });
+    this.userPoolClient.node.addDependency(this.resourceServer);
+    if (props.machineClient) {
+      this.machineClient = this.userPool.addClient('MachineClient', {
+        generateSecret: true,
+        oAuth: { flows: { clientCredentials: true }, scopes: [invokeScope] },
+        supportedIdentityProviders: [cognito.UserPoolClientIdentityProvider.COGNITO],
+        accessTokenValidity: Duration.hours(1),
+      });
+      this.machineClient.node.addDependency(this.resourceServer);
+    }
+    const domainPrefix = props.cognitoDomainPrefix ?? (props.existingUserPoolObj ? undefined : this.derivedDomainPrefix());
+    if (domainPrefix !== undefined) this.domain = this.userPool.addDomain('Domain', { cognitoDomain: { domainPrefix } });
+    this.issuerUrl = `https://${this.userPool.userPoolProviderName}`;
+    this.authorizer = new apigw.CognitoUserPoolsAuthorizer(this, 'Authorizer', {
+      cognitoUserPools: [this.userPool],
+      identitySource: apigw.IdentitySource.header('Authorization'),
+    });
+  }
+
+  /**
+   * Hosted domain prefixes are global per region: derive one from this construct's unique path plus the account ID.
+   * Cognito refuses prefixes containing aws, amazon or cognito, so those words are dropped.
+   */
+  private derivedDomainPrefix(): string {
+    const unique = Names.uniqueResourceName(this, { maxLength: 64 })
+      .toLowerCase()
+      .replace(/aws|amazon|cognito/g, '')
+      .replace(/[^a-z0-9]/g, '');
+    return `${unique.slice(-40)}-${Aws.ACCOUNT_ID}`;
+  }
+}

@@ -1,0 +1,108 @@
+// One Lambda handler as this project deploys every handler: NodejsFunction bundled by local esbuild (ESM, Node 22,
+// arm64), JSON logs into its own log group, and a role that starts with nothing but writing to that log group.
+import { fileURLToPath } from 'node:url';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+
+/** The repository root, where package-lock.json pins what esbuild bundles. */
+export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** A file of the repository as an absolute path, e.g. `projectPath('lambda/handlers/mcp-http.ts')`. */
+export function projectPath(relative: string): string {
+  return fileURLToPath(new URL(`../${relative}`, import.meta.url));
+}
+
+// Some bundled CommonJS packages call require() for Node built-ins; an ESM bundle has no require unless made.
+const ESM_REQUIRE_BANNER = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+
+export interface HandlerFunctionProps {
+  /** The handler module (it exports `handler`), absolute path. */
+  readonly entry: string;
+  readonly description: string;
+  /** @default - none */
+  readonly environment?: Record<string, string>;
+  /** @default Duration.seconds(30) */
+  readonly timeout?: Duration;
+  /** @default 256 */
+  readonly memorySize?: number;
+  /** Active X-Ray tracing. @default false */
+  readonly tracing?: boolean;
+  /** @default logs.RetentionDays.ONE_MONTH */
+  readonly logRetention?: logs.RetentionDays;
+  /** Applies to the log group. @default RemovalPolicy.RETAIN */
+  readonly removalPolicy?: RemovalPolicy;
+  /** Asynchronous invocations that fail after their retries land here. @default - none */
+  readonly deadLetterQueue?: sqs.IQueue;
+  /** Retries of failed asynchronous invocations. @default 2 (Lambda's own default) */
+  readonly retryAttempts?: number;
+  /** How long an asynchronous event may wait for a successful invocation. @default Duration.hours(6) (Lambda's default) */
+  readonly maxEventAge?: Duration;
+}
+
+export class HandlerFunction extends Construct {
+  public readonly function: NodejsFunction;
+  public readonly role: iam.Role;
+  public readonly logGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: HandlerFunctionProps) {
+    super(scope, id);
+    this.logGroup = new logs.LogGroup(this, 'LogGroup', {
+      retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+    });
+    // An explicit role instead of AWSLambdaBasicExecutionRole, whose logs:* on every log group is more than needed.
+    this.role = new iam.Role(this, 'Role', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'), description: props.description });
+    this.logGroup.grantWrite(this.role);
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: props.entry,
+      handler: 'handler',
+      description: props.description,
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: props.memorySize ?? 256,
+      timeout: props.timeout ?? Duration.seconds(30),
+      role: this.role,
+      logGroup: this.logGroup,
+      loggingFormat: lambda.LoggingFormat.JSON,
+      applicationLogLevelV2: lambda.ApplicationLogLevel.INFO,
+      systemLogLevelV2: lambda.SystemLogLevel.WARN,
+      tracing: props.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
+      environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
+      ...(props.deadLetterQueue ? { deadLetterQueue: props.deadLetterQueue } : {}),
+      ...(props.retryAttempts !== undefined ? { retryAttempts: props.retryAttempts } : {}),
+      ...(props.maxEventAge ? { maxEventAge: props.maxEventAge } : {}),
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: projectPath('package-lock.json'),
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node22',
+        mainFields: ['module', 'main'],
+        banner: ESM_REQUIRE_BANNER,
+        minify: true,
+        sourceMap: true,
+        // Stack traces name files and lines; the sources themselves would triple the package.
+        sourcesContent: false,
+        // Bundle the AWS SDK rather than use the runtime's copy: the versions the tests ran are the versions deployed.
+        bundleAwsSDK: true,
+        externalModules: [],
+        forceDockerBundling: false,
+        logLevel: LogLevel.WARNING,
+      },
+    });
+    Validations.of(this.function).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason: 'Node.js 22 is deliberate: it is the runtime the project builds and tests with (the local stack and CI run Node 22); move with the project.',
+    });
+    if (props.tracing) {
+      Validations.of(this.role).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: 'xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions.',
+      });
+    }
+  }
+}

@@ -1,0 +1,83 @@
+// The public API of McpTaskEndpoint: its props and the shape of a tool registration.
+import type { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type * as apigw from 'aws-cdk-lib/aws-apigateway';
+import type * as cognito from 'aws-cdk-lib/aws-cognito';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import type { JsonSchema } from '../lambda/tools/tool-definition.js';
+
+/** One MCP tool: the state machine that runs it, and what `tools/list` tells clients about it. */
+export interface McpToolProps {
+  /** MCP tool name: 1-128 characters of `A-Za-z0-9_-.`, unique within the endpoint. */
+  readonly name: string;
+  /** Human-friendly name. @default - none */
+  readonly title?: string;
+  readonly description: string;
+  /** JSON Schema of the arguments; must have `"type": "object"`. Arguments are validated against it before a start. */
+  readonly inputSchema: JsonSchema;
+  /**
+   * A STANDARD state machine: one made in this app, or the ARN of an existing one
+   * (`arn:aws:states:<region>:<account>:stateMachine:<name>`, unqualified).
+   */
+  readonly stateMachine: sfn.IStateMachine | string;
+}
+
+export interface McpTaskEndpointProps {
+  /** Tools registered at construction; `addTool` adds more. @default - none */
+  readonly tools?: readonly McpToolProps[];
+
+  /** What happens to the task table, the user pool and the log groups when they leave the stack. @default RemovalPolicy.RETAIN */
+  readonly removalPolicy?: RemovalPolicy;
+  /** Customer managed KMS key for the task table. @default - the AWS managed key for DynamoDB */
+  readonly tableEncryptionKey?: kms.IKey;
+
+  /**
+   * Serve MCP without authentication; every request then belongs to one fixed owner. Anyone who finds the URL can
+   * start your state machines, so synth warns. Not combinable with the user pool props.
+   * @default false
+   */
+  readonly openEndpoint?: boolean;
+  /** An existing user pool to authorize against. Not with `userPoolProps`. @default - a new user pool */
+  readonly existingUserPoolObj?: cognito.IUserPool;
+  /** Overrides for the user pool this construct creates. Not with `existingUserPoolObj`. @default - see mcp-task-endpoint-defaults.ts */
+  readonly userPoolProps?: cognito.UserPoolProps;
+  /**
+   * Prefix of the Cognito hosted domain (`<prefix>.auth.<region>.amazoncognito.com`) that serves the OAuth
+   * endpoints. Required to get tokens from an existing user pool that has no domain yet.
+   * @default - for a new pool, derived from the construct path and the account ID; for an existing pool, none
+   */
+  readonly cognitoDomainPrefix?: string;
+  /** Identifier of the OAuth resource server; the scope clients request is `<identifier>/invoke`. @default 'mcp-tasks' */
+  readonly resourceServerIdentifier?: string;
+  /** Redirect URIs of the interactive (authorization code + PKCE) client. @default - MCP Inspector's callbacks on localhost:6274 */
+  readonly oauthCallbackUrls?: readonly string[];
+  /** Also create a confidential client for machine-to-machine use (client credentials grant). @default false */
+  readonly machineClient?: boolean;
+
+  /** @default 'prod' */
+  readonly stageName?: string;
+  /** Steady-state requests per second the stage accepts. @default 50 */
+  readonly throttlingRateLimit?: number;
+  /** Burst of requests the stage accepts. @default 100 */
+  readonly throttlingBurstLimit?: number;
+  /** Browser origins allowed to call the endpoint (CORS). @default - no CORS */
+  readonly corsAllowOrigins?: readonly string[];
+  /** Execution logging of the stage; needs the account-wide API Gateway CloudWatch role. @default - off (access logs are always on) */
+  readonly executionLoggingLevel?: apigw.MethodLoggingLevel;
+  /** A regional AWS WAF web ACL to associate with the stage. @default - none */
+  readonly webAclArn?: string;
+
+  /**
+   * How long a blocking `tasks/result` waits within one request before it asks the client to call again. Nothing is
+   * written while it waits, and API Gateway closes a regional stream after 5 idle minutes, so at most 4 min 30 s.
+   * @default Duration.seconds(50) (below the MCP TypeScript SDK's 60-second default request timeout)
+   */
+  readonly resultWait?: Duration;
+  /** Memory of the MCP function. @default 512 */
+  readonly mcpFunctionMemorySize?: number;
+  /** Active X-Ray tracing on the functions and the stage. @default false */
+  readonly tracing?: boolean;
+  /** Retention of the functions' and the access log groups. @default logs.RetentionDays.ONE_MONTH */
+  readonly logRetention?: logs.RetentionDays;
+}

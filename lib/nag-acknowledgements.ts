@@ -1,0 +1,36 @@
+// Acknowledging cdk-nag's wildcard-resource finding for one specific resource ARN, however it is built from tokens.
+import { Stack, Validations } from 'aws-cdk-lib';
+import type { IConstruct } from 'constructs';
+
+/**
+ * The resource as cdk-nag prints it in a finding ID: `{Ref: X}` as `<X>`, `{Fn::GetAtt: [X, Y]}` as `<X.Y>`,
+ * `Fn::Join` joined, anything else as JSON (cdk-nag's utils/flatten-cfn-reference, which it does not export).
+ */
+export function flattenCfnReference(value: unknown): string {
+  if (value === undefined) return '';
+  if (typeof value === 'string') return value.replace(/\$\{/g, '<').replace(/\}/g, '>');
+  if (typeof value === 'object' && value !== null) {
+    const node = value as Record<string, unknown>;
+    if (node['Fn::Join']) {
+      const [delimiter, items] = node['Fn::Join'] as [string, unknown[]];
+      return items.map(flattenCfnReference).join(delimiter);
+    }
+    if (node['Fn::Sub']) return flattenCfnReference(node['Fn::Sub']);
+    if (node['Fn::GetAtt']) {
+      const [resource, attribute] = node['Fn::GetAtt'] as [unknown, unknown];
+      return `<${flattenCfnReference(resource)}.${flattenCfnReference(attribute)}>`;
+    }
+    if (node['Fn::ImportValue']) return flattenCfnReference(node['Fn::ImportValue']);
+    if (node['Ref']) return `<${flattenCfnReference(node['Ref'])}>`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * Acknowledges AwsSolutions-IAM5 for exactly `resourceArn` on `scope` and below, so any other wildcard still fails.
+ * Resolved now: the logical IDs it names must not be overridden later.
+ */
+export function acknowledgeWildcardResource(scope: IConstruct, resourceArn: string, reason: string): void {
+  const flattened = flattenCfnReference(Stack.of(scope).resolve(resourceArn));
+  Validations.of(scope).acknowledge({ id: `AwsSolutions-IAM5[Resource::${flattened}]`, reason });
+}

@@ -1,0 +1,54 @@
+// Status push: one EventBridge rule per registered state machine, matching its executions' terminal status changes
+// and delivering them to the status-sync function; what cannot be applied ends in one dead-letter queue.
+import { Duration } from 'aws-cdk-lib';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { ExecutionStatus } from '../lambda/core/execution-status.js';
+import { EXECUTION_STATUS_CHANGE, STEP_FUNCTIONS_EVENT_SOURCE } from '../lambda/handlers/execution-status-event.js';
+import { STATUS_EVENT_MAX_AGE, STATUS_EVENT_TARGET_RETRY_ATTEMPTS } from './mcp-task-endpoint-defaults.js';
+
+/**
+ * RUNNING moves a task from `submitted` to `working`; the terminal statuses finish it. PENDING_REDRIVE is left out:
+ * it only follows a failure, and a finished task never changes again.
+ */
+export const PUSHED_EXECUTION_STATUSES: readonly string[] = [ExecutionStatus.Running, ExecutionStatus.Succeeded, ExecutionStatus.Failed, ExecutionStatus.TimedOut, ExecutionStatus.Aborted];
+
+/** Holds events for 14 days: those EventBridge could not deliver and those the function failed on after its retries. */
+export function createStatusDeadLetterQueue(scope: Construct, id: string): sqs.Queue {
+  return new sqs.Queue(scope, id, {
+    encryption: sqs.QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    retentionPeriod: Duration.days(14),
+  });
+}
+
+export interface StatusRuleProps {
+  readonly stateMachineArn: string;
+  readonly handler: lambda.IFunction;
+  readonly deadLetterQueue: sqs.IQueue;
+}
+
+/**
+ * A rule per machine keeps every pattern far below EventBridge's 2048-character limit, however many tools there are.
+ * Delivery is best effort, so the backend still refreshes a task from Step Functions when an event goes missing.
+ */
+export function createStatusRule(scope: Construct, id: string, props: StatusRuleProps): events.Rule {
+  return new events.Rule(scope, id, {
+    description: 'Step Functions execution status changes of one MCP tool, pushed into the task table',
+    eventPattern: {
+      source: [STEP_FUNCTIONS_EVENT_SOURCE],
+      detailType: [EXECUTION_STATUS_CHANGE],
+      detail: { stateMachineArn: [props.stateMachineArn], status: [...PUSHED_EXECUTION_STATUSES] },
+    },
+    targets: [
+      new targets.LambdaFunction(props.handler, {
+        deadLetterQueue: props.deadLetterQueue,
+        retryAttempts: STATUS_EVENT_TARGET_RETRY_ATTEMPTS,
+        maxEventAge: STATUS_EVENT_MAX_AGE,
+      }),
+    ],
+  });
+}

@@ -1,0 +1,34 @@
+// Test support: CDK apps configured like `cdk synth` (cdk.json's feature flags), with bundling only when asked for.
+import { readFileSync } from 'node:fs';
+import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { ExampleToolsStack, type ExampleToolsStackProps } from '../../lib/example-tools-stack.js';
+
+const CDK_JSON = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> };
+
+/** A concrete environment, so ARNs in the template carry a known region and account. */
+export const TEST_ENV = { account: '123456789012', region: 'eu-west-1' } as const;
+
+/**
+ * An app with the project's feature flags. Bundling (esbuild, about a second per large function) is skipped unless
+ * `bundling` is true; the template is the same either way except for asset hashes.
+ */
+export function testApp(options: { bundling?: boolean } = {}): App {
+  return new App({ context: { ...CDK_JSON.context, ...(options.bundling ? {} : { 'aws:cdk:bundling-stacks': [] }) } });
+}
+
+/** A stack to put constructs under test in. */
+export function testStack(app: App = testApp(), id = 'TestStack'): Stack {
+  return new Stack(app, id, { env: TEST_ENV });
+}
+
+export function exampleStack(options: { bundling?: boolean; props?: ExampleToolsStackProps } = {}): { app: App; stack: ExampleToolsStack; template: Template } {
+  const app = testApp(options);
+  const stack = new ExampleToolsStack(app, 'McpTasks', { env: TEST_ENV, ...options.props });
+  return { app, stack, template: Template.fromStack(stack) };
+}
+
+/** The logical ID of a construct's CloudFormation resource, as `Ref`s in the template name it. */
+export function logicalId(stack: Stack, construct: { node: { defaultChild?: unknown } }): string {
+  return stack.getLogicalId(construct.node.defaultChild as Parameters<Stack['getLogicalId']>[0]);
+}

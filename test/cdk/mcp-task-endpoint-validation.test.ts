@@ -1,0 +1,154 @@
+// McpTaskEndpoint's checks: bad props fail at construction and bad tools at synth, each with every problem listed;
+// an open endpoint warns; a catalog too large for Lambda's environment fails before deploy.
+import { createHash } from 'node:crypto';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import { describe, expect, it } from 'vitest';
+import { McpTaskEndpoint, type McpToolProps } from '../../lib/mcp-task-endpoint.js';
+import { testStack } from './cdk-app.js';
+
+const SCHEMA = { type: 'object', properties: {} } as const;
+const MACHINE_ARN = 'arn:aws:states:eu-west-1:123456789012:stateMachine:nightly-report';
+
+function tool(name: string, overrides: Partial<McpToolProps> = {}): McpToolProps {
+  return { name, description: `Tool ${name}`, inputSchema: SCHEMA, stateMachine: MACHINE_ARN, ...overrides };
+}
+
+function errorOf(action: () => unknown): string {
+  try {
+    action();
+  } catch (error) {
+    return String(error);
+  }
+  throw new Error('expected an error');
+}
+
+/** The error synth raises for the stack, or `undefined` when it synthesizes. */
+function synthError(endpoint: McpTaskEndpoint): string | undefined {
+  try {
+    Template.fromStack(endpoint.node.scope as never);
+    return undefined;
+  } catch (error) {
+    return String(error);
+  }
+}
+
+describe('McpTaskEndpoint tool validation (at synth)', () => {
+  it('accepts tools named by MCP’s rules, on a machine ARN or a STANDARD machine of the app', () => {
+    const stack = testStack();
+    const machine = new sfn.StateMachine(stack, 'Machine', { definitionBody: sfn.DefinitionBody.fromChainable(new sfn.Pass(stack, 'Pass')) });
+    const endpoint = new McpTaskEndpoint(stack, 'Endpoint', { tools: [tool('report.nightly_v2-beta')] }).addTool(tool('from_app', { stateMachine: machine }));
+    expect(synthError(endpoint)).toBeUndefined();
+  });
+
+  it('reports every bad name, duplicate, schema and machine in one error', () => {
+    const stack = testStack();
+    const express = new sfn.StateMachine(stack, 'Express', { stateMachineType: sfn.StateMachineType.EXPRESS, definitionBody: sfn.DefinitionBody.fromChainable(new sfn.Pass(stack, 'Pass')) });
+    const endpoint = new McpTaskEndpoint(stack, 'Endpoint')
+      .addTool(tool('has space'))
+      .addTool(tool('x'.repeat(129)))
+      .addTool(tool('twice'))
+      .addTool(tool('twice'))
+      .addTool(tool('no_object', { inputSchema: { type: 'array' } as never }))
+      .addTool(tool('bad_arn', { stateMachine: 'arn:aws:lambda:eu-west-1:123456789012:function:nope' }))
+      .addTool(tool('alias_arn', { stateMachine: `${MACHINE_ARN}:live` }))
+      .addTool(tool('express', { stateMachine: express }));
+    const error = synthError(endpoint);
+    expect(error).toContain("Tool name 'has space' must be 1-128 characters");
+    expect(error).toContain(`Tool name '${'x'.repeat(129)}' must be 1-128 characters`);
+    expect(error).toContain("Tool name 'twice' is registered more than once");
+    expect(error).toContain("Tool 'no_object': inputSchema must be a JSON Schema with \"type\": \"object\"");
+    expect(error).toContain("Tool 'bad_arn': 'arn:aws:lambda:eu-west-1:123456789012:function:nope' is not an unqualified state machine ARN");
+    expect(error).toContain("Tool 'alias_arn'");
+    expect(error).toContain("Tool 'express': its state machine is EXPRESS");
+  });
+
+  it('grants and routes a machine shared by two tools once', () => {
+    const stack = testStack();
+    const endpoint = new McpTaskEndpoint(stack, 'Endpoint', { tools: [tool('first'), tool('second')] });
+    expect(endpoint.statusRules).toHaveLength(1);
+    Template.fromStack(stack).resourceCountIs('AWS::Events::Rule', 1);
+  });
+
+  it('includes a tool added after something already resolved the function’s environment', () => {
+    const stack = testStack();
+    const endpoint = new McpTaskEndpoint(stack, 'Endpoint', { tools: [tool('early')] });
+    stack.resolve((endpoint.mcpFunction.node.defaultChild as CfnFunction).environment);
+    endpoint.addTool(tool('late', { stateMachine: `${MACHINE_ARN}-late` }));
+    Template.fromStack(stack).hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ TOOL_STATE_MACHINE_ARNS: `${MACHINE_ARN},${MACHINE_ARN}-late` }) },
+    });
+  });
+
+  it('puts an imported machine’s executions in that machine’s own account and region', () => {
+    const stack = testStack();
+    new McpTaskEndpoint(stack, 'Endpoint', { tools: [tool('remote', { stateMachine: 'arn:aws:states:us-west-2:210987654321:stateMachine:remote-job' })] });
+    Template.fromStack(stack).hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: 'states:DescribeExecution', Resource: 'arn:aws:states:us-west-2:210987654321:execution:remote-job:*' })]) },
+    });
+  });
+
+  it('fails when the tool catalog may not fit the MCP function’s 4 KB environment', () => {
+    const endpoint = new McpTaskEndpoint(testStack(), 'Endpoint');
+    // Random text does not compress: each description takes its full size in the packed catalog.
+    for (let index = 0; index < 6; index++) endpoint.addTool(tool(`tool_${index}`, { description: randomText(600, index), stateMachine: `${MACHINE_ARN}${index}` }));
+    expect(synthError(endpoint)).toMatch(/tool catalog may not fit the MCP function's environment \(up to \d+ of 4096 bytes with 6 tools\)/);
+  });
+});
+
+describe('McpTaskEndpoint props validation (at construction)', () => {
+  it('reports every conflicting or out-of-range prop in one error', () => {
+    const stack = testStack();
+    const build = () =>
+      new McpTaskEndpoint(stack, 'Endpoint', {
+        openEndpoint: true,
+        machineClient: true,
+        cognitoDomainPrefix: 'My_AWS_Prefix',
+        throttlingRateLimit: -1,
+        corsAllowOrigins: ['app.example.com'],
+        resultWait: { isUnresolved: () => false, toMilliseconds: () => 10 * 60 * 1000 } as never,
+      });
+    const message = errorOf(build);
+    expect(message).toContain('McpTaskEndpoint props is invalid:');
+    for (const problem of ['machineClient would have no effect', 'cognitoDomainPrefix would have no effect', "cognitoDomainPrefix 'My_AWS_Prefix' must be", 'throttlingRateLimit must be a positive integer', "corsAllowOrigins entry 'app.example.com'", 'resultWait must be between']) {
+      expect(message).toContain(problem);
+    }
+  });
+
+  it('refuses an existing user pool together with props for a new one', () => {
+    const stack = testStack();
+    expect(() => new McpTaskEndpoint(stack, 'Endpoint', { existingUserPoolObj: {} as never, userPoolProps: {} })).toThrow('Pass existingUserPoolObj or userPoolProps, not both');
+  });
+});
+
+describe('McpTaskEndpoint open endpoint', () => {
+  it('warns at synth that anyone with the URL can use it', () => {
+    const stack = testStack();
+    new McpTaskEndpoint(stack, 'Endpoint', { openEndpoint: true, tools: [tool('open')] });
+    Annotations.fromStack(stack).hasWarning('/TestStack/Endpoint', Match.stringLikeRegexp('openEndpoint is true: the MCP endpoint has no authentication'));
+  });
+
+  it('serves /mcp without an authorizer and gives the function its one owner', () => {
+    const stack = testStack();
+    new McpTaskEndpoint(stack, 'Endpoint', { openEndpoint: true, tools: [tool('open')] });
+    const template = Template.fromStack(stack);
+    template.resourceCountIs('AWS::ApiGateway::Authorizer', 0);
+    template.resourceCountIs('AWS::Cognito::UserPool', 0);
+    template.allResourcesProperties('AWS::ApiGateway::Method', { AuthorizationType: 'NONE' });
+    template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ OPEN_ENDPOINT_OWNER: 'anonymous' }) } });
+  });
+
+  it('does not warn when auth is on', () => {
+    const stack = testStack();
+    new McpTaskEndpoint(stack, 'Endpoint', { tools: [tool('closed')] });
+    Annotations.fromStack(stack).hasNoWarning('*', Match.stringLikeRegexp('openEndpoint'));
+  });
+});
+
+/** Deterministic text that does not compress (base64 of a hash chain), so the packed catalog stays large. */
+function randomText(length: number, seed: number): string {
+  let text = '';
+  for (let block = 0; text.length < length; block++) text += createHash('sha256').update(`${seed}:${block}`).digest('base64');
+  return text.slice(0, length);
+}

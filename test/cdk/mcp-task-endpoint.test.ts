@@ -1,0 +1,301 @@
+// McpTaskEndpoint as deployed by the example app: the template's table, functions, API, auth, status push and IAM.
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ENV } from '../../lambda/handlers/environment.js';
+import { MCP_HTTP_ENV, unpackToolCatalog } from '../../lambda/handlers/mcp-http-environment.js';
+import { EXAMPLE_TOOLS } from '../../lambda/example-tools/catalog.js';
+import { OWNER_INDEX, OWNER_INDEX_PARTITION_KEY, OWNER_INDEX_PROJECTED_ATTRIBUTES, OWNER_INDEX_SORT_KEY, PARTITION_KEY, TTL_ATTRIBUTE } from '../../lambda/store/table-schema.js';
+import type { ExampleToolsStack } from '../../lib/example-tools-stack.js';
+import { exampleStack, logicalId, TEST_ENV } from './cdk-app.js';
+
+type Resource = { Type: string; Properties: Record<string, any> };
+type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
+
+let stack: ExampleToolsStack;
+let template: Template;
+let outdir: string;
+let ids: { table: string; mcpFunction: string; statusFunction: string; queue: string; userPool: string; resourceServer: string; api: string; machines: string[] };
+
+beforeAll(() => {
+  // Bundled once for the whole file, with local esbuild: this is also the proof that synth works offline.
+  const synth = exampleStack({ bundling: true });
+  ({ stack, template } = synth);
+  outdir = synth.app.outdir;
+  const { endpoint } = stack;
+  ids = {
+    table: logicalId(stack, endpoint.table),
+    mcpFunction: logicalId(stack, endpoint.mcpFunction),
+    statusFunction: logicalId(stack, endpoint.statusSyncFunction),
+    queue: logicalId(stack, endpoint.statusDeadLetterQueue),
+    userPool: logicalId(stack, endpoint.auth!.userPool as never),
+    resourceServer: logicalId(stack, endpoint.auth!.resourceServer),
+    api: logicalId(stack, endpoint.restApi.api),
+    machines: EXAMPLE_TOOLS.map((tool) => logicalId(stack, stack.stateMachines[tool.name]!)),
+  };
+});
+
+function resources(type: string): Record<string, Resource> {
+  return template.findResources(type) as Record<string, Resource>;
+}
+
+function resource(id: string): Resource {
+  return template.toJSON()['Resources'][id] as Resource;
+}
+
+/** A `Fn::Join` as text, with `${LogicalId}` and `${LogicalId.Attribute}` where CloudFormation fills in values. */
+function joined(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const node = value as Record<string, any>;
+  if (node['Fn::Join']) return (node['Fn::Join'][1] as unknown[]).map(joined).join(node['Fn::Join'][0]);
+  if (node['Ref']) return `\${${node['Ref']}}`;
+  if (node['Fn::GetAtt']) return `\${${node['Fn::GetAtt'].join('.')}}`;
+  throw new Error(`cannot render ${JSON.stringify(value)}`);
+}
+
+function policyStatements(functionId: string): Statement[] {
+  const roleId = (resource(functionId).Properties['Role'] as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+  const policies = Object.values(resources('AWS::IAM::Policy')).filter((policy) => (policy.Properties['Roles'] as { Ref: string }[]).some((role) => role.Ref === roleId));
+  return policies.flatMap((policy) => policy.Properties['PolicyDocument'].Statement as Statement[]);
+}
+
+const sorted = (actions: string | string[]): string[] => [actions].flat().sort();
+const executionsOf = (machineId: string) => ({ 'Fn::Join': ['', [`arn:aws:states:${TEST_ENV.region}:${TEST_ENV.account}:execution:`, { 'Fn::GetAtt': [machineId, 'Name'] }, ':*']] });
+
+describe('task table', () => {
+  it('is keyed by the task key, billed on demand, with TTL on the expiry attribute', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [{ AttributeName: PARTITION_KEY, KeyType: 'HASH' }],
+      BillingMode: 'PAY_PER_REQUEST',
+      TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
+    });
+  });
+
+  it('has the sparse owner index with the projection tasks/list reads', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: OWNER_INDEX,
+          KeySchema: [
+            { AttributeName: OWNER_INDEX_PARTITION_KEY, KeyType: 'HASH' },
+            { AttributeName: OWNER_INDEX_SORT_KEY, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...OWNER_INDEX_PROJECTED_ATTRIBUTES] },
+        },
+      ],
+    });
+  });
+
+  it('has point-in-time recovery and KMS encryption at rest', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', { PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true }, SSESpecification: { SSEEnabled: true } });
+  });
+
+  it('is retained when it leaves the stack, by default', () => {
+    template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+  });
+});
+
+describe('functions', () => {
+  it('run every handler on Node.js 22, arm64, with JSON logs in its own log group', () => {
+    const functions = Object.values(resources('AWS::Lambda::Function'));
+    expect(functions).toHaveLength(2 + EXAMPLE_TOOLS.flatMap((tool) => Object.keys(tool.lambdaSteps)).length);
+    for (const fn of functions) {
+      expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], Handler: 'index.handler', LoggingConfig: { LogFormat: 'JSON' } });
+      expect(fn.Properties['LoggingConfig']['LogGroup']).toEqual({ Ref: expect.any(String) });
+    }
+  });
+
+  it('give the MCP function the table, the result wait, and the tool catalog packed with its machines in order', () => {
+    const variables = resource(ids.mcpFunction).Properties['Environment'].Variables as Record<string, unknown>;
+    expect(variables[ENV.tableName]).toEqual({ Ref: ids.table });
+    expect(variables[ENV.resultWaitMs]).toBe('50000');
+    expect(joined(variables[MCP_HTTP_ENV.toolStateMachineArns])).toBe(ids.machines.map((id) => `\${${id}}`).join(','));
+    const tools = unpackToolCatalog(variables[MCP_HTTP_ENV.packedToolCatalog] as string, ids.machines.join(','));
+    expect(tools).toEqual(EXAMPLE_TOOLS.map((tool, index) => ({ name: tool.name, title: tool.title, description: tool.description, inputSchema: tool.inputSchema, stateMachineArn: ids.machines[index] })));
+    expect(variables[MCP_HTTP_ENV.openEndpointOwner]).toBeUndefined();
+  });
+
+  it('let the MCP function outlive the longest blocking wait', () => {
+    expect(resource(ids.mcpFunction).Properties).toMatchObject({ Timeout: 80, MemorySize: 512 });
+  });
+
+  it('give the status-sync function the table and an empty catalog, and dead-letter its failed events', () => {
+    const fn = resource(ids.statusFunction).Properties;
+    expect(fn['Environment'].Variables).toMatchObject({ [ENV.tableName]: { Ref: ids.table }, [ENV.toolCatalog]: '[]' });
+    expect(fn['DeadLetterConfig']).toEqual({ TargetArn: { 'Fn::GetAtt': [ids.queue, 'Arn'] } });
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { FunctionName: { Ref: ids.statusFunction }, MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 7200 });
+  });
+
+  it('bundle the MCP handler offline into one ESM file that can require Node built-ins, under 1 MiB', () => {
+    const assetHash = (resource(ids.mcpFunction).Properties['Code'].S3Key as string).replace(/\.zip$/, '');
+    const bundle = join(outdir, `asset.${assetHash}`, 'index.mjs');
+    expect(existsSync(bundle)).toBe(true);
+    expect(readFileSync(bundle, 'utf8')).toMatch(/^import \{ createRequire as __createRequire \} from 'node:module';/);
+    expect(statSync(bundle).size).toBeLessThan(1024 * 1024);
+  });
+});
+
+describe('REST API', () => {
+  it('is regional, so a held response stream may idle for minutes', () => {
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', { EndpointConfiguration: { Types: ['REGIONAL'] } });
+  });
+
+  it.each(['POST', 'GET', 'DELETE'])('serves %s /mcp through the Cognito authorizer, requiring the invoke scope', (method) => {
+    template.hasResourceProperties('AWS::ApiGateway::Method', {
+      HttpMethod: method,
+      ResourceId: { Ref: Match.stringLikeRegexp('mcp') },
+      AuthorizationType: 'COGNITO_USER_POOLS',
+      AuthorizerId: { Ref: Match.stringLikeRegexp('Authorizer') },
+      AuthorizationScopes: [{ 'Fn::Join': ['', [{ Ref: ids.resourceServer }, '/invoke']] }],
+    });
+  });
+
+  it.each(['POST', 'GET', 'DELETE'])('streams %s /mcp from the function (Lambda proxy, STREAM, timeout past 29 s)', (method) => {
+    template.hasResourceProperties('AWS::ApiGateway::Method', {
+      HttpMethod: method,
+      Integration: {
+        Type: 'AWS_PROXY',
+        ResponseTransferMode: 'STREAM',
+        TimeoutInMillis: 80_000,
+        Uri: { 'Fn::Join': ['', Match.arrayWith([{ 'Fn::GetAtt': [ids.mcpFunction, 'Arn'] }, '/response-streaming-invocations'])] },
+      },
+    });
+  });
+
+  it('checks tokens against the user pool from the Authorization header', () => {
+    template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
+      Type: 'COGNITO_USER_POOLS',
+      IdentitySource: 'method.request.header.Authorization',
+      ProviderARNs: [{ 'Fn::GetAtt': [ids.userPool, 'Arn'] }],
+    });
+  });
+
+  it('throttles the stage and writes JSON access logs naming the owner', () => {
+    const stage = Object.values(resources('AWS::ApiGateway::Stage'))[0]!.Properties;
+    expect(stage['MethodSettings']).toEqual([expect.objectContaining({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 })]);
+    expect(JSON.parse(stage['AccessLogSetting'].Format as string)).toMatchObject({ requestId: '$context.requestId', status: '$context.status', owner: '$context.authorizer.claims.sub' });
+  });
+
+  it('serves the RFC 9728 protected resource metadata without a token', () => {
+    const [method] = Object.values(resources('AWS::ApiGateway::Method')).filter((candidate) => candidate.Properties['Integration']?.Type === 'MOCK');
+    expect(method!.Properties).toMatchObject({ HttpMethod: 'GET', AuthorizationType: 'NONE' });
+    const document = JSON.parse(joined(method!.Properties['Integration'].IntegrationResponses[0].ResponseTemplates['application/json']));
+    expect(document).toEqual({
+      resource: `https://\${${ids.api}}.execute-api.${TEST_ENV.region}.\${AWS::URLSuffix}/prod/mcp`,
+      authorization_servers: [`https://\${${ids.userPool}.ProviderName}`],
+      bearer_methods_supported: ['header'],
+      scopes_supported: [`\${${ids.resourceServer}}/invoke`],
+      resource_name: expect.any(String),
+    });
+  });
+
+  it('answers 401 with WWW-Authenticate naming the metadata document', () => {
+    const [response] = Object.values(resources('AWS::ApiGateway::GatewayResponse')).filter((candidate) => candidate.Properties['ResponseType'] === 'UNAUTHORIZED');
+    expect(response!.Properties['StatusCode']).toBe('401');
+    expect(joined(response!.Properties['ResponseParameters']['gatewayresponse.header.WWW-Authenticate'])).toBe(
+      `'Bearer resource_metadata="https://\${${ids.api}}.execute-api.${TEST_ENV.region}.\${AWS::URLSuffix}/prod/.well-known/oauth-protected-resource"'`,
+    );
+  });
+});
+
+describe('Cognito', () => {
+  it('creates a user pool without self sign-up and with TOTP required', () => {
+    template.hasResourceProperties('AWS::Cognito::UserPool', { AdminCreateUserConfig: { AllowAdminCreateUserOnly: true }, MfaConfiguration: 'ON', EnabledMfas: ['SOFTWARE_TOKEN_MFA'] });
+  });
+
+  it('offers people a public PKCE client asking for the invoke scope, and programs a client-credentials client', () => {
+    const scope = { 'Fn::Join': ['', [{ Ref: ids.resourceServer }, '/invoke']] };
+    template.hasResourceProperties('AWS::Cognito::UserPoolClient', { AllowedOAuthFlows: ['code'], GenerateSecret: false, AllowedOAuthScopes: Match.arrayWith([scope]) });
+    template.hasResourceProperties('AWS::Cognito::UserPoolClient', { AllowedOAuthFlows: ['client_credentials'], GenerateSecret: true, AllowedOAuthScopes: [scope] });
+  });
+
+  it('gives the pool a hosted domain for the OAuth endpoints', () => {
+    template.resourceCountIs('AWS::Cognito::UserPoolDomain', 1);
+  });
+});
+
+describe('status push', () => {
+  it('has one rule per registered machine, matching only its status-change events', () => {
+    const rules = Object.values(resources('AWS::Events::Rule')).map((rule) => rule.Properties['EventPattern']);
+    expect(rules).toEqual(
+      ids.machines.map((machine) => ({
+        source: ['aws.states'],
+        'detail-type': ['Step Functions Execution Status Change'],
+        detail: { stateMachineArn: [{ Ref: machine }], status: ['RUNNING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'ABORTED'] },
+      })),
+    );
+  });
+
+  it('targets the status-sync function with retries and the dead-letter queue', () => {
+    for (const rule of Object.values(resources('AWS::Events::Rule'))) {
+      expect(rule.Properties['Targets']).toEqual([
+        expect.objectContaining({
+          Arn: { 'Fn::GetAtt': [ids.statusFunction, 'Arn'] },
+          DeadLetterConfig: { Arn: { 'Fn::GetAtt': [ids.queue, 'Arn'] } },
+          RetryPolicy: { MaximumRetryAttempts: 8, MaximumEventAgeInSeconds: 7200 },
+        }),
+      ]);
+    }
+  });
+
+  it('keeps the dead-letter queue encrypted and reachable over TLS only', () => {
+    template.hasResourceProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
+    template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+    });
+  });
+});
+
+describe('IAM', () => {
+  it('lets the MCP function use the table items and the owner index, start the tools’ machines and describe or stop only their executions', () => {
+    const statements = policyStatements(ids.mcpFunction).map((statement) => ({ ...statement, Action: sorted(statement.Action) }));
+    expect(statements).toHaveLength(5);
+    expect(statements).toEqual(
+      expect.arrayContaining([
+        { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: { 'Fn::GetAtt': [expect.stringMatching(/^McpTasksMcpHandlerLogGroup/), 'Arn'] } },
+        { Effect: 'Allow', Action: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], Resource: { 'Fn::GetAtt': [ids.table, 'Arn'] } },
+        { Effect: 'Allow', Action: ['dynamodb:Query'], Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [ids.table, 'Arn'] }, `/index/${OWNER_INDEX}`]] } },
+        { Effect: 'Allow', Action: ['states:StartExecution'], Resource: expect.arrayContaining(ids.machines.map((id) => ({ Ref: id }))) },
+        { Effect: 'Allow', Action: ['states:DescribeExecution', 'states:StopExecution'], Resource: expect.arrayContaining(ids.machines.map(executionsOf)) },
+      ]),
+    );
+  });
+
+  it('lets the status-sync function read and update items, describe the tools’ executions and dead-letter, nothing more', () => {
+    const statements = policyStatements(ids.statusFunction).map((statement) => ({ ...statement, Action: sorted(statement.Action) }));
+    expect(statements).toHaveLength(4);
+    expect(statements).toEqual(
+      expect.arrayContaining([
+        { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: { 'Fn::GetAtt': [expect.stringMatching(/^McpTasksStatusSyncHandlerLogGroup/), 'Arn'] } },
+        { Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], Resource: { 'Fn::GetAtt': [ids.table, 'Arn'] } },
+        { Effect: 'Allow', Action: ['states:DescribeExecution'], Resource: expect.arrayContaining(ids.machines.map(executionsOf)) },
+        { Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: { 'Fn::GetAtt': [ids.queue, 'Arn'] } },
+      ]),
+    );
+  });
+
+  it('grants every DynamoDB call the task store makes', () => {
+    const granted = new Set(policyStatements(ids.mcpFunction).flatMap((statement) => [statement.Action].flat()));
+    for (const action of dynamoDbActionsOfStore()) expect(granted).toContain(action);
+  });
+
+  it('attaches no managed policy to the functions’ roles', () => {
+    for (const role of Object.values(resources('AWS::IAM::Role')).filter((candidate) => JSON.stringify(candidate.Properties).includes('lambda.amazonaws.com'))) {
+      expect(role.Properties['ManagedPolicyArns']).toBeUndefined();
+    }
+  });
+});
+
+/** The IAM actions behind the document-client commands lambda/store/ sends (a transaction needs its members' actions). */
+function dynamoDbActionsOfStore(): string[] {
+  const source = readFileSync(new URL('../../lambda/store/dynamodb-task-store.ts', import.meta.url), 'utf8');
+  const byCommand: Record<string, string> = { GetCommand: 'GetItem', PutCommand: 'PutItem', UpdateCommand: 'UpdateItem', DeleteCommand: 'DeleteItem', QueryCommand: 'Query' };
+  const byTransactItem: Record<string, string> = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem' };
+  const actions = new Set<string>();
+  for (const [, command] of source.matchAll(/new (\w+Command)\(/g)) {
+    if (command === 'TransactWriteCommand') for (const [, item] of source.matchAll(/\{ (Put|Update|Delete|ConditionCheck): /g)) actions.add(byTransactItem[item!]!);
+    else actions.add(byCommand[command!] ?? `unmapped ${command}`);
+  }
+  return [...actions].map((action) => `dynamodb:${action}`);
+}

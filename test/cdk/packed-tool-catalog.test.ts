@@ -1,0 +1,41 @@
+// The tool catalog as the construct packs it into the MCP function's environment and the handler unpacks it.
+import { describe, expect, it } from 'vitest';
+import { ENV } from '../../lambda/handlers/environment.js';
+import { MCP_HTTP_ENV, mcpHttpOptionsFromEnvironment, packToolCatalog, unpackToolCatalog, withUnpackedToolCatalog } from '../../lambda/handlers/mcp-http-environment.js';
+import { EXAMPLE_TOOLS } from '../../lambda/example-tools/catalog.js';
+
+const descriptions = EXAMPLE_TOOLS.map(({ name, title, description, inputSchema }) => ({ name, title, description, inputSchema }));
+const arns = EXAMPLE_TOOLS.map((tool) => `arn:aws:states:eu-west-1:123456789012:stateMachine:${tool.name}`);
+
+describe('packed tool catalog', () => {
+  it('round-trips every tool, joined to its state machine by position', () => {
+    expect(unpackToolCatalog(packToolCatalog(descriptions), arns.join(','))).toEqual(descriptions.map((tool, index) => ({ ...tool, stateMachineArn: arns[index] })));
+  });
+
+  it('is smaller than the JSON it packs', () => {
+    expect(packToolCatalog(descriptions).length).toBeLessThan(JSON.stringify(descriptions).length);
+  });
+
+  it('refuses a list of ARNs that does not match the tools', () => {
+    expect(() => unpackToolCatalog(packToolCatalog(descriptions), arns.slice(1).join(','))).toThrow(/lists 2 ARNs for 3 tools/);
+  });
+
+  it('fills in TOOL_CATALOG for configFromEnvironment, and leaves a plain TOOL_CATALOG alone', () => {
+    const packed = { [MCP_HTTP_ENV.packedToolCatalog]: packToolCatalog(descriptions), [MCP_HTTP_ENV.toolStateMachineArns]: arns.join(',') };
+    expect(JSON.parse(withUnpackedToolCatalog(packed)[ENV.toolCatalog]!)).toHaveLength(3);
+    expect(withUnpackedToolCatalog({ ...packed, [ENV.toolCatalog]: '[]' })[ENV.toolCatalog]).toBe('[]');
+  });
+});
+
+describe('MCP handler options', () => {
+  it('have no open-endpoint owner and no CORS origins unless deployed so', () => {
+    expect(mcpHttpOptionsFromEnvironment({})).toEqual({ openEndpointOwner: null, corsAllowOrigins: [] });
+  });
+
+  it('read the open-endpoint owner and the comma-separated origins', () => {
+    expect(mcpHttpOptionsFromEnvironment({ [MCP_HTTP_ENV.openEndpointOwner]: 'anonymous', [MCP_HTTP_ENV.corsAllowOrigins]: 'https://a.example, https://b.example' })).toEqual({
+      openEndpointOwner: 'anonymous',
+      corsAllowOrigins: ['https://a.example', 'https://b.example'],
+    });
+  });
+});

@@ -1,0 +1,224 @@
+// The deployed MCP Lambda handler (streaming), fed real API Gateway REST proxy events with Cognito authorizer
+// context, on the local stack; its output is read back the way API Gateway reads a streamed integration response.
+import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { ENV } from '../../lambda/handlers/environment.js';
+import { MCP_HTTP_ENV, packToolCatalog } from '../../lambda/handlers/mcp-http-environment.js';
+import { HTTP_INTEGRATION_CONTENT_TYPE, PRELUDE_DELIMITER_LENGTH, type StreamingHandler } from '../../lambda/handlers/response-streaming.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/local-aws.js';
+import { createTestTable, exampleTools } from '../support/local-backend.js';
+
+const DOMAIN = 'a1b2c3d4e5.execute-api.us-east-1.amazonaws.com';
+const STAGE = 'prod';
+
+interface StreamedResponse {
+  readonly contentType: string | undefined;
+  readonly statusCode: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+type McpHandler = StreamingHandler<APIGatewayProxyEvent>;
+
+/** Loads a fresh copy of the handler module, which builds its backend from the environment at load, as in Lambda. */
+async function loadHandler(extraEnv: Record<string, string> = {}): Promise<McpHandler> {
+  const tools = exampleTools();
+  Object.assign(process.env, {
+    AWS_REGION: LOCAL_REGION,
+    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    AWS_ENDPOINT_URL_DYNAMODB: inject('dynamoDbEndpoint'),
+    AWS_ENDPOINT_URL_SFN: inject('stepFunctionsEndpoint'),
+    [ENV.tableName]: await createTestTable(),
+    [ENV.pollIntervalMs]: '200',
+    [ENV.resultWaitMs]: '30000',
+    // The catalog exactly as the construct packs it into the function's environment.
+    [MCP_HTTP_ENV.packedToolCatalog]: packToolCatalog(tools.map(({ stateMachineArn: _, ...description }) => description)),
+    [MCP_HTTP_ENV.toolStateMachineArns]: tools.map((tool) => tool.stateMachineArn).join(','),
+    ...extraEnv,
+  });
+  delete process.env[ENV.toolCatalog];
+  vi.resetModules();
+  return ((await import('../../lambda/handlers/mcp-http.js')) as { handler: McpHandler }).handler;
+}
+
+afterEach(() => {
+  for (const name of [MCP_HTTP_ENV.openEndpointOwner, MCP_HTTP_ENV.corsAllowOrigins]) delete process.env[name];
+});
+
+/** Runs the handler against a response stream and splits what it wrote as API Gateway does: prelude, 8 NULs, body. */
+async function invoke(handler: McpHandler, event: APIGatewayProxyEvent): Promise<StreamedResponse> {
+  const chunks: Buffer[] = [];
+  let contentType: string | undefined;
+  const stream = Object.assign(
+    new Writable({
+      write(chunk: Buffer | string, _encoding, callback) {
+        chunks.push(Buffer.from(chunk));
+        callback();
+      },
+    }),
+    { setContentType: (type: string) => (contentType = type) },
+  );
+  await handler(event, stream);
+  const bytes = Buffer.concat(chunks);
+  const delimiter = bytes.indexOf(Buffer.alloc(PRELUDE_DELIMITER_LENGTH));
+  if (delimiter < 0) throw new Error(`no prelude delimiter in: ${bytes.toString()}`);
+  const prelude = JSON.parse(bytes.subarray(0, delimiter).toString('utf8')) as { statusCode: number; headers: Record<string, string> };
+  return { contentType, ...prelude, body: bytes.subarray(delimiter + PRELUDE_DELIMITER_LENGTH).toString('utf8') };
+}
+
+type Claims = Record<string, string>;
+
+/** Claims as the Cognito user pool authorizer passes them for an access token (all values are strings). */
+function accessTokenClaims(sub: string): Claims {
+  return { sub, client_id: '5example0client0id', token_use: 'access', scope: 'openid email mcp-tasks/invoke', iss: 'https://cognito-idp.us-east-1.amazonaws.com/us-east-1_Example', username: sub, exp: 'Mon Jun 02 12:00:00 UTC 2025' };
+}
+
+/** A REST API Lambda proxy event for /mcp on the `prod` stage, as API Gateway sends it. */
+function proxyEvent(options: { method?: string; body?: unknown; claims?: Claims | null; headers?: Record<string, string>; base64?: boolean }): APIGatewayProxyEvent {
+  const method = options.method ?? 'POST';
+  const headers: Record<string, string> = {
+    Host: DOMAIN,
+    'Content-Type': 'application/json',
+    Accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2025-11-25',
+    'X-Forwarded-Proto': 'https',
+    Authorization: 'Bearer eyJraWQiOi...signature',
+    ...options.headers,
+  };
+  const json = options.body === undefined ? null : JSON.stringify(options.body);
+  const claims = options.claims === undefined ? accessTokenClaims('alice-sub') : options.claims;
+  return {
+    resource: '/mcp',
+    path: '/mcp',
+    httpMethod: method,
+    headers,
+    multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    pathParameters: null,
+    stageVariables: null,
+    body: json === null ? null : options.base64 ? Buffer.from(json).toString('base64') : json,
+    isBase64Encoded: options.base64 ?? false,
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'a1b2c3d4e5',
+      authorizer: claims === null ? undefined : { claims },
+      domainName: DOMAIN,
+      domainPrefix: 'a1b2c3d4e5',
+      extendedRequestId: 'Example=',
+      httpMethod: method,
+      identity: { sourceIp: '203.0.113.7', userAgent: 'test' } as APIGatewayProxyEvent['requestContext']['identity'],
+      path: `/${STAGE}/mcp`,
+      protocol: 'HTTP/1.1',
+      requestId: randomUUID(),
+      requestTime: '02/Jun/2025:12:00:00 +0000',
+      requestTimeEpoch: Date.now(),
+      resourceId: 'abc123',
+      resourcePath: '/mcp',
+      stage: STAGE,
+    },
+  } as APIGatewayProxyEvent;
+}
+
+let nextId = 1;
+function rpc(method: string, params: Record<string, unknown> = {}): Record<string, unknown> {
+  return { jsonrpc: '2.0', id: nextId++, method, params };
+}
+
+async function call(handler: McpHandler, body: unknown, claims?: Claims | null): Promise<{ result?: Record<string, unknown>; error?: { message: string } }> {
+  const response = await invoke(handler, proxyEvent({ body, ...(claims !== undefined ? { claims } : {}) }));
+  return JSON.parse(response.body) as { result?: Record<string, unknown>; error?: { message: string } };
+}
+
+describe('MCP Lambda handler', () => {
+  let handler: McpHandler;
+  beforeAll(async () => {
+    handler = await loadHandler();
+  });
+
+  describe('response streaming', () => {
+    it('writes the API Gateway prelude (status, headers) and 8 NUL bytes before the body', async () => {
+      const response = await invoke(handler, proxyEvent({ body: rpc('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'test', version: '1' } }) }));
+      expect(response.contentType).toBe(HTTP_INTEGRATION_CONTENT_TYPE);
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toContain('application/json');
+      expect(JSON.parse(response.body)).toMatchObject({ result: { serverInfo: { name: 'mcp-tasks-sfn' } } });
+    });
+
+    it('sends the prelude for a response without a body (DELETE of a stateless session)', async () => {
+      const response = await invoke(handler, proxyEvent({ method: 'DELETE' }));
+      expect(response.statusCode).toBe(200);
+      expect(response.body).toBe('');
+    });
+
+    it('reads a base64-encoded request body', async () => {
+      const response = await invoke(handler, proxyEvent({ body: rpc('tools/list'), base64: true }));
+      expect(JSON.parse(response.body).result.tools).toHaveLength(exampleTools().length);
+    });
+  });
+
+  describe('tools', () => {
+    it('lists the tools of the packed catalog in its environment', async () => {
+      const { result } = await call(handler, rpc('tools/list'));
+      expect((result?.['tools'] as { name: string }[]).map((tool) => tool.name)).toEqual(exampleTools().map((tool) => tool.name));
+    });
+  });
+
+  describe('tasks and owners', () => {
+    it('creates a task for the token subject and answers tasks/result with the tool result', async () => {
+      const created = await call(handler, rpc('tools/call', { name: 'text_stats', arguments: { text: 'one two three' }, task: { ttl: 60_000 } }));
+      const taskId = (created.result?.['task'] as { taskId: string }).taskId;
+      const { result } = await call(handler, rpc('tasks/result', { taskId }));
+      expect(result?.['structuredContent']).toMatchObject({ words: 3 });
+    });
+
+    it('keeps one owner’s task invisible to another', async () => {
+      const created = await call(handler, rpc('tools/call', { name: 'text_stats', arguments: { text: 'private words' }, task: { ttl: 60_000 } }));
+      const taskId = (created.result?.['task'] as { taskId: string }).taskId;
+      expect((await call(handler, rpc('tasks/get', { taskId }))).result?.['taskId']).toBe(taskId);
+      expect((await call(handler, rpc('tasks/get', { taskId }), accessTokenClaims('bob-sub'))).error?.message).toMatch(/not found/i);
+    });
+
+    it('takes a machine client’s client_id as the owner when the token has no subject', async () => {
+      const machine = { client_id: `machine-${randomUUID()}`, token_use: 'access', scope: 'mcp-tasks/invoke' };
+      await call(handler, rpc('tools/call', { name: 'text_stats', arguments: { text: 'batch job' }, task: { ttl: 60_000 } }), machine);
+      const listed = await call(handler, rpc('tasks/list'), machine);
+      expect(listed.result?.['tasks']).toHaveLength(1);
+      expect((await call(handler, rpc('tasks/list'), { ...machine, client_id: 'another-machine' })).result?.['tasks']).toHaveLength(0);
+    });
+  });
+
+  describe('authentication', () => {
+    it('answers a request without authorizer context 401, pointing at the protected resource metadata', async () => {
+      const response = await invoke(handler, proxyEvent({ body: rpc('tools/list'), claims: null }));
+      expect(response.statusCode).toBe(401);
+      expect(response.headers['www-authenticate']).toBe(`Bearer resource_metadata="https://${DOMAIN}/${STAGE}/.well-known/oauth-protected-resource"`);
+    });
+
+    it('takes no identity from what the client sends: a bearer token alone is not an owner', async () => {
+      const response = await invoke(handler, proxyEvent({ body: rpc('tools/list'), claims: null, headers: { Authorization: 'Bearer alice', 'X-Owner': 'alice' } }));
+      expect(response.statusCode).toBe(401);
+    });
+  });
+});
+
+describe('MCP Lambda handler deployed open (openEndpoint)', () => {
+  it('serves a request without authorizer context as the one fixed owner', async () => {
+    const handler = await loadHandler({ [MCP_HTTP_ENV.openEndpointOwner]: 'anonymous' });
+    await call(handler, rpc('tools/call', { name: 'text_stats', arguments: { text: 'open door' }, task: { ttl: 60_000 } }), null);
+    expect((await call(handler, rpc('tasks/list'), null)).result?.['tasks']).toHaveLength(1);
+  });
+});
+
+describe('MCP Lambda handler with CORS origins', () => {
+  it('lets an allowed origin read the response, and no other', async () => {
+    const handler = await loadHandler({ [MCP_HTTP_ENV.corsAllowOrigins]: 'https://app.example.com' });
+    const allowed = await invoke(handler, proxyEvent({ body: rpc('tools/list'), headers: { origin: 'https://app.example.com' } }));
+    const other = await invoke(handler, proxyEvent({ body: rpc('tools/list'), headers: { origin: 'https://evil.example.net' } }));
+    expect(allowed.headers['access-control-allow-origin']).toBe('https://app.example.com');
+    expect(other.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});

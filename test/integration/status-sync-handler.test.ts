@@ -1,0 +1,202 @@
+// The deployed status-sync Lambda handler, fed real "Step Functions Execution Status Change" events, on the local stack.
+import { randomUUID } from 'node:crypto';
+import { DescribeExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { TaskOrigin, TaskStatus, toolResultOf, type TaskRecord } from '../../lambda/core/task.js';
+import { createBackend, type Backend } from '../../lambda/handlers/backend.js';
+import { ENV } from '../../lambda/handlers/environment.js';
+import { EXECUTION_STATUS_CHANGE, type ExecutionStatusChangeDetail, type ExecutionStatusChangeEvent } from '../../lambda/handlers/execution-status-event.js';
+import { DEFAULT_SETTINGS } from '../../lambda/service/settings.js';
+import { LOCAL_ACCOUNT, LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/local-aws.js';
+import { createTestTable, exampleTools, localAwsClients, silentLogger } from '../support/local-backend.js';
+
+type Handler = (event: ExecutionStatusChangeEvent) => Promise<void>;
+
+let handler: Handler;
+let backend: Backend;
+let stepFunctions: SFNClient;
+
+beforeAll(async () => {
+  const tableName = await createTestTable();
+  // The environment the construct gives the function; the SDK reaches the stand-ins through AWS_ENDPOINT_URL_*.
+  Object.assign(process.env, {
+    AWS_REGION: LOCAL_REGION,
+    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    AWS_ENDPOINT_URL_DYNAMODB: inject('dynamoDbEndpoint'),
+    AWS_ENDPOINT_URL_SFN: inject('stepFunctionsEndpoint'),
+    [ENV.tableName]: tableName,
+    [ENV.toolCatalog]: '[]',
+  });
+  ({ handler } = (await import('../../lambda/handlers/status-sync.js')) as { handler: Handler });
+  // The MCP side of the deployment, which creates the tasks whose executions the events report.
+  const clients = localAwsClients();
+  stepFunctions = clients.stepFunctions;
+  backend = createBackend({ tableName, tools: exampleTools(), settings: DEFAULT_SETTINGS }, clients, silentLogger);
+});
+
+afterAll(() => stepFunctions?.destroy());
+
+async function newTask(text = 'Status events push task state into DynamoDB.'): Promise<TaskRecord> {
+  return backend.service.createTask({ owner: `owner-${randomUUID()}`, toolName: 'text_stats', arguments: { text }, origin: TaskOrigin.Mcp20251125 });
+}
+
+/** The stored record, read straight from the store: no refresh from Step Functions can hide what the handler wrote. */
+async function stored(task: TaskRecord): Promise<TaskRecord> {
+  const record = await backend.store.get(task.owner, task.taskId);
+  if (record === null) throw new Error(`task ${task.taskId} is gone`);
+  return record;
+}
+
+async function executionFinished(executionArn: string): Promise<void> {
+  for (;;) {
+    const { status } = await stepFunctions.send(new DescribeExecutionCommand({ executionArn }));
+    if (status !== 'RUNNING') return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** An event shaped as EventBridge delivers it from Step Functions (STANDARD machine). */
+function statusEvent(task: TaskRecord, detail: Partial<ExecutionStatusChangeDetail> & Pick<ExecutionStatusChangeDetail, 'status'>): ExecutionStatusChangeEvent {
+  const name = task.executionArn.split(':').at(-1)!;
+  const stateMachineArn = task.executionArn.replace(':execution:', ':stateMachine:').replace(`:${name}`, '');
+  const finished = detail.status !== 'RUNNING' && detail.status !== 'PENDING_REDRIVE';
+  return {
+    version: '0',
+    id: randomUUID(),
+    'detail-type': EXECUTION_STATUS_CHANGE,
+    source: 'aws.states',
+    account: LOCAL_ACCOUNT,
+    time: new Date().toISOString(),
+    region: LOCAL_REGION,
+    resources: [task.executionArn],
+    detail: {
+      executionArn: task.executionArn,
+      stateMachineArn,
+      name,
+      startDate: task.createdAt,
+      stopDate: finished ? task.createdAt + 1_000 : null,
+      input: '{"text":"Status events push task state into DynamoDB."}',
+      inputDetails: { included: true },
+      output: null,
+      outputDetails: finished ? { included: true } : null,
+      error: null,
+      cause: null,
+      redriveCount: 0,
+      redriveDate: null,
+      redriveStatus: finished ? 'REDRIVABLE' : 'NOT_REDRIVABLE',
+      redriveStatusReason: finished ? null : 'Execution is RUNNING and cannot be redriven',
+      stateMachineVersionArn: null,
+      stateMachineAliasArn: null,
+      ...detail,
+    } as ExecutionStatusChangeDetail,
+  };
+}
+
+describe('status-sync handler', () => {
+  describe('each execution status', () => {
+    it('RUNNING moves a submitted task to working', async () => {
+      const task = await newTask();
+      await handler(statusEvent(task, { status: 'RUNNING' }));
+      expect((await stored(task)).status).toBe(TaskStatus.Working);
+    });
+
+    it('SUCCEEDED completes the task with the output the event carries, without describing the execution', async () => {
+      const task = await newTask();
+      // Not what the execution really returns: only the event can have put it in the task.
+      await handler(statusEvent(task, { status: 'SUCCEEDED', output: '{"words":42,"from":"event"}' }));
+      const record = await stored(task);
+      expect(record.status).toBe(TaskStatus.Completed);
+      expect(toolResultOf(record)?.structuredContent).toEqual({ words: 42, from: 'event' });
+    });
+
+    it('SUCCEEDED with the output dropped from the event completes the task with the output DescribeExecution returns', async () => {
+      const task = await newTask('one two three four');
+      await executionFinished(task.executionArn);
+      await handler(statusEvent(task, { status: 'SUCCEEDED', output: null, outputDetails: { included: false } }));
+      const record = await stored(task);
+      expect(record.status).toBe(TaskStatus.Completed);
+      expect(toolResultOf(record)?.structuredContent).toMatchObject({ words: 4 });
+    });
+
+    it('FAILED fails the task, naming the error and its cause', async () => {
+      const task = await newTask();
+      await handler(statusEvent(task, { status: 'FAILED', error: 'UpstreamUnavailable', cause: 'The reporting service is down' }));
+      const record = await stored(task);
+      expect(record.status).toBe(TaskStatus.Failed);
+      expect(record.statusMessage).toContain('UpstreamUnavailable');
+      expect(record.statusMessage).toContain('The reporting service is down');
+    });
+
+    it('TIMED_OUT fails the task as timed out', async () => {
+      const task = await newTask();
+      await handler(statusEvent(task, { status: 'TIMED_OUT', error: 'States.Timeout' }));
+      const record = await stored(task);
+      expect(record.status).toBe(TaskStatus.Failed);
+      expect(record.statusMessage).toMatch(/timed out/i);
+    });
+
+    it('ABORTED cancels the task', async () => {
+      const task = await newTask();
+      await handler(statusEvent(task, { status: 'ABORTED', error: 'TaskCancelled', cause: 'Stopped from the console' }));
+      expect((await stored(task)).status).toBe(TaskStatus.Cancelled);
+    });
+
+    it('PENDING_REDRIVE leaves a task that is not finished working', async () => {
+      const task = await newTask();
+      await handler(statusEvent(task, { status: 'PENDING_REDRIVE' }));
+      expect((await stored(task)).status).toBe(TaskStatus.Working);
+    });
+  });
+
+  describe('delivery', () => {
+    it('applies a duplicate event once: the second delivery changes nothing', async () => {
+      const task = await newTask();
+      const event = statusEvent(task, { status: 'SUCCEEDED', output: '{"words":7}' });
+      await handler(event);
+      const first = await stored(task);
+      await handler(event);
+      expect(await stored(task)).toEqual(first);
+    });
+
+    it('never lets a late RUNNING event reopen a finished task', async () => {
+      const task = await newTask();
+      await handler(statusEvent(task, { status: 'SUCCEEDED', output: '{"words":7}' }));
+      await handler(statusEvent(task, { status: 'RUNNING' }));
+      expect((await stored(task)).status).toBe(TaskStatus.Completed);
+    });
+
+    it('never lets a second terminal status overwrite the first', async () => {
+      const task = await newTask();
+      await handler(statusEvent(task, { status: 'ABORTED', error: 'TaskCancelled' }));
+      await handler(statusEvent(task, { status: 'SUCCEEDED', output: '{"words":7}' }));
+      const record = await stored(task);
+      expect(record.status).toBe(TaskStatus.Cancelled);
+      expect(record.output).toBeUndefined();
+    });
+
+    it('ignores executions that no task of this backend started', async () => {
+      const task = await newTask();
+      const foreign = statusEvent(task, { status: 'SUCCEEDED', output: '{}' });
+      const executionArn = task.executionArn.replace(/:[^:]+$/, ':nightly-batch-2024-06-01');
+      await expect(handler({ ...foreign, detail: { ...foreign.detail, executionArn, name: 'nightly-batch-2024-06-01' } })).resolves.toBeUndefined();
+      expect((await stored(task)).status).toBe(TaskStatus.Submitted);
+    });
+
+    it('ignores an execution that is not the task’s own, even under the task’s key', async () => {
+      const task = await newTask();
+      const event = statusEvent(task, { status: 'SUCCEEDED', output: '{}' });
+      // Same execution name (so the same task key), another state machine: an older or foreign execution.
+      const executionArn = task.executionArn.replace(/:execution:[^:]+:/, ':execution:another-machine:');
+      await handler({ ...event, detail: { ...event.detail, executionArn } });
+      expect((await stored(task)).status).toBe(TaskStatus.Submitted);
+    });
+
+    it('ignores an execution whose task has been deleted', async () => {
+      const task = await newTask();
+      await backend.store.delete(task.owner, task.taskId);
+      await expect(handler(statusEvent(task, { status: 'SUCCEEDED', output: '{}' }))).resolves.toBeUndefined();
+      expect(await backend.store.get(task.owner, task.taskId)).toBeNull();
+    });
+  });
+});
