@@ -52,10 +52,10 @@ async function main(): Promise<void> {
     const clients = localClients(infrastructure);
     countCalls(clients.dynamoDb as never, counts, 'dynamoDb');
     countCalls(clients.stepFunctions as never, counts, 'stepFunctions');
-    // A long poll interval keeps tasks/get on the steady-state path (one read, no DescribeExecution), as with EventBridge push.
-    const steady = createBackend({ tableName: 'bench', tools: infrastructure.tools, settings: { ...DEFAULT_SETTINGS, pollIntervalMs: 3_600_000 }, allowedHosts: LOOPBACK_HOSTS }, clients, quiet);
-    // A zero-length poll interval makes every tasks/get describe the execution: the refresh-on-read fallback.
-    const refreshing = createBackend({ tableName: 'bench', tools: infrastructure.tools, settings: { ...DEFAULT_SETTINGS, pollIntervalMs: 1 }, allowedHosts: LOOPBACK_HOSTS }, clients, quiet);
+    // A long refresh interval keeps tasks/get on the steady-state path (one read, no DescribeExecution), as with EventBridge push.
+    const steady = createBackend({ tableName: 'bench', tools: infrastructure.tools, settings: { ...DEFAULT_SETTINGS, refreshIntervalMs: 3_600_000 }, allowedHosts: LOOPBACK_HOSTS }, clients, quiet);
+    // A 1 ms refresh interval makes every tasks/get describe the execution: the refresh-on-read fallback.
+    const refreshing = createBackend({ tableName: 'bench', tools: infrastructure.tools, settings: { ...DEFAULT_SETTINGS, refreshIntervalMs: 1 }, allowedHosts: LOOPBACK_HOSTS }, clients, quiet);
     const steadyServer = await startDevServer(steady.app, { resolveOwner: singleOwner('bench') });
     const refreshServer = await startDevServer(refreshing.app, { resolveOwner: singleOwner('bench') });
     const connect = async (url: string): Promise<Client> => {

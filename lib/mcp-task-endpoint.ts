@@ -68,6 +68,8 @@ export class McpTaskEndpoint extends Construct {
       environment: {
         [ENV.tableName]: this.table.tableName,
         [ENV.resultWaitMs]: String(resultWait.toMilliseconds()),
+        // Status changes are pushed by EventBridge; describing an execution on a poll is only the fallback for a missed event.
+        [ENV.refreshIntervalMs]: String(defaults.REFRESH_INTERVAL.toMilliseconds()),
         // Produced afresh at each resolution (not cached), so tools added after any early resolution still count.
         [MCP_HTTP_ENV.packedToolCatalog]: Lazy.uncachedString({ produce: () => this.packedCatalog() }),
         [MCP_HTTP_ENV.toolStateMachineArns]: Lazy.uncachedString({ produce: () => this.tools.map((tool) => stateMachineArnOf(tool)).join(',') }),
@@ -82,7 +84,7 @@ export class McpTaskEndpoint extends Construct {
       ...common,
       entry: projectPath('lambda/handlers/status-sync.ts'),
       description: 'Records Step Functions execution status changes on MCP tasks',
-      environment: { [ENV.tableName]: this.table.tableName, [ENV.toolCatalog]: '[]' },
+      environment: { [ENV.tableName]: this.table.tableName },
       deadLetterQueue: this.statusDeadLetterQueue,
       retryAttempts: defaults.STATUS_FUNCTION_RETRY_ATTEMPTS,
       maxEventAge: defaults.STATUS_EVENT_MAX_AGE,

@@ -110,10 +110,10 @@ export function isExpired(task: Pick<TaskRecord, 'retention' | 'createdAt' | 'co
   return end !== null && now >= end;
 }
 
-/** Whether a non-terminal task's execution is due to be described again. */
-export function isRefreshDue(task: Pick<TaskRecord, 'status' | 'lastCheckedAt' | 'createdAt' | 'pollIntervalMs'>, now: number): boolean {
+/** Whether an active task's execution is due to be described again, `intervalMs` after it last was. */
+export function isRefreshDue(task: Pick<TaskRecord, 'status' | 'lastCheckedAt' | 'createdAt'>, now: number, intervalMs: number): boolean {
   if (isTerminal(task.status)) return false;
-  return now - (task.lastCheckedAt ?? task.createdAt) >= task.pollIntervalMs;
+  return now - (task.lastCheckedAt ?? task.createdAt) >= intervalMs;
 }
 
 /**

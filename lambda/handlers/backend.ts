@@ -36,14 +36,25 @@ export function defaultClients(): BackendClients {
   return { dynamoDb: new DynamoDBClient({}), stepFunctions: new SFNClient({}) };
 }
 
-export function createBackend(config: BackendConfig, clients: BackendClients = defaultClients(), logger: Logger = new PowertoolsLogger({ serviceName: 'mcp-tasks' })): Backend {
+export type TaskCore = Omit<Backend, 'app'>;
+export type TaskCoreConfig = Pick<BackendConfig, 'tableName' | 'settings'> & { readonly tools?: readonly ToolDefinition[] };
+
+const defaultLogger = (): Logger => new PowertoolsLogger({ serviceName: 'mcp-tasks' });
+
+/** Store, executor, registry and task service without the MCP HTTP app: what a function that serves no tools needs. */
+export function createTaskCore(config: TaskCoreConfig, clients: BackendClients = defaultClients(), logger: Logger = defaultLogger()): TaskCore {
   const store = new DynamoDbTaskStore({
     client: DynamoDBDocumentClient.from(clients.dynamoDb, { marshallOptions: { removeUndefinedValues: true } }),
     tableName: config.tableName,
   });
   const executor = new StepFunctionsExecutor({ client: clients.stepFunctions });
-  const tools = new ToolRegistry(config.tools);
+  const tools = new ToolRegistry(config.tools ?? []);
   const service = new TaskService({ store, executor, tools, settings: config.settings, logger });
-  const app = createMcpHttpApp({ service, tools, settings: config.settings, logger, ...(config.allowedHosts ? { allowedHosts: config.allowedHosts } : {}) });
-  return { app, service, store, tools };
+  return { service, store, tools };
+}
+
+export function createBackend(config: BackendConfig, clients: BackendClients = defaultClients(), logger: Logger = defaultLogger()): Backend {
+  const core = createTaskCore(config, clients, logger);
+  const app = createMcpHttpApp({ service: core.service, tools: core.tools, settings: config.settings, logger, ...(config.allowedHosts ? { allowedHosts: config.allowedHosts } : {}) });
+  return { ...core, app };
 }

@@ -1,13 +1,14 @@
 // Reads the backend's configuration from environment variables, once, at the composition root.
 import { DEFAULT_SETTINGS, type TaskServiceSettings } from '../service/settings.js';
 import { toolDefinitionProblems, type ToolDefinition } from '../tools/tool-definition.js';
-import type { BackendConfig } from './backend.js';
+import type { BackendConfig, TaskCoreConfig } from './backend.js';
 
 export const ENV = {
   tableName: 'TASK_TABLE_NAME',
   /** JSON array of ToolDefinition. */
   toolCatalog: 'TOOL_CATALOG',
   pollIntervalMs: 'POLL_INTERVAL_MS',
+  refreshIntervalMs: 'REFRESH_INTERVAL_MS',
   defaultTtlMs: 'DEFAULT_TTL_MS',
   maxTtlMs: 'MAX_TTL_MS',
   directCallTimeoutMs: 'DIRECT_CALL_TIMEOUT_MS',
@@ -30,18 +31,27 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number)
   return value;
 }
 
+/** Table and settings only: for functions that serve no tools (status sync). */
+export function taskCoreConfigFromEnvironment(env: NodeJS.ProcessEnv): TaskCoreConfig {
+  return { tableName: required(env, ENV.tableName), settings: settingsFromEnvironment(env) };
+}
+
 export function configFromEnvironment(env: NodeJS.ProcessEnv): BackendConfig {
   const tools = JSON.parse(required(env, ENV.toolCatalog)) as ToolDefinition[];
   const problems = toolDefinitionProblems(tools);
   if (problems.length > 0) throw new Error(`${ENV.toolCatalog} is invalid:\n- ${problems.join('\n- ')}`);
-  const settings: TaskServiceSettings = {
+  const allowedHosts = env[ENV.allowedHosts]?.split(',').map((host) => host.trim()).filter((host) => host !== '');
+  return { ...taskCoreConfigFromEnvironment(env), tools, ...(allowedHosts && allowedHosts.length > 0 ? { allowedHosts } : {}) };
+}
+
+function settingsFromEnvironment(env: NodeJS.ProcessEnv): TaskServiceSettings {
+  return {
     ...DEFAULT_SETTINGS,
     pollIntervalMs: positiveInteger(env, ENV.pollIntervalMs, DEFAULT_SETTINGS.pollIntervalMs),
+    refreshIntervalMs: positiveInteger(env, ENV.refreshIntervalMs, DEFAULT_SETTINGS.refreshIntervalMs),
     defaultTtlMs: positiveInteger(env, ENV.defaultTtlMs, DEFAULT_SETTINGS.defaultTtlMs),
     maxTtlMs: positiveInteger(env, ENV.maxTtlMs, DEFAULT_SETTINGS.maxTtlMs),
     directCallTimeoutMs: positiveInteger(env, ENV.directCallTimeoutMs, DEFAULT_SETTINGS.directCallTimeoutMs),
     resultWaitMs: positiveInteger(env, ENV.resultWaitMs, DEFAULT_SETTINGS.resultWaitMs),
   };
-  const allowedHosts = env[ENV.allowedHosts]?.split(',').map((host) => host.trim()).filter((host) => host !== '');
-  return { tableName: required(env, ENV.tableName), tools, settings, ...(allowedHosts && allowedHosts.length > 0 ? { allowedHosts } : {}) };
 }

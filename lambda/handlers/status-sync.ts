@@ -1,13 +1,13 @@
 // Lambda entry point for Step Functions "Execution Status Change" events (EventBridge): records each execution's new
 // status on its task, so that tasks/get is one DynamoDB read. A thrown error makes Lambda retry, then dead-letter.
 import { Logger } from '@aws-lambda-powertools/logger';
-import { createBackend } from './backend.js';
-import { configFromEnvironment } from './environment.js';
+import { createTaskCore } from './backend.js';
+import { taskCoreConfigFromEnvironment } from './environment.js';
 import { executionUpdateFromDetail, type ExecutionStatusChangeEvent } from './execution-status-event.js';
 
 const logger = new Logger({ serviceName: 'mcp-tasks' });
-// Built once per Lambda instance. This function serves no tools, so the construct gives it an empty catalog.
-const backend = createBackend(configFromEnvironment(process.env));
+// Built once per Lambda instance; this function serves no tools, so it needs neither the catalog nor the MCP SDK.
+const backend = createTaskCore(taskCoreConfigFromEnvironment(process.env));
 
 export const handler = async (event: ExecutionStatusChangeEvent): Promise<void> => {
   const { status, executionArn } = event.detail;

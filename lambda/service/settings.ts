@@ -1,8 +1,14 @@
 // Tunable limits of the task service, with their defaults in one place.
 
 export interface TaskServiceSettings {
-  /** Suggested poll interval, and the least time between two DescribeExecution calls for one task. */
+  /** The poll interval suggested to clients. */
   readonly pollIntervalMs: number;
+  /**
+   * The least time between two DescribeExecution calls for one task when a read finds it active. Where status
+   * events are pushed (EventBridge in AWS) this is only the fallback for a missed event and can be long, so a
+   * steady-state poll is one DynamoDB read; on the local stack, with no events, it matches the poll interval.
+   */
+  readonly refreshIntervalMs: number;
   /** Retention when the client asks for none. */
   readonly defaultTtlMs: number;
   /** The most retention a client may ask for. */
@@ -20,6 +26,7 @@ export interface TaskServiceSettings {
 
 export const DEFAULT_SETTINGS: TaskServiceSettings = {
   pollIntervalMs: 2_000,
+  refreshIntervalMs: 2_000,
   defaultTtlMs: 24 * 60 * 60 * 1000,
   maxTtlMs: 7 * 24 * 60 * 60 * 1000,
   minTtlMs: 1_000,

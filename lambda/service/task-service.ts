@@ -141,7 +141,7 @@ export class TaskService {
       throw error;
     }
     if (task === null) throw new TaskNotFoundError(taskId);
-    return isRefreshDue(task, this.now()) ? this.refresh(task) : task;
+    return isRefreshDue(task, this.now(), this.settings.refreshIntervalMs) ? this.refresh(task) : task;
   }
 
   /**
@@ -207,7 +207,7 @@ export class TaskService {
     const page = await this.store.list(owner, { cursor, limit: this.settings.listPageSize });
     const now = this.now();
     // A refresh that fails (the task deleted meanwhile, Step Functions throttling) leaves that task as listed.
-    const refreshed = await Promise.allSettled(page.tasks.map((task) => (isRefreshDue(task, now) ? this.refresh(task) : task)));
+    const refreshed = await Promise.allSettled(page.tasks.map((task) => (isRefreshDue(task, now, this.settings.refreshIntervalMs) ? this.refresh(task) : task)));
     return { ...page, tasks: refreshed.map((outcome, index) => (outcome.status === 'fulfilled' ? outcome.value : page.tasks[index]!)) };
   }
 
@@ -258,7 +258,7 @@ export class TaskService {
 
   private async refresh(task: TaskRecord): Promise<TaskRecord> {
     const now = this.now();
-    if (!(await this.store.claimRefresh(task, now))) return task;
+    if (!(await this.store.claimRefresh(task, now, this.settings.refreshIntervalMs))) return task;
     let execution;
     try {
       execution = await this.executor.describe(task.executionArn);

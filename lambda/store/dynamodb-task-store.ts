@@ -154,7 +154,7 @@ export class DynamoDbTaskStore implements TaskStore {
     }
   }
 
-  async claimRefresh(task: TaskRecord, now: number): Promise<boolean> {
+  async claimRefresh(task: TaskRecord, now: number, intervalMs: number): Promise<boolean> {
     try {
       await this.client.send(
         new UpdateCommand({
@@ -165,7 +165,7 @@ export class DynamoDbTaskStore implements TaskStore {
           ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#status': 'status' },
           ExpressionAttributeValues: {
             ':now': now,
-            ':dueBefore': now - task.pollIntervalMs,
+            ':dueBefore': now - intervalMs,
             ':executionArn': task.executionArn,
             ...Object.fromEntries(ACTIVE_STATUSES.map((status, i) => [`:active${i}`, status])),
           },

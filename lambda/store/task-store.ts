@@ -44,9 +44,9 @@ export interface TaskStore {
 
   /**
    * Claims the right to describe the task's execution now: succeeds (true) for at most one caller per
-   * poll interval across all instances, false when another caller checked it recently or it is terminal.
+   * `intervalMs` across all instances, false when another caller checked it within that time or it is terminal.
    */
-  claimRefresh(task: TaskRecord, now: number): Promise<boolean>;
+  claimRefresh(task: TaskRecord, now: number, intervalMs: number): Promise<boolean>;
 
   /**
    * The task stored under `key` (see core/task-key), whoever owns it, or `null` when absent or expired.

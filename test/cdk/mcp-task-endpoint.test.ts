@@ -110,6 +110,7 @@ describe('functions', () => {
     const variables = resource(ids.mcpFunction).Properties['Environment'].Variables as Record<string, unknown>;
     expect(variables[ENV.tableName]).toEqual({ Ref: ids.table });
     expect(variables[ENV.resultWaitMs]).toBe('50000');
+    expect(variables[ENV.refreshIntervalMs]).toBe('60000');
     expect(joined(variables[MCP_HTTP_ENV.toolStateMachineArns])).toBe(ids.machines.map((id) => `\${${id}}`).join(','));
     const tools = unpackToolCatalog(variables[MCP_HTTP_ENV.packedToolCatalog] as string, ids.machines.join(','));
     expect(tools).toEqual(EXAMPLE_TOOLS.map((tool, index) => ({ name: tool.name, title: tool.title, description: tool.description, inputSchema: tool.inputSchema, stateMachineArn: ids.machines[index] })));
@@ -120,9 +121,9 @@ describe('functions', () => {
     expect(resource(ids.mcpFunction).Properties).toMatchObject({ Timeout: 80, MemorySize: 512 });
   });
 
-  it('give the status-sync function the table and an empty catalog, and dead-letter its failed events', () => {
+  it('give the status-sync function the table and nothing of the tools, and dead-letter its failed events', () => {
     const fn = resource(ids.statusFunction).Properties;
-    expect(fn['Environment'].Variables).toMatchObject({ [ENV.tableName]: { Ref: ids.table }, [ENV.toolCatalog]: '[]' });
+    expect(fn['Environment'].Variables).toEqual({ [ENV.tableName]: { Ref: ids.table }, NODE_OPTIONS: '--enable-source-maps' });
     expect(fn['DeadLetterConfig']).toEqual({ TargetArn: { 'Fn::GetAtt': [ids.queue, 'Arn'] } });
     template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { FunctionName: { Ref: ids.statusFunction }, MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 7200 });
   });

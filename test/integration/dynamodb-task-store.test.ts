@@ -165,7 +165,7 @@ describe('DynamoDbTaskStore', () => {
       const renewed = { ...old, executionArn: `${old.executionArn}-renewed`, createdAt: clock, lastUpdatedAt: clock };
       await store().create(renewed);
       await expect(store().update(old, { status: TaskStatus.Failed, at: clock })).rejects.toBeInstanceOf(TaskNotFoundError);
-      expect(await store().claimRefresh(old, clock + 10_000)).toBe(false);
+      expect(await store().claimRefresh(old, clock + 10_000, 1_000)).toBe(false);
       expect((await store().get(old.owner, old.taskId))?.status).toBe('working');
     });
 
@@ -183,20 +183,20 @@ describe('DynamoDbTaskStore', () => {
   });
 
   describe('claimRefresh', () => {
-    it('grants one refresh per poll interval across concurrent callers', async () => {
-      const task = newTask({ pollIntervalMs: 1_000 });
+    it('grants one refresh per interval across concurrent callers', async () => {
+      const task = newTask();
       await store().create(task);
-      const claims = await Promise.all([1, 2, 3, 4].map(() => store().claimRefresh(task, clock + 1_000)));
+      const claims = await Promise.all([1, 2, 3, 4].map(() => store().claimRefresh(task, clock + 1_000, 1_000)));
       expect(claims.filter(Boolean)).toHaveLength(1);
-      expect(await store().claimRefresh(task, clock + 1_500)).toBe(false);
-      expect(await store().claimRefresh(task, clock + 2_000)).toBe(true);
+      expect(await store().claimRefresh(task, clock + 1_500, 1_000)).toBe(false);
+      expect(await store().claimRefresh(task, clock + 2_000, 1_000)).toBe(true);
     });
 
     it('grants none for a terminal task', async () => {
       const task = newTask();
       await store().create(task);
       await store().update(task, { status: TaskStatus.Failed, at: clock });
-      expect(await store().claimRefresh(task, clock + 10_000)).toBe(false);
+      expect(await store().claimRefresh(task, clock + 10_000, 1_000)).toBe(false);
     });
   });
 

@@ -26,7 +26,6 @@ beforeAll(async () => {
     AWS_ENDPOINT_URL_DYNAMODB: inject('dynamoDbEndpoint'),
     AWS_ENDPOINT_URL_SFN: inject('stepFunctionsEndpoint'),
     [ENV.tableName]: tableName,
-    [ENV.toolCatalog]: '[]',
   });
   ({ handler } = (await import('../../lambda/handlers/status-sync.js')) as { handler: Handler });
   // The MCP side of the deployment, which creates the tasks whose executions the events report.

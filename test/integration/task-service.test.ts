@@ -28,7 +28,7 @@ function service(parts: { store?: TaskStore; executor?: TaskExecutor; settings?:
     store: parts.store ?? realStore(),
     executor: parts.executor ?? realExecutor(),
     tools: new ToolRegistry(exampleTools()),
-    settings: { ...DEFAULT_SETTINGS, pollIntervalMs: 100, ...parts.settings },
+    settings: { ...DEFAULT_SETTINGS, pollIntervalMs: 100, refreshIntervalMs: 100, ...parts.settings },
     logger: silentLogger,
   });
 }
@@ -165,7 +165,7 @@ describe('TaskService', () => {
       expect((await service({ executor: throttled }).getTask('throttled', task.taskId)).status).toBe('submitted');
     });
 
-    it('describes the execution at most once per poll interval however many polls arrive at once', async () => {
+    it('describes the execution at most once per refresh interval however many polls arrive at once', async () => {
       let describes = 0;
       let clock = Date.now();
       const now = (): number => clock;
@@ -173,7 +173,7 @@ describe('TaskService', () => {
       const counting: TaskExecutor = { ...bind(executor), describe: async (arn) => (describes++, executor.describe(arn)) };
       // Separate service objects stand for separate Lambda instances sharing the table; one clock for all.
       const instances = Array.from({ length: 10 }, () =>
-        service({ executor: counting, now, store: new DynamoDbTaskStore({ client: DynamoDBDocumentClient.from(localAwsClients().dynamoDb), tableName, now }), settings: { pollIntervalMs: 300 } }),
+        service({ executor: counting, now, store: new DynamoDbTaskStore({ client: DynamoDBDocumentClient.from(localAwsClients().dynamoDb), tableName, now }), settings: { refreshIntervalMs: 300 } }),
       );
       const task = await instances[0]!.createTask(analyze('counted', 30));
       await Promise.all(instances.map((instance) => instance.getTask('counted', task.taskId)));
@@ -229,7 +229,7 @@ describe('TaskService', () => {
       expect(output.length).toBeGreaterThan(240_000);
       const bigOutput: TaskExecutor = { ...bind(realExecutor()), describe: async () => ({ status: 'SUCCEEDED', output }) };
       const task = await service().createTask(analyze('big'));
-      const done = await service({ executor: bigOutput, settings: { pollIntervalMs: 1 } }).waitForTerminal('big', task.taskId, { timeoutMs: 10_000 });
+      const done = await service({ executor: bigOutput, settings: { pollIntervalMs: 1, refreshIntervalMs: 1 } }).waitForTerminal('big', task.taskId, { timeoutMs: 10_000 });
       expect(done.status).toBe('completed');
       const result = await service().resultOf(done);
       expect((result?.structuredContent as { rows: unknown[] }).rows).toHaveLength(2_500);

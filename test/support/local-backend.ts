@@ -44,7 +44,7 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const tableName = options.tableName ?? (await createTestTable());
   const backend = createBackend(
-    { tableName, tools: options.tools ?? exampleTools(), settings: { ...DEFAULT_SETTINGS, pollIntervalMs: 200, ...settings }, allowedHosts: LOOPBACK_HOSTS },
+    { tableName, tools: options.tools ?? exampleTools(), settings: { ...DEFAULT_SETTINGS, pollIntervalMs: 200, refreshIntervalMs: 200, ...settings }, allowedHosts: LOOPBACK_HOSTS },
     localAwsClients(),
     silentLogger,
   );

@@ -58,19 +58,19 @@ describe('retention', () => {
 });
 
 describe('refresh scheduling', () => {
-  const base = { status: TaskStatus.Working, createdAt: 0, pollIntervalMs: 1_000 };
+  const base = { status: TaskStatus.Working, createdAt: 0 };
 
   it('is due once a poll interval has passed since the last check', () => {
-    expect(isRefreshDue({ ...base, lastCheckedAt: 500 }, 1_499)).toBe(false);
-    expect(isRefreshDue({ ...base, lastCheckedAt: 500 }, 1_500)).toBe(true);
+    expect(isRefreshDue({ ...base, lastCheckedAt: 500 }, 1_499, 1_000)).toBe(false);
+    expect(isRefreshDue({ ...base, lastCheckedAt: 500 }, 1_500, 1_000)).toBe(true);
   });
 
   it('counts from creation when the execution was never checked', () => {
-    expect(isRefreshDue(base, 999)).toBe(false);
-    expect(isRefreshDue(base, 1_000)).toBe(true);
+    expect(isRefreshDue(base, 999, 1_000)).toBe(false);
+    expect(isRefreshDue(base, 1_000, 1_000)).toBe(true);
   });
 
   it('is never due for a terminal task', () => {
-    expect(isRefreshDue({ ...base, status: TaskStatus.Completed }, 10 ** 9)).toBe(false);
+    expect(isRefreshDue({ ...base, status: TaskStatus.Completed }, 10 ** 9, 1_000)).toBe(false);
   });
 });
