@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    reporters: ['default', './test/support/plain-summary-reporter.ts'],
     // One DynamoDB Local and one Step Functions emulator for the whole run; each test file makes its own table.
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 90_000,
