@@ -5,7 +5,7 @@ import { configFromEnvironment, ENV } from '../lambda/handlers/environment.js';
 import { bearerTokenOwners, LOOPBACK_HOSTS, singleOwner, startDevServer } from './dev-server.js';
 import { JavaMissingError } from './dynamodb-local.js';
 import { startLocalInfrastructure } from './infrastructure.js';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
+import { localAwsEnvironment } from './local-aws.js';
 
 const TABLE_NAME = 'mcp-tasks-local';
 
@@ -27,11 +27,7 @@ async function main(): Promise<void> {
     await infrastructure.createTable(TABLE_NAME);
     // The same composition root as the Lambda handler: the AWS SDK picks the stand-ins up from AWS_ENDPOINT_URL_*.
     Object.assign(process.env, {
-      AWS_REGION: LOCAL_REGION,
-      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-      AWS_ENDPOINT_URL_DYNAMODB: infrastructure.dynamoDbEndpoint,
-      AWS_ENDPOINT_URL_SFN: infrastructure.stepFunctionsEndpoint,
+      ...localAwsEnvironment(infrastructure),
       [ENV.tableName]: TABLE_NAME,
       [ENV.toolCatalog]: JSON.stringify(infrastructure.tools),
       [ENV.allowedHosts]: LOOPBACK_HOSTS.join(','),

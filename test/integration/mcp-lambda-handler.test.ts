@@ -7,7 +7,7 @@ import { afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { ENV } from '../../lambda/handlers/environment.js';
 import { MCP_HTTP_ENV, packToolCatalog } from '../../lambda/handlers/mcp-http-environment.js';
 import { HTTP_INTEGRATION_CONTENT_TYPE, PRELUDE_DELIMITER_LENGTH, type StreamingHandler } from '../../lambda/handlers/response-streaming.js';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/local-aws.js';
+import { localAwsEnvironment } from '../../local/local-aws.js';
 import { createTestTable, exampleTools } from '../support/local-backend.js';
 
 const DOMAIN = 'a1b2c3d4e5.execute-api.us-east-1.amazonaws.com';
@@ -26,11 +26,7 @@ type McpHandler = StreamingHandler<APIGatewayProxyEvent>;
 async function loadHandler(extraEnv: Record<string, string> = {}): Promise<McpHandler> {
   const tools = exampleTools();
   Object.assign(process.env, {
-    AWS_REGION: LOCAL_REGION,
-    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-    AWS_ENDPOINT_URL_DYNAMODB: inject('dynamoDbEndpoint'),
-    AWS_ENDPOINT_URL_SFN: inject('stepFunctionsEndpoint'),
+    ...localAwsEnvironment({ dynamoDbEndpoint: inject('dynamoDbEndpoint'), stepFunctionsEndpoint: inject('stepFunctionsEndpoint') }),
     [ENV.tableName]: await createTestTable(),
     [ENV.pollIntervalMs]: '200',
     [ENV.resultWaitMs]: '30000',

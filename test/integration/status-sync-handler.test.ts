@@ -7,7 +7,7 @@ import { createBackend, type Backend } from '../../lambda/handlers/backend.js';
 import { ENV } from '../../lambda/handlers/environment.js';
 import { EXECUTION_STATUS_CHANGE, type ExecutionStatusChangeDetail, type ExecutionStatusChangeEvent } from '../../lambda/handlers/execution-status-event.js';
 import { DEFAULT_SETTINGS } from '../../lambda/service/settings.js';
-import { LOCAL_ACCOUNT, LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/local-aws.js';
+import { LOCAL_ACCOUNT, LOCAL_REGION, localAwsEnvironment } from '../../local/local-aws.js';
 import { createTestTable, exampleTools, localAwsClients, silentLogger } from '../support/local-backend.js';
 
 type Handler = (event: ExecutionStatusChangeEvent) => Promise<void>;
@@ -20,11 +20,7 @@ beforeAll(async () => {
   const tableName = await createTestTable();
   // The environment the construct gives the function; the SDK reaches the stand-ins through AWS_ENDPOINT_URL_*.
   Object.assign(process.env, {
-    AWS_REGION: LOCAL_REGION,
-    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-    AWS_ENDPOINT_URL_DYNAMODB: inject('dynamoDbEndpoint'),
-    AWS_ENDPOINT_URL_SFN: inject('stepFunctionsEndpoint'),
+    ...localAwsEnvironment({ dynamoDbEndpoint: inject('dynamoDbEndpoint'), stepFunctionsEndpoint: inject('stepFunctionsEndpoint') }),
     [ENV.tableName]: tableName,
   });
   ({ handler } = (await import('../../lambda/handlers/status-sync.js')) as { handler: Handler });
