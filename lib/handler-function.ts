@@ -17,8 +17,8 @@ export function projectPath(relative: string): string {
   return fileURLToPath(new URL(`../${relative}`, import.meta.url));
 }
 
-// Some bundled CommonJS packages call require() for Node built-ins; an ESM bundle has no require unless made.
-const ESM_REQUIRE_BANNER = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+/** Some bundled CommonJS packages call require() for Node built-ins; an ESM bundle has no require unless made. */
+export const ESM_REQUIRE_BANNER = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
 
 export interface HandlerFunctionProps {
   /** The handler module (it exports `handler`), absolute path. */

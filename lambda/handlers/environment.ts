@@ -1,7 +1,8 @@
 // Reads the backend's configuration from environment variables, once, at the composition root.
 import { DEFAULT_SETTINGS, type TaskServiceSettings } from '../service/settings.js';
 import { toolDefinitionProblems, type ToolDefinition } from '../tools/tool-definition.js';
-import type { BackendConfig, TaskCoreConfig } from './backend.js';
+import type { BackendConfig } from './backend.js';
+import type { TaskCoreConfig } from './task-core.js';
 
 export const ENV = {
   tableName: 'TASK_TABLE_NAME',

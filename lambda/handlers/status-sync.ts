@@ -1,7 +1,7 @@
 // Lambda entry point for Step Functions "Execution Status Change" events (EventBridge): records each execution's new
 // status on its task, so that tasks/get is one DynamoDB read. A thrown error makes Lambda retry, then dead-letter.
 import { Logger } from '@aws-lambda-powertools/logger';
-import { createTaskCore } from './backend.js';
+import { createTaskCore } from './task-core.js';
 import { taskCoreConfigFromEnvironment } from './environment.js';
 import { executionUpdateFromDetail, type ExecutionStatusChangeEvent } from './execution-status-event.js';
 
