@@ -60,7 +60,7 @@ export class TaskService {
 
   /**
    * Validates the call, stores the task, then starts its execution. The record is written first so that
-   * no execution can ever run without a task that finds it; the execution name derives from the task, so
+   * no execution can ever run without a task that finds it; the execution name is stored in the record, so
    * a repeated start can only find the same execution. If Step Functions refuses for good, the record is
    * removed and `ExecutionStartError` thrown; if its answer is lost, the task stays `submitted` and the
    * next poll reconciles it (a missing execution past the start grace period fails the task).
@@ -128,7 +128,7 @@ export class TaskService {
     await this.executor.start(repair).catch((error: unknown) => this.logger.warn('Repeated start of a retried task failed', { taskId: retry.taskId, error: String(error) }));
   }
 
-  /** The task as it stands, refreshed from its execution when a poll interval has passed. Throws `TaskNotFoundError`. */
+  /** The task as it stands, refreshed from its execution when a refresh interval has passed. Throws `TaskNotFoundError` or `TaskExpiredError`. */
   async getTask(owner: string, taskId: string): Promise<TaskRecord> {
     let task;
     try {
