@@ -6,7 +6,9 @@ import { ExampleToolsStack } from '../lib/example-tools-stack.js';
 const app = new App();
 new ExampleToolsStack(app, 'McpTasks', {
   description: 'MCP tasks on AWS: Step Functions state machines as MCP tools (example tools)',
-  // Unset: an environment-agnostic template that synthesizes offline; `cdk deploy` uses the CLI's account and region.
+  // The CLI sets CDK_DEFAULT_ACCOUNT and CDK_DEFAULT_REGION from its profile (the region falls back to us-east-1
+  // when none is configured), so the template names a concrete region; without credentials the account stays a
+  // token and synth still works offline. Set the profile's region before `cdk deploy`.
   env: { account: process.env['CDK_DEFAULT_ACCOUNT'], region: process.env['CDK_DEFAULT_REGION'] },
 });
 // cdk-nag 3 runs as a policy validation plugin (its 2.x Aspects form crashes on this CDK version).

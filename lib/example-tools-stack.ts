@@ -1,6 +1,7 @@
 // The example deployment: the example tools' state machines (the ASL files and Lambda step handlers the local stack
 // runs) registered as MCP tools on one McpTaskEndpoint, with the outputs a client needs to connect.
-import { CfnOutput, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Fn, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
@@ -8,7 +9,6 @@ import { EXAMPLE_TOOLS, type ExampleTool } from '../lambda/example-tools/catalog
 import { HandlerFunction } from './handler-function.js';
 import { McpTaskEndpoint } from './mcp-task-endpoint.js';
 import type { McpTaskEndpointProps } from './mcp-task-endpoint-props.js';
-import { acknowledgeWildcardResource } from './nag-acknowledgements.js';
 
 export interface ExampleToolsStackProps extends StackProps {
   /** Passed to the endpoint; tools are the example tools. @default - the endpoint's defaults, plus a machine client */
@@ -44,8 +44,14 @@ export class ExampleToolsStack extends Stack {
         new HandlerFunction(this, `${id}${pascalCase(step.functionName)}`, { entry: step.entry, description: `Step ${step.functionName} of tool ${tool.name}`, tracing, removalPolicy }),
       ]),
     );
-    // Vended-logs prefix: Step Functions then needs no growing account-wide CloudWatch Logs resource policy.
-    const logGroup = new logs.LogGroup(this, `${id}Logs`, { logGroupName: `/aws/vendedlogs/states/${this.stackName}-${id}`, retention: logs.RetentionDays.ONE_MONTH, removalPolicy });
+    // Vended-logs prefix: Step Functions then needs no growing account-wide CloudWatch Logs resource policy. The
+    // suffix (the stack ID's UUID) is new with each creation of the stack, so a retained group from a destroyed
+    // stack never collides with the next deploy.
+    const logGroup = new logs.LogGroup(this, `${id}Logs`, {
+      logGroupName: `/aws/vendedlogs/states/${this.stackName}-${id}-${Fn.select(2, Fn.split('/', Aws.STACK_ID))}`,
+      retention: logs.RetentionDays.ONE_MONTH,
+      removalPolicy,
+    });
     const machine = new sfn.StateMachine(this, id, {
       comment: tool.description,
       stateMachineType: sfn.StateMachineType.STANDARD,
@@ -54,10 +60,8 @@ export class ExampleToolsStack extends Stack {
       logs: { destination: logGroup, level: sfn.LogLevel.ALL, includeExecutionData: false },
       tracingEnabled: tracing,
     });
-    for (const handler of Object.values(functions)) {
-      handler.function.grantInvoke(machine);
-      acknowledgeWildcardResource(machine.role, `${handler.function.functionArn}:*`, 'Invoking a version or alias of this one step function; the ASL calls it by ARN.');
-    }
+    // Only the unqualified ARN the ASL calls (grantInvoke would add every version and alias, `<fn>:*`).
+    iam.Grant.addToPrincipal({ grantee: machine, actions: ['lambda:InvokeFunction'], resourceArns: Object.values(functions).map((handler) => handler.function.functionArn) });
     Validations.of(machine.role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'CloudWatch Logs log-delivery actions (and X-Ray, when tracing) support no resource-level permissions.',

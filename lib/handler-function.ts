@@ -30,6 +30,8 @@ export interface HandlerFunctionProps {
   readonly timeout?: Duration;
   /** @default 256 */
   readonly memorySize?: number;
+  /** Reserved concurrency: a guaranteed share of the account's concurrency and a ceiling. @default - none (unreserved) */
+  readonly reservedConcurrentExecutions?: number;
   /** Active X-Ray tracing. @default false */
   readonly tracing?: boolean;
   /** @default logs.RetentionDays.ONE_MONTH */
@@ -73,6 +75,7 @@ export class HandlerFunction extends Construct {
       systemLogLevelV2: lambda.SystemLogLevel.WARN,
       tracing: props.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
+      ...(props.reservedConcurrentExecutions !== undefined ? { reservedConcurrentExecutions: props.reservedConcurrentExecutions } : {}),
       ...(props.deadLetterQueue ? { deadLetterQueue: props.deadLetterQueue } : {}),
       ...(props.retryAttempts !== undefined ? { retryAttempts: props.retryAttempts } : {}),
       ...(props.maxEventAge ? { maxEventAge: props.maxEventAge } : {}),

@@ -1,6 +1,6 @@
 // The REST API in front of the MCP function: /mcp (POST, GET, DELETE) as a streaming Lambda proxy, stage throttling
 // and JSON access logs, and, with auth on, the RFC 9728 metadata route and the 401 that points at it.
-import { Duration, Stack, Validations, type RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -25,6 +25,8 @@ export interface McpRestApiProps {
   readonly executionLoggingLevel?: apigw.MethodLoggingLevel;
   readonly corsAllowOrigins?: readonly string[];
   readonly webAclArn?: string;
+  /** Create the account's API Gateway CloudWatch Logs role (an account-wide setting; the role is retained). @default false */
+  readonly createApiGatewayAccountRole?: boolean;
   /** Cognito auth; without it every method is open. */
   readonly auth?: CognitoAuth;
 }
@@ -50,7 +52,9 @@ export class McpRestApi extends Construct {
       description: 'MCP endpoint (Streamable HTTP): Step Functions state machines as tools, run as MCP tasks',
       // Regional: an edge-optimized endpoint drops an idle response stream after 30 s, a regional one after 5 minutes.
       endpointConfiguration: { types: [apigw.EndpointType.REGIONAL] },
-      cloudWatchRole: false,
+      // The account-level role API Gateway logs through is only created on request: it is an account-wide setting.
+      cloudWatchRole: props.createApiGatewayAccountRole ?? false,
+      ...(props.createApiGatewayAccountRole ? { cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN } : {}),
       deployOptions: {
         stageName: props.stageName,
         throttlingRateLimit: props.throttlingRateLimit,
@@ -153,6 +157,13 @@ export class McpRestApi extends Construct {
 
   private acknowledgeFindings(props: McpRestApiProps): void {
     const acknowledge = Validations.of(this.api);
+    const accountRole = this.api.node.tryFindChild('CloudWatchRole');
+    if (accountRole) {
+      Validations.of(accountRole).acknowledge({
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        reason: 'The API Gateway account role must write to log groups of every API in the account and region; AWS maintains this managed policy for exactly that.',
+      });
+    }
     acknowledge.acknowledge({
       id: 'AwsSolutions-APIG2',
       reason: 'Bodies are JSON-RPC messages that the MCP SDK validates in the function; an API Gateway model cannot express them usefully.',
@@ -160,13 +171,13 @@ export class McpRestApi extends Construct {
     if (!props.executionLoggingLevel) {
       acknowledge.acknowledge({
         id: 'AwsSolutions-APIG6',
-        reason: 'Execution logging needs the account-wide API Gateway CloudWatch role, which an app construct must not own; access logs are on. Set executionLoggingLevel once the account has the role.',
+        reason: 'Execution logging is opt-in (executionLoggingLevel): it logs per request at a cost the team decides on; JSON access logs are always on. Both need the account-level API Gateway CloudWatch Logs role (README prerequisites, or createApiGatewayAccountRole).',
       });
     }
     if (!props.webAclArn) {
       acknowledge.acknowledge({
         id: 'AwsSolutions-APIG3',
-        reason: 'AWS WAF is opt-in (webAclArn): requests are authenticated and stage-throttled, and a web ACL has a monthly cost the deploying team decides on.',
+        reason: 'AWS WAF is opt-in (webAclArn), as a web ACL has a monthly cost. Residual risk without it: stage throttling is one bucket shared by all callers, so one token holder can use it all; per-client limits need a WAF rate-based rule (README).',
       });
     }
     if (!props.auth) {

@@ -27,6 +27,7 @@ export const DEFAULT_OAUTH_CALLBACK_URLS: readonly string[] = ['http://localhost
 /** The owner of every task when the endpoint is deliberately open. */
 export const OPEN_ENDPOINT_OWNER = 'anonymous';
 
+
 /** Status-push retries: EventBridge to Lambda, then Lambda's own asynchronous retries, before the dead-letter queue. */
 export const STATUS_EVENT_TARGET_RETRY_ATTEMPTS = 8;
 export const STATUS_EVENT_MAX_AGE = Duration.hours(2);

@@ -48,7 +48,13 @@ export interface McpTaskEndpointProps {
    * @default - for a new pool, derived from the construct path and the account ID; for an existing pool, none
    */
   readonly cognitoDomainPrefix?: string;
-  /** Identifier of the OAuth resource server; the scope clients request is `<identifier>/invoke`. @default 'mcp-tasks' */
+  /**
+   * Identifier of the OAuth resource server; the scope clients request is `<identifier>/invoke`. Resource server
+   * identifiers are unique per user pool: when several endpoints share one `existingUserPoolObj`, give each its own
+   * identifier (the second deploy with the same one fails, and a shared scope would let one endpoint's tokens call
+   * the other).
+   * @default 'mcp-tasks'
+   */
   readonly resourceServerIdentifier?: string;
   /** Redirect URIs of the interactive (authorization code + PKCE) client. @default - MCP Inspector's callbacks on localhost:6274 */
   readonly oauthCallbackUrls?: readonly string[];
@@ -65,7 +71,21 @@ export interface McpTaskEndpointProps {
   readonly corsAllowOrigins?: readonly string[];
   /** Execution logging of the stage; needs the account-wide API Gateway CloudWatch role. @default - off (access logs are always on) */
   readonly executionLoggingLevel?: apigw.MethodLoggingLevel;
-  /** A regional AWS WAF web ACL to associate with the stage. @default - none */
+  /**
+   * Create the API Gateway CloudWatch Logs role and make it the account's (`AWS::ApiGateway::Account`). API Gateway
+   * writes access logs (always on here) and execution logs only through that role, and a stage with logging fails
+   * to deploy in a region whose account setting names none. This is an **account-wide, per-region setting**, not a
+   * resource of this endpoint: it replaces any role already set, and the role is retained when the stack is
+   * deleted, because other APIs in the account keep relying on it. Leave it off when the account already has the
+   * role (see the README's prerequisites) or when another stack owns the setting.
+   * @default false
+   */
+  readonly createApiGatewayAccountRole?: boolean;
+  /**
+   * A regional AWS WAF web ACL to associate with the stage. Stage throttling is one bucket shared by every caller;
+   * a rate-based rule in this web ACL is the per-client limit (see the README).
+   * @default - none
+   */
   readonly webAclArn?: string;
 
   /**
@@ -76,6 +96,16 @@ export interface McpTaskEndpointProps {
   readonly resultWait?: Duration;
   /** Memory of the MCP function. @default 512 */
   readonly mcpFunctionMemorySize?: number;
+  /**
+   * Reserved concurrency of the MCP function: both a guaranteed share and a ceiling, so the endpoint cannot take the
+   * concurrency the account's other functions need. Every request holds one instance for its duration, and a
+   * blocking `tasks/result` holds it for up to `resultWait`, so serving the full stage rate takes about
+   * `throttlingRateLimit × resultWait` (50/s × 50 s = 2,500 with the defaults, beyond the default account quota of
+   * 1,000). Pick what the account can spare (Lambda keeps at least 100 unreserved): requests beyond it are
+   * throttled instead of starving other functions.
+   * @default - none: the function draws on the account's unreserved concurrency
+   */
+  readonly mcpFunctionReservedConcurrency?: number;
   /** Active X-Ray tracing on the functions and the stage. @default false */
   readonly tracing?: boolean;
   /** Retention of the functions' and the access log groups. @default logs.RetentionDays.ONE_MONTH */

@@ -1,6 +1,8 @@
 // McpTaskEndpoint: the reusable L3 construct. A team drops it into its stack, registers state machines as MCP tools,
 // and gets an authenticated MCP endpoint whose task status is pushed from Step Functions into DynamoDB.
+import { EXECUTION_NAME_PREFIX } from '../lambda/core/task-key.js';
 import { Annotations, Arn, ArnFormat, Duration, Lazy, Stack, Token } from 'aws-cdk-lib';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -16,10 +18,10 @@ import { environmentBytesUpperBound, LAMBDA_ENVIRONMENT_LIMIT_BYTES, MAX_STATE_M
 import { HandlerFunction, projectPath } from './handler-function.js';
 import * as defaults from './mcp-task-endpoint-defaults.js';
 import type { McpTaskEndpointProps, McpToolProps } from './mcp-task-endpoint-props.js';
-import { propsProblems, throwIfProblems, toolProblems } from './mcp-task-endpoint-validation.js';
+import { propsProblems, throwIfProblems, toolProblems, type ToolEnvironment } from './mcp-task-endpoint-validation.js';
 import { McpRestApi } from './mcp-rest-api.js';
 import { acknowledgeWildcardResource } from './nag-acknowledgements.js';
-import { createStatusDeadLetterQueue, createStatusRule } from './status-events.js';
+import { createStatusDeadLetterAlarm, createStatusDeadLetterQueue, createStatusRule } from './status-events.js';
 import { createTaskTable } from './task-table.js';
 
 export type { McpTaskEndpointProps, McpToolProps } from './mcp-task-endpoint-props.js';
@@ -36,6 +38,11 @@ export class McpTaskEndpoint extends Construct {
   public readonly statusSyncFunction: NodejsFunction;
   public readonly statusSyncHandler: HandlerFunction;
   public readonly statusDeadLetterQueue: sqs.Queue;
+  /**
+   * In alarm while the status dead-letter queue holds a message: a status change could not be applied, so a task
+   * may only catch up by a poll's refresh. No action is attached; add yours (`addAlarmAction`).
+   */
+  public readonly statusDeadLetterAlarm: cloudwatch.Alarm;
   public readonly restApi: McpRestApi;
   /** Cognito user pool, clients, domain and authorizer; absent when the endpoint is open. */
   public readonly auth?: CognitoAuth;
@@ -46,10 +53,14 @@ export class McpTaskEndpoint extends Construct {
   private readonly rules: events.Rule[] = [];
   private readonly boundMachines = new Set<string>();
   private packed?: { readonly toolCount: number; readonly value: string };
+  /** Where the functions run: a registered machine must be in the same account and region. */
+  private readonly environment: ToolEnvironment;
 
   constructor(scope: Construct, id: string, props: McpTaskEndpointProps = {}) {
     super(scope, id);
     throwIfProblems('McpTaskEndpoint props', propsProblems(props));
+    const stack = Stack.of(this);
+    this.environment = { region: stack.region, account: stack.account };
     const removalPolicy = props.removalPolicy ?? defaults.DEFAULT_REMOVAL_POLICY;
     const logRetention = props.logRetention ?? defaults.DEFAULT_LOG_RETENTION;
     const tracing = props.tracing ?? false;
@@ -65,6 +76,7 @@ export class McpTaskEndpoint extends Construct {
       description: 'MCP endpoint: tools are Step Functions state machines, calls run as tasks',
       timeout,
       memorySize: props.mcpFunctionMemorySize ?? defaults.DEFAULT_MCP_FUNCTION_MEMORY_SIZE,
+      ...(props.mcpFunctionReservedConcurrency !== undefined ? { reservedConcurrentExecutions: props.mcpFunctionReservedConcurrency } : {}),
       environment: {
         [ENV.tableName]: this.table.tableName,
         [ENV.resultWaitMs]: String(resultWait.toMilliseconds()),
@@ -80,6 +92,7 @@ export class McpTaskEndpoint extends Construct {
     this.mcpFunction = this.mcpHandler.function;
 
     this.statusDeadLetterQueue = createStatusDeadLetterQueue(this, 'StatusDeadLetterQueue');
+    this.statusDeadLetterAlarm = createStatusDeadLetterAlarm(this, 'StatusDeadLetterAlarm', this.statusDeadLetterQueue);
     this.statusSyncHandler = new HandlerFunction(this, 'StatusSyncHandler', {
       ...common,
       entry: projectPath('lambda/handlers/status-sync.ts'),
@@ -112,7 +125,7 @@ export class McpTaskEndpoint extends Construct {
       logRetention,
       removalPolicy,
       tracing,
-      ...pick(props, ['executionLoggingLevel', 'corsAllowOrigins', 'webAclArn']),
+      ...pick(props, ['executionLoggingLevel', 'corsAllowOrigins', 'webAclArn', 'createApiGatewayAccountRole']),
       ...(this.auth ? { auth: this.auth } : {}),
     });
     this.mcpUrl = this.restApi.mcpUrl;
@@ -140,7 +153,7 @@ export class McpTaskEndpoint extends Construct {
     const duplicate = this.tools.some((known) => known.name === tool.name);
     this.tools.push(tool);
     // A duplicate or malformed registration fails synth with the others; binding it now would fail alone, unclearly.
-    if (duplicate || toolProblems([tool]).length > 0) return this;
+    if (duplicate || toolProblems([tool], this.environment).length > 0) return this;
     const machine = typeof tool.stateMachine === 'string' ? sfn.StateMachine.fromStateMachineArn(this, `Machine-${tool.name}`, tool.stateMachine) : tool.stateMachine;
     const key = JSON.stringify(Stack.of(this).resolve(machine.stateMachineArn));
     if (this.boundMachines.has(key)) return this;
@@ -150,7 +163,7 @@ export class McpTaskEndpoint extends Construct {
     const executions = executionsOf(machine);
     iam.Grant.addToPrincipal({ grantee: this.mcpFunction, actions: ['states:DescribeExecution', 'states:StopExecution'], resourceArns: [executions] });
     iam.Grant.addToPrincipal({ grantee: this.statusSyncFunction, actions: ['states:DescribeExecution'], resourceArns: [executions] });
-    const reason = `Execution names are made per task at run time; the wildcard covers only executions of the state machine behind tool '${tool.name}'.`;
+    const reason = `Execution names are made per task at run time (task-<key>-<nonce>); the wildcard covers only this backend's executions of the machine behind tool '${tool.name}'.`;
     acknowledgeWildcardResource(this.mcpHandler.role, executions, reason);
     acknowledgeWildcardResource(this.statusSyncHandler.role, executions, reason);
     this.rules.push(
@@ -177,7 +190,7 @@ export class McpTaskEndpoint extends Construct {
   }
 
   private synthProblems(): string[] {
-    const problems = toolProblems(this.tools);
+    const problems = toolProblems(this.tools, this.environment);
     const bytes = environmentBytesUpperBound(this.mcpFunction, (name) => (name === MCP_HTTP_ENV.toolStateMachineArns ? MAX_STATE_MACHINE_ARN_BYTES : MAX_TOKEN_BYTES));
     if (bytes > LAMBDA_ENVIRONMENT_LIMIT_BYTES) {
       problems.push(
@@ -193,16 +206,19 @@ function stateMachineArnOf(tool: McpToolProps): string {
 }
 
 /**
- * `arn:<partition>:states:<region>:<account>:execution:<machine name>:*`, in the machine's own account and region.
- * (The L2's grantExecution puts an imported ARN in the importing stack's account and region.)
+ * `arn:<partition>:states:<region>:<account>:execution:<machine name>:task-*`: only the executions this backend
+ * starts (all named `task-…`), in the machine's own account and region. (The L2's grantExecution puts an imported
+ * ARN in the importing stack's account and region, and covers every execution.)
  */
 function executionsOf(machine: sfn.IStateMachine): string {
+  // Only executions this backend started (see core/task-key): another system's executions of a shared machine stay out of reach.
+  const executions = `${EXECUTION_NAME_PREFIX}*`;
   if (machine instanceof sfn.StateMachine) {
-    return Stack.of(machine).formatArn({ service: 'states', resource: 'execution', resourceName: `${machine.stateMachineName}:*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+    return Stack.of(machine).formatArn({ service: 'states', resource: 'execution', resourceName: `${machine.stateMachineName}:${executions}`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
   }
-  if (!Token.isUnresolved(machine.stateMachineArn)) return `${machine.stateMachineArn.replace(':stateMachine:', ':execution:')}:*`;
+  if (!Token.isUnresolved(machine.stateMachineArn)) return `${machine.stateMachineArn.replace(':stateMachine:', ':execution:')}:${executions}`;
   const arn = Arn.split(machine.stateMachineArn, ArnFormat.COLON_RESOURCE_NAME);
-  return Arn.format({ ...arn, service: 'states', resource: 'execution', resourceName: `${arn.resourceName}:*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+  return Arn.format({ ...arn, service: 'states', resource: 'execution', resourceName: `${arn.resourceName}:${executions}`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
 }
 
 function pick<T extends object, K extends keyof T>(source: T, keys: readonly K[]): Partial<Pick<T, K>> {

@@ -1,6 +1,7 @@
 // Status push: one EventBridge rule per registered state machine, matching its executions' terminal status changes
 // and delivering them to the status-sync function; what cannot be applied ends in one dead-letter queue.
 import { Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -8,6 +9,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { ExecutionStatus } from '../lambda/core/execution-status.js';
 import { EXECUTION_STATUS_CHANGE, STEP_FUNCTIONS_EVENT_SOURCE } from '../lambda/handlers/execution-status-event.js';
+import { EXECUTION_NAME_PREFIX } from '../lambda/core/task-key.js';
 import { STATUS_EVENT_MAX_AGE, STATUS_EVENT_TARGET_RETRY_ATTEMPTS } from './mcp-task-endpoint-defaults.js';
 
 /**
@@ -22,6 +24,18 @@ export function createStatusDeadLetterQueue(scope: Construct, id: string): sqs.Q
     encryption: sqs.QueueEncryption.SQS_MANAGED,
     enforceSSL: true,
     retentionPeriod: Duration.days(14),
+  });
+}
+
+/** In alarm as soon as one event sits in the dead-letter queue: a task status change was lost to the push path. */
+export function createStatusDeadLetterAlarm(scope: Construct, id: string, queue: sqs.IQueue): cloudwatch.Alarm {
+  return new cloudwatch.Alarm(scope, id, {
+    alarmDescription: 'MCP task status events could not be applied and are in the dead-letter queue; tasks catch up only on a poll refresh',
+    metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: cloudwatch.Stats.MAXIMUM }),
+    threshold: 0,
+    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
   });
 }
 
@@ -41,7 +55,8 @@ export function createStatusRule(scope: Construct, id: string, props: StatusRule
     eventPattern: {
       source: [STEP_FUNCTIONS_EVENT_SOURCE],
       detailType: [EXECUTION_STATUS_CHANGE],
-      detail: { stateMachineArn: [props.stateMachineArn], status: [...PUSHED_EXECUTION_STATUSES] },
+      // Only executions this backend started: another user of a shared machine never invokes status-sync.
+      detail: { stateMachineArn: [props.stateMachineArn], name: [{ prefix: EXECUTION_NAME_PREFIX }], status: [...PUSHED_EXECUTION_STATUSES] },
     },
     targets: [
       new targets.LambdaFunction(props.handler, {

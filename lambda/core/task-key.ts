@@ -14,9 +14,12 @@ export function newExecutionNonce(): string {
   return randomBytes(5).toString('hex');
 }
 
+/** Every execution this backend starts has a name with this prefix (IAM grants and event rules match on it). */
+export const EXECUTION_NAME_PREFIX = 'task-';
+
 /** `task-<key>-<nonce>`: exactly Step Functions' 80-character limit, all of it `0-9a-z-`. */
 export function executionNameFor(key: string, nonce: string): string {
-  return `task-${key}-${nonce}`;
+  return `${EXECUTION_NAME_PREFIX}${key}-${nonce}`;
 }
 
 /** The task key back from an execution name made by {@link executionNameFor}, or `null` for a foreign execution. */

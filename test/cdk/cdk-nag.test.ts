@@ -29,7 +29,18 @@ function acknowledgements(scope: IConstruct): { id: string; path: string; reason
 describe.each([
   { name: 'the example app', props: undefined },
   { name: 'an open endpoint with CORS', props: { endpoint: { openEndpoint: true, corsAllowOrigins: ['https://app.example.com'] } } },
-  { name: 'tracing, WAF and execution logs on', props: { endpoint: { tracing: true, webAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/mcp/1111', executionLoggingLevel: 'INFO' as never } } },
+  {
+    name: 'tracing, WAF, execution logs, the account role and reserved concurrency on',
+    props: {
+      endpoint: {
+        tracing: true,
+        webAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/mcp/1111',
+        executionLoggingLevel: 'INFO' as never,
+        createApiGatewayAccountRole: true,
+        mcpFunctionReservedConcurrency: 100,
+      },
+    },
+  },
 ])('cdk-nag AwsSolutionsChecks on $name', ({ props }) => {
   const { app } = exampleStack(props ? { props } : {});
 

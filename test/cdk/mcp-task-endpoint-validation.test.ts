@@ -1,12 +1,13 @@
 // McpTaskEndpoint's checks: bad props fail at construction and bad tools at synth, each with every problem listed;
 // an open endpoint warns; a catalog too large for Lambda's environment fails before deploy.
 import { createHash } from 'node:crypto';
+import { Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { describe, expect, it } from 'vitest';
 import { McpTaskEndpoint, type McpToolProps } from '../../lib/mcp-task-endpoint.js';
-import { testStack } from './cdk-app.js';
+import { testApp, testStack } from './cdk-app.js';
 
 const SCHEMA = { type: 'object', properties: {} } as const;
 const MACHINE_ARN = 'arn:aws:states:eu-west-1:123456789012:stateMachine:nightly-report';
@@ -81,11 +82,39 @@ describe('McpTaskEndpoint tool validation (at synth)', () => {
     });
   });
 
-  it('puts an imported machine’s executions in that machine’s own account and region', () => {
+  it('refuses a machine ARN in another region or account, naming both', () => {
     const stack = testStack();
-    new McpTaskEndpoint(stack, 'Endpoint', { tools: [tool('remote', { stateMachine: 'arn:aws:states:us-west-2:210987654321:stateMachine:remote-job' })] });
+    const endpoint = new McpTaskEndpoint(stack, 'Endpoint', {
+      tools: [
+        tool('other_region', { stateMachine: 'arn:aws:states:us-west-2:123456789012:stateMachine:remote-job' }),
+        tool('other_account', { stateMachine: 'arn:aws:states:eu-west-1:210987654321:stateMachine:remote-job' }),
+      ],
+    });
+    const error = synthError(endpoint);
+    expect(error).toContain("Tool 'other_region': its state machine is in region us-west-2, the endpoint in region eu-west-1");
+    expect(error).toContain("Tool 'other_account': its state machine is in account 210987654321, the endpoint in account 123456789012");
+    expect(error).toContain("must be in the endpoint's own account and region");
+  });
+
+  it('refuses an imported machine object from another region', () => {
+    const stack = testStack();
+    const remote = sfn.StateMachine.fromStateMachineArn(stack, 'Remote', 'arn:aws:states:us-west-2:123456789012:stateMachine:remote-job');
+    const endpoint = new McpTaskEndpoint(stack, 'Endpoint').addTool(tool('remote', { stateMachine: remote }));
+    expect(synthError(endpoint)).toContain("Tool 'remote': its state machine is in region us-west-2, the endpoint in region eu-west-1");
+  });
+
+  it('binds nothing for a machine it refuses', () => {
+    const stack = testStack();
+    const endpoint = new McpTaskEndpoint(stack, 'Endpoint', { tools: [tool('remote', { stateMachine: 'arn:aws:states:us-west-2:123456789012:stateMachine:remote-job' })] });
+    expect(endpoint.statusRules).toHaveLength(0);
+  });
+
+  it('accepts any region and account when the stack’s are unresolved, granting only the backend’s executions there', () => {
+    const stack = new Stack(testApp(), 'Agnostic');
+    const endpoint = new McpTaskEndpoint(stack, 'Endpoint', { tools: [tool('remote', { stateMachine: 'arn:aws:states:us-west-2:210987654321:stateMachine:remote-job' })] });
+    expect(synthError(endpoint)).toBeUndefined();
     Template.fromStack(stack).hasResourceProperties('AWS::IAM::Policy', {
-      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: 'states:DescribeExecution', Resource: 'arn:aws:states:us-west-2:210987654321:execution:remote-job:*' })]) },
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: 'states:DescribeExecution', Resource: 'arn:aws:states:us-west-2:210987654321:execution:remote-job:task-*' })]) },
     });
   });
 
@@ -106,12 +135,13 @@ describe('McpTaskEndpoint props validation (at construction)', () => {
         machineClient: true,
         cognitoDomainPrefix: 'My_AWS_Prefix',
         throttlingRateLimit: -1,
+        mcpFunctionReservedConcurrency: 1.5,
         corsAllowOrigins: ['app.example.com'],
         resultWait: { isUnresolved: () => false, toMilliseconds: () => 10 * 60 * 1000 } as never,
       });
     const message = errorOf(build);
     expect(message).toContain('McpTaskEndpoint props is invalid:');
-    for (const problem of ['machineClient would have no effect', 'cognitoDomainPrefix would have no effect', "cognitoDomainPrefix 'My_AWS_Prefix' must be", 'throttlingRateLimit must be a positive integer', "corsAllowOrigins entry 'app.example.com'", 'resultWait must be between']) {
+    for (const problem of ['machineClient would have no effect', 'cognitoDomainPrefix would have no effect', "cognitoDomainPrefix 'My_AWS_Prefix' must be", 'throttlingRateLimit must be a positive integer', 'mcpFunctionReservedConcurrency must be a positive integer', "corsAllowOrigins entry 'app.example.com'", 'resultWait must be between']) {
       expect(message).toContain(problem);
     }
   });

@@ -7,6 +7,7 @@ import { ENV } from '../../lambda/handlers/environment.js';
 import { MCP_HTTP_ENV, unpackToolCatalog } from '../../lambda/handlers/mcp-http-environment.js';
 import { EXAMPLE_TOOLS } from '../../lambda/example-tools/catalog.js';
 import { OWNER_INDEX, OWNER_INDEX_PARTITION_KEY, OWNER_INDEX_PROJECTED_ATTRIBUTES, OWNER_INDEX_SORT_KEY, PARTITION_KEY, TTL_ATTRIBUTE } from '../../lambda/store/table-schema.js';
+import { executionNameFor, taskKeyFromExecutionName } from '../../lambda/core/task-key.js';
 import type { ExampleToolsStack } from '../../lib/example-tools-stack.js';
 import { exampleStack, logicalId, TEST_ENV } from './cdk-app.js';
 
@@ -61,7 +62,9 @@ function policyStatements(functionId: string): Statement[] {
 }
 
 const sorted = (actions: string | string[]): string[] => [actions].flat().sort();
-const executionsOf = (machineId: string) => ({ 'Fn::Join': ['', [`arn:aws:states:${TEST_ENV.region}:${TEST_ENV.account}:execution:`, { 'Fn::GetAtt': [machineId, 'Name'] }, ':*']] });
+/** A statement's resources as one sorted list, so a missing or an extra resource both fail the comparison. */
+const sortedResources = (resource: unknown): unknown[] => [resource].flat().sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+const executionsOf = (machineId: string) => ({ 'Fn::Join': ['', [`arn:aws:states:${TEST_ENV.region}:${TEST_ENV.account}:execution:`, { 'Fn::GetAtt': [machineId, 'Name'] }, ':task-*']] });
 
 describe('task table', () => {
   it('is keyed by the task key, billed on demand, with TTL on the expiry attribute', () => {
@@ -152,6 +155,33 @@ describe('REST API', () => {
     });
   });
 
+  it('puts every Lambda method behind the Cognito authorizer with the scope, and leaves only mock methods open', () => {
+    const methods = Object.values(resources('AWS::ApiGateway::Method')).map((method) => method.Properties);
+    const lambdaMethods = methods.filter((method) => method['Integration']?.Type === 'AWS_PROXY');
+    expect(lambdaMethods.map((method) => method['HttpMethod']).sort()).toEqual(['DELETE', 'GET', 'POST']);
+    for (const method of lambdaMethods) {
+      expect(method).toMatchObject({
+        AuthorizationType: 'COGNITO_USER_POOLS',
+        AuthorizerId: { Ref: expect.stringMatching(/Authorizer/) },
+        AuthorizationScopes: [{ 'Fn::Join': ['', [{ Ref: ids.resourceServer }, '/invoke']] }],
+      });
+    }
+    for (const method of methods.filter((candidate) => candidate['AuthorizationType'] !== 'COGNITO_USER_POOLS')) {
+      expect(method['AuthorizationType']).toBe('NONE');
+      expect(method['Integration']?.Type, `open ${method['HttpMethod']} method`).toBe('MOCK');
+      expect(['GET', 'OPTIONS']).toContain(method['HttpMethod']);
+    }
+  });
+
+  it('puts every method behind the authorizer or a mock integration with CORS on, too', () => {
+    const { template: cors } = exampleStack({ props: { endpoint: { corsAllowOrigins: ['https://app.example.com'] } } });
+    const methods = Object.values(cors.findResources('AWS::ApiGateway::Method') as Record<string, Resource>).map((method) => method.Properties);
+    const open = methods.filter((method) => method['AuthorizationType'] !== 'COGNITO_USER_POOLS');
+    expect(open.map((method) => method['HttpMethod']).sort()).toEqual(['GET', 'OPTIONS']);
+    for (const method of open) expect(method).toMatchObject({ AuthorizationType: 'NONE', Integration: { Type: 'MOCK' } });
+    for (const method of methods.filter((candidate) => candidate['Integration']?.Type === 'AWS_PROXY')) expect(method['AuthorizationType']).toBe('COGNITO_USER_POOLS');
+  });
+
   it.each(['POST', 'GET', 'DELETE'])('streams %s /mcp from the function (Lambda proxy, STREAM, timeout past 29 s)', (method) => {
     template.hasResourceProperties('AWS::ApiGateway::Method', {
       HttpMethod: method,
@@ -223,9 +253,28 @@ describe('status push', () => {
       ids.machines.map((machine) => ({
         source: ['aws.states'],
         'detail-type': ['Step Functions Execution Status Change'],
-        detail: { stateMachineArn: [{ Ref: machine }], status: ['RUNNING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'ABORTED'] },
+        detail: { stateMachineArn: [{ Ref: machine }], name: [{ prefix: 'task-' }], status: ['RUNNING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'ABORTED'] },
       })),
     );
+  });
+
+  it('matches exactly the execution names the backend gives its tasks (the rules and grants above say task-)', () => {
+    const name = executionNameFor('0'.repeat(64), '0'.repeat(10));
+    expect(name.startsWith('task-')).toBe(true);
+    expect(taskKeyFromExecutionName(name)).toBe('0'.repeat(64));
+  });
+
+  it('alarms as soon as a status event is in the dead-letter queue', () => {
+    expect(logicalId(stack, stack.endpoint.statusDeadLetterAlarm)).toMatch(/StatusDeadLetterAlarm/);
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [ids.queue, 'QueueName'] } }],
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 0,
+      EvaluationPeriods: 1,
+      TreatMissingData: 'notBreaching',
+    });
   });
 
   it('targets the status-sync function with retries and the dead-letter queue', () => {
@@ -250,28 +299,28 @@ describe('status push', () => {
 
 describe('IAM', () => {
   it('lets the MCP function use the table items and the owner index, start the tools’ machines and describe or stop only their executions', () => {
-    const statements = policyStatements(ids.mcpFunction).map((statement) => ({ ...statement, Action: sorted(statement.Action) }));
+    const statements = policyStatements(ids.mcpFunction).map((statement) => ({ ...statement, Action: sorted(statement.Action), Resource: sortedResources(statement.Resource) }));
     expect(statements).toHaveLength(5);
     expect(statements).toEqual(
       expect.arrayContaining([
-        { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: { 'Fn::GetAtt': [expect.stringMatching(/^McpTasksMcpHandlerLogGroup/), 'Arn'] } },
-        { Effect: 'Allow', Action: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], Resource: { 'Fn::GetAtt': [ids.table, 'Arn'] } },
-        { Effect: 'Allow', Action: ['dynamodb:Query'], Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [ids.table, 'Arn'] }, `/index/${OWNER_INDEX}`]] } },
-        { Effect: 'Allow', Action: ['states:StartExecution'], Resource: expect.arrayContaining(ids.machines.map((id) => ({ Ref: id }))) },
-        { Effect: 'Allow', Action: ['states:DescribeExecution', 'states:StopExecution'], Resource: expect.arrayContaining(ids.machines.map(executionsOf)) },
+        { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: [{ 'Fn::GetAtt': [expect.stringMatching(/^McpTasksMcpHandlerLogGroup/), 'Arn'] }] },
+        { Effect: 'Allow', Action: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], Resource: [{ 'Fn::GetAtt': [ids.table, 'Arn'] }] },
+        { Effect: 'Allow', Action: ['dynamodb:Query'], Resource: [{ 'Fn::Join': ['', [{ 'Fn::GetAtt': [ids.table, 'Arn'] }, `/index/${OWNER_INDEX}`]] }] },
+        { Effect: 'Allow', Action: ['states:StartExecution'], Resource: sortedResources(ids.machines.map((id) => ({ Ref: id }))) },
+        { Effect: 'Allow', Action: ['states:DescribeExecution', 'states:StopExecution'], Resource: sortedResources(ids.machines.map(executionsOf)) },
       ]),
     );
   });
 
   it('lets the status-sync function read and update items, describe the tools’ executions and dead-letter, nothing more', () => {
-    const statements = policyStatements(ids.statusFunction).map((statement) => ({ ...statement, Action: sorted(statement.Action) }));
+    const statements = policyStatements(ids.statusFunction).map((statement) => ({ ...statement, Action: sorted(statement.Action), Resource: sortedResources(statement.Resource) }));
     expect(statements).toHaveLength(4);
     expect(statements).toEqual(
       expect.arrayContaining([
-        { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: { 'Fn::GetAtt': [expect.stringMatching(/^McpTasksStatusSyncHandlerLogGroup/), 'Arn'] } },
-        { Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], Resource: { 'Fn::GetAtt': [ids.table, 'Arn'] } },
-        { Effect: 'Allow', Action: ['states:DescribeExecution'], Resource: expect.arrayContaining(ids.machines.map(executionsOf)) },
-        { Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: { 'Fn::GetAtt': [ids.queue, 'Arn'] } },
+        { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: [{ 'Fn::GetAtt': [expect.stringMatching(/^McpTasksStatusSyncHandlerLogGroup/), 'Arn'] }] },
+        { Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], Resource: [{ 'Fn::GetAtt': [ids.table, 'Arn'] }] },
+        { Effect: 'Allow', Action: ['states:DescribeExecution'], Resource: sortedResources(ids.machines.map(executionsOf)) },
+        { Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: [{ 'Fn::GetAtt': [ids.queue, 'Arn'] }] },
       ]),
     );
   });
@@ -281,9 +330,65 @@ describe('IAM', () => {
     for (const action of dynamoDbActionsOfStore()) expect(granted).toContain(action);
   });
 
+  it('lets each example state machine invoke only the unqualified ARNs of its own step functions', () => {
+    for (const tool of EXAMPLE_TOOLS) {
+      const machine = resource(logicalId(stack, stack.stateMachines[tool.name]!)).Properties;
+      const roleId = (machine['RoleArn'] as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+      const statements = Object.values(resources('AWS::IAM::Policy'))
+        .filter((policy) => (policy.Properties['Roles'] as { Ref: string }[]).some((role) => role.Ref === roleId))
+        .flatMap((policy) => policy.Properties['PolicyDocument'].Statement as Statement[])
+        .filter((statement) => [statement.Action].flat().some((action) => action.startsWith('lambda:')));
+      const stepFunctions = Object.keys(tool.lambdaSteps).length;
+      expect(statements.map((statement) => sorted(statement.Action))).toEqual(stepFunctions > 0 ? [['lambda:InvokeFunction']] : []);
+      for (const statement of statements) {
+        const arns = [statement.Resource].flat();
+        expect(arns).toHaveLength(stepFunctions);
+        for (const arn of arns) expect(arn).toEqual({ 'Fn::GetAtt': [expect.any(String), 'Arn'] });
+      }
+    }
+  });
+
   it('attaches no managed policy to the functions’ roles', () => {
     for (const role of Object.values(resources('AWS::IAM::Role')).filter((candidate) => JSON.stringify(candidate.Properties).includes('lambda.amazonaws.com'))) {
       expect(role.Properties['ManagedPolicyArns']).toBeUndefined();
+    }
+  });
+});
+
+describe('options', () => {
+  it('reserves the MCP function’s concurrency when asked, and only then', () => {
+    expect(resource(ids.mcpFunction).Properties['ReservedConcurrentExecutions']).toBeUndefined();
+    const { stack: reserved, template: withReserve } = exampleStack({ props: { endpoint: { mcpFunctionReservedConcurrency: 200 } } });
+    const fn = withReserve.toJSON()['Resources'][logicalId(reserved, reserved.endpoint.mcpFunction)] as Resource;
+    expect(fn.Properties['ReservedConcurrentExecutions']).toBe(200);
+    expect(resource(ids.statusFunction).Properties['ReservedConcurrentExecutions']).toBeUndefined();
+  });
+
+  it('leaves the account’s API Gateway CloudWatch role alone by default', () => {
+    template.resourceCountIs('AWS::ApiGateway::Account', 0);
+  });
+
+  it('sets the account’s API Gateway CloudWatch role on request, and retains the role', () => {
+    const { template: withRole } = exampleStack({ props: { endpoint: { createApiGatewayAccountRole: true } } });
+    withRole.resourceCountIs('AWS::ApiGateway::Account', 1);
+    const [roleId] = Object.keys(withRole.findResources('AWS::IAM::Role', { Properties: { AssumeRolePolicyDocument: { Statement: [Match.objectLike({ Principal: { Service: 'apigateway.amazonaws.com' } })] } } }));
+    expect(roleId).toBeDefined();
+    withRole.hasResource('AWS::ApiGateway::Account', { Properties: { CloudWatchRoleArn: { 'Fn::GetAtt': [roleId, 'Arn'] } } });
+    // The stage, whose access logs need the role, is created only once the account names it.
+    const [accountId] = Object.keys(withRole.findResources('AWS::ApiGateway::Account'));
+    withRole.hasResource('AWS::ApiGateway::Stage', { DependsOn: Match.arrayWith([accountId]) });
+    withRole.hasResource('AWS::IAM::Role', { DeletionPolicy: 'Retain', Properties: Match.objectLike({ AssumeRolePolicyDocument: Match.objectLike({ Statement: [Match.objectLike({ Principal: { Service: 'apigateway.amazonaws.com' } })] }) }) });
+  });
+
+  it('names the example machines’ log groups anew for each creation of the stack, under /aws/vendedlogs/', () => {
+    const names = Object.values(resources('AWS::Logs::LogGroup'))
+      .map((group) => group.Properties['LogGroupName'])
+      .filter((name) => name !== undefined);
+    expect(names).toHaveLength(EXAMPLE_TOOLS.length);
+    for (const name of names) {
+      expect(name).toEqual({
+        'Fn::Join': ['', [expect.stringMatching(/^\/aws\/vendedlogs\/states\/McpTasks-[A-Za-z]+-$/), { 'Fn::Select': [2, { 'Fn::Split': ['/', { Ref: 'AWS::StackId' }] }] }]],
+      });
     }
   });
 });

@@ -194,6 +194,23 @@ describe('MCP Lambda handler', () => {
       expect(response.headers['www-authenticate']).toBe(`Bearer resource_metadata="https://${DOMAIN}/${STAGE}/.well-known/oauth-protected-resource"`);
     });
 
+    it('takes the owner from the authorizer claims only, not from owner-looking headers or params._meta', async () => {
+      const bob = `bob-${randomUUID()}`;
+      const spoof = { 'X-Owner': bob, 'X-Amzn-Oidc-Identity': bob, 'X-Forwarded-User': bob };
+      const body = rpc('tools/call', {
+        name: 'text_stats',
+        arguments: { text: 'spoofed owner' },
+        task: { ttl: 60_000 },
+        _meta: { owner: bob, sub: bob, client_id: bob, 'io.modelcontextprotocol/owner': bob },
+      });
+      const created = JSON.parse((await invoke(handler, proxyEvent({ body, claims: accessTokenClaims('alice-sub'), headers: spoof }))).body) as { result?: Record<string, unknown> };
+      const taskId = (created.result?.['task'] as { taskId: string }).taskId;
+      expect(taskId).toEqual(expect.any(String));
+      expect((await call(handler, rpc('tasks/get', { taskId }), accessTokenClaims('alice-sub'))).result?.['taskId']).toBe(taskId);
+      expect((await call(handler, rpc('tasks/get', { taskId }), accessTokenClaims(bob))).error?.message).toMatch(/not found/i);
+      expect((await call(handler, rpc('tasks/list'), accessTokenClaims(bob))).result?.['tasks']).toEqual([]);
+    });
+
     it('takes no identity from what the client sends: a bearer token alone is not an owner', async () => {
       const response = await invoke(handler, proxyEvent({ body: rpc('tools/list'), claims: null, headers: { Authorization: 'Bearer alice', 'X-Owner': 'alice' } }));
       expect(response.statusCode).toBe(401);

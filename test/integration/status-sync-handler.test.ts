@@ -1,7 +1,7 @@
 // The deployed status-sync Lambda handler, fed real "Step Functions Execution Status Change" events, on the local stack.
 import { randomUUID } from 'node:crypto';
 import { DescribeExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { TaskOrigin, TaskStatus, toolResultOf, type TaskRecord } from '../../lambda/core/task.js';
 import { createBackend, type Backend } from '../../lambda/handlers/backend.js';
 import { ENV } from '../../lambda/handlers/environment.js';
@@ -48,6 +48,25 @@ async function executionFinished(executionArn: string): Promise<void> {
     const { status } = await stepFunctions.send(new DescribeExecutionCommand({ executionArn }));
     if (status !== 'RUNNING') return;
     await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/**
+ * Runs `use` with a fresh copy of the handler module built from the environment with `overrides`, restoring the
+ * environment afterwards (the SDK reads endpoints from it lazily, at the first request).
+ */
+async function withHandlerIn<T>(overrides: Record<string, string>, use: (fresh: Handler) => Promise<T>): Promise<T> {
+  const saved = Object.fromEntries(Object.keys(overrides).map((name) => [name, process.env[name]]));
+  Object.assign(process.env, overrides);
+  try {
+    vi.resetModules();
+    const fresh = ((await import('../../lambda/handlers/status-sync.js')) as { handler: Handler }).handler;
+    return await use(fresh);
+  } finally {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
   }
 }
 
@@ -192,6 +211,31 @@ describe('status-sync handler', () => {
       await backend.store.delete(task.owner, task.taskId);
       await expect(handler(statusEvent(task, { status: 'SUCCEEDED', output: '{}' }))).resolves.toBeUndefined();
       expect(await backend.store.get(task.owner, task.taskId)).toBeNull();
+    });
+  });
+
+  describe('failures (Lambda retries, then the dead-letter queue)', () => {
+    it('rejects when DynamoDB fails, so the event is retried rather than dropped', async () => {
+      const task = await newTask();
+      const event = statusEvent(task, { status: 'SUCCEEDED', output: '{"words":7}' });
+      await withHandlerIn({ [ENV.tableName]: `no-such-table-${randomUUID()}` }, async (fresh) => {
+        await expect(fresh(event)).rejects.toThrow(/resource not found|ResourceNotFound|non-existent table/i);
+      });
+      expect((await stored(task)).status).toBe(TaskStatus.Submitted);
+    });
+
+    it('rejects when DescribeExecution fails for an output left out of the event, leaving the task to the retry', async () => {
+      const task = await newTask('one two three four');
+      await executionFinished(task.executionArn);
+      const event = statusEvent(task, { status: 'SUCCEEDED', output: null, outputDetails: { included: false } });
+      // Nothing listens on port 9 (discard) locally: every attempt is refused.
+      await withHandlerIn({ AWS_ENDPOINT_URL_SFN: 'http://127.0.0.1:9' }, async (fresh) => {
+        await expect(fresh(event)).rejects.toThrow(/ECONNREFUSED|connect/i);
+      });
+      expect((await stored(task)).status).not.toBe(TaskStatus.Completed);
+      // The retry, with Step Functions reachable again, applies it.
+      await handler(event);
+      expect(toolResultOf(await stored(task))?.structuredContent).toMatchObject({ words: 4 });
     });
   });
 });
