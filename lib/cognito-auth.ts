@@ -5,17 +5,14 @@ import { Aws, Duration, Names, Validations, type RemovalPolicy } from 'aws-cdk-l
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
+import type { McpTaskEndpointProps } from './mcp-task-endpoint-props.js';
 import { DEFAULT_OAUTH_CALLBACK_URLS, DEFAULT_RESOURCE_SERVER_IDENTIFIER, defaultUserPoolProps, OAUTH_SCOPE_NAME } from './mcp-task-endpoint-defaults.js';
 
-export interface CognitoAuthProps {
-  readonly removalPolicy: RemovalPolicy;
-  readonly existingUserPoolObj?: cognito.IUserPool;
-  readonly userPoolProps?: cognito.UserPoolProps;
-  readonly cognitoDomainPrefix?: string;
-  readonly resourceServerIdentifier?: string;
-  readonly oauthCallbackUrls?: readonly string[];
-  readonly machineClient?: boolean;
-}
+/** The endpoint's auth props (documented there), plus the removal policy it settled on. */
+export type CognitoAuthProps = Pick<
+  McpTaskEndpointProps,
+  'existingUserPoolObj' | 'userPoolProps' | 'cognitoDomainPrefix' | 'resourceServerIdentifier' | 'oauthCallbackUrls' | 'machineClient'
+> & { readonly removalPolicy: RemovalPolicy };
 
 export class CognitoAuth extends Construct {
   public readonly userPool: cognito.IUserPool;
