@@ -1,6 +1,5 @@
 // McpTaskEndpoint: the reusable L3 construct. A team drops it into its stack, registers state machines as MCP tools,
 // and gets an authenticated MCP endpoint whose task status is pushed from Step Functions into DynamoDB.
-import { EXECUTION_NAME_PREFIX } from '../lambda/core/task-key.js';
 import { Annotations, Arn, ArnFormat, Duration, Lazy, Stack, Token } from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -10,6 +9,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { EXECUTION_NAME_PREFIX } from '../lambda/core/task-key.js';
 import { ENV } from '../lambda/handlers/environment.js';
 import { MCP_HTTP_ENV, packToolCatalog } from '../lambda/handlers/mcp-http-environment.js';
 import { OWNER_INDEX } from '../lambda/store/table-schema.js';
