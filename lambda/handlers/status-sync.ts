@@ -1,13 +1,12 @@
 // Lambda entry point for Step Functions "Execution Status Change" events (EventBridge): records each execution's new
 // status on its task, so that tasks/get is one DynamoDB read. A thrown error makes Lambda retry, then dead-letter.
-import { Logger } from '@aws-lambda-powertools/logger';
-import { createTaskCore } from './task-core.js';
+import { createTaskCore, defaultClients, defaultLogger } from './task-core.js';
 import { taskCoreConfigFromEnvironment } from './environment.js';
 import { executionUpdateFromDetail, type ExecutionStatusChangeEvent } from './execution-status-event.js';
 
-const logger = new Logger({ serviceName: 'mcp-tasks' });
+const logger = defaultLogger();
 // Built once per Lambda instance; this function serves no tools, so it needs neither the catalog nor the MCP SDK.
-const backend = createTaskCore(taskCoreConfigFromEnvironment(process.env));
+const backend = createTaskCore(taskCoreConfigFromEnvironment(process.env), defaultClients(), logger);
 
 export const handler = async (event: ExecutionStatusChangeEvent): Promise<void> => {
   const { status, executionArn } = event.detail;
