@@ -33,6 +33,8 @@ export const TaskOrigin = {
   Mcp20251125: 'mcp-2025-11-25',
   /** `_meta["modelcontextprotocol.io/task"]` with a client-made task ID (SEP-1686). */
   Sep1686: 'sep-1686',
+  /** A tools/call the server chose to run as a task for a client declaring the Tasks extension (MCP 2026-07-28). */
+  TasksExtension: 'tasks-extension',
   /** A plain tools/call the server runs as a task internally; never listed. */
   Direct: 'direct',
 } as const;
@@ -102,6 +104,16 @@ export function expiresAt(task: Pick<TaskRecord, 'retention' | 'createdAt' | 'co
   if (ms === null) return null;
   if (clock === RetentionClock.FromCreation) return task.createdAt + ms;
   return task.completedAt === undefined ? null : task.completedAt + ms;
+}
+
+/**
+ * How long after creation the task expires, in ms: what MCP's `ttl`/`ttlMs` report. A task whose retention
+ * counts from completion has none (`null`) until it completes; `null` also means kept until deleted.
+ */
+export function retentionFromCreationMs(task: Pick<TaskRecord, 'retention' | 'createdAt' | 'completedAt'>): number | null {
+  if (task.retention.clock === RetentionClock.FromCreation) return task.retention.ms;
+  const end = expiresAt(task);
+  return end === null ? null : end - task.createdAt;
 }
 
 /** A task past its retention is treated as gone at once, whatever the storage's own sweeper has done. */

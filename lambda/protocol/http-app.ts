@@ -1,7 +1,14 @@
 // The Web-standard core of the endpoint: Request in, Response out. The Lambda handler and the local dev
 // server are thin adapters around it, so both run exactly this code.
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { createMcpServer, type McpServerDependencies } from './mcp-server.js';
+import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
+import { createLegacyMcpServer } from './legacy-server.js';
+import type { McpServerDependencies } from './mcp-dependencies.js';
+import { createModernMcpServer } from './modern-server.js';
+import { serveTaskSubscription, taskSubscriptionRequestOf } from './task-subscriptions.js';
+
+/** Comment frames on a long stream this often, well inside API Gateway's idle limit. */
+const SSE_KEEP_ALIVE_MS = 15_000;
 import { sep1686TaskRequestOf } from './sep-1686.js';
 
 export interface McpHttpAppOptions extends McpServerDependencies {
@@ -45,6 +52,17 @@ function jsonRpcError(status: number, code: number, message: string, headers: Re
 
 export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
   const path = options.path ?? '/mcp';
+  // The modern era (2026-07-28) on the SDK's per-request entry; the owner travels as pass-through auth info.
+  const modern = createMcpHandler(({ authInfo }) => createModernMcpServer(options, authInfo!.clientId), {
+    legacy: 'reject',
+    onerror: (error) => options.logger.warn('Modern-era request rejected', { error: error.message }),
+  });
+  const subscriptionOptions = {
+    service: options.service,
+    pollIntervalMs: options.settings.pollIntervalMs,
+    maxLifetimeMs: options.settings.resultWaitMs,
+    keepAliveMs: SSE_KEEP_ALIVE_MS,
+  };
   return {
     async handle(request, owner) {
       if (new URL(request.url).pathname !== path) return jsonRpcError(404, -32000, `Not found: the MCP endpoint is ${path}`);
@@ -52,17 +70,23 @@ export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
       const rejected = options.allowedHosts ? rejectedHost(request, options.allowedHosts) : null;
       if (rejected !== null) return jsonRpcError(403, -32000, `Forbidden: ${rejected} is not allowed (DNS rebinding protection)`);
       if (owner === null) return jsonRpcError(401, -32000, 'Unauthorized: send a valid bearer token', { 'www-authenticate': 'Bearer' });
-      // Stateless: a fresh server and transport per request, so any instance can serve any request.
       const parsedBody = await parseBody(request);
+      if (!(await isLegacyRequest(request, parsedBody))) {
+        const subscription = taskSubscriptionRequestOf(request, parsedBody);
+        if (subscription !== undefined) return serveTaskSubscription(subscription, owner, request.signal, subscriptionOptions);
+        return modern.fetch(request, { authInfo: { token: '', clientId: owner, scopes: [] }, ...(parsedBody === undefined ? {} : { parsedBody }) });
+      }
+      // Stateless: a fresh server and transport per request, so any instance can serve any request.
       // Plain JSON answers, except where the request needs a stream: SEP-1686's task-created notification
       // precedes the response on the same stream.
       const streaming = messagesOf(parsedBody).some(hasSep1686Meta);
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streaming });
       const pending: Promise<unknown>[] = [];
-      const server = createMcpServer(options, {
+      const server = createLegacyMcpServer(options, {
         owner,
         endResponseStream: (requestId) => transport.closeSSEStream(requestId),
         waitFor: (work) => void pending.push(work),
+        ...initializeVersionOf(parsedBody),
       });
       await server.connect(transport);
       // A client that goes away aborts its running handlers (a plain tools/call then stops its execution).
@@ -98,6 +122,12 @@ async function parseBody(request: Request): Promise<unknown> {
 
 function messagesOf(body: unknown): unknown[] {
   return Array.isArray(body) ? body : body === undefined ? [] : [body];
+}
+
+function initializeVersionOf(body: unknown): { initializeVersion?: string } {
+  const message = body as { method?: unknown; params?: { protocolVersion?: unknown } } | null;
+  const version = message?.method === 'initialize' ? message.params?.protocolVersion : undefined;
+  return typeof version === 'string' ? { initializeVersion: version } : {};
 }
 
 function safeMeta(message: unknown): Record<string, unknown> | undefined {

@@ -1,6 +1,6 @@
 // The MCP 2025-11-25 task dialect on the wire: `params.task` on tools/call, CreateTaskResult, tasks/get|result|list|cancel.
 import type { Task } from '@modelcontextprotocol/sdk/types.js';
-import { expiresAt, RetentionClock, TaskStatus, type TaskRecord } from '../core/task.js';
+import { retentionFromCreationMs, TaskStatus, type TaskRecord } from '../core/task.js';
 
 export const RELATED_TASK_META_KEY_2025 = 'io.modelcontextprotocol/related-task';
 
@@ -18,13 +18,6 @@ function wireStatus(task: TaskRecord): Task['status'] {
   }
 }
 
-/** `ttl` counts from creation here: a task whose retention starts at completion has none (null) until it completes. */
-function wireTtl(task: TaskRecord): number | null {
-  if (task.retention.clock === RetentionClock.FromCreation) return task.retention.ms;
-  const end = expiresAt(task);
-  return end === null ? null : end - task.createdAt;
-}
-
 /** The task as a 2025-11-25 Task, whichever dialect created it. */
 export function toMcpTask(task: TaskRecord): Task {
   return {
@@ -33,7 +26,7 @@ export function toMcpTask(task: TaskRecord): Task {
     ...(task.statusMessage !== undefined ? { statusMessage: task.statusMessage } : {}),
     createdAt: new Date(task.createdAt).toISOString(),
     lastUpdatedAt: new Date(task.lastUpdatedAt).toISOString(),
-    ttl: wireTtl(task),
+    ttl: retentionFromCreationMs(task),
     pollInterval: task.pollIntervalMs,
   };
 }

@@ -1,7 +1,7 @@
 // The task use cases over the store, the executor and the tool registry: create, poll, wait, cancel, list.
 // Protocol adapters call this; it knows nothing of MCP's wire shapes.
 import { createHash, randomBytes } from 'node:crypto';
-import { ExecutionStartError, IllegalTransitionError, TaskAlreadyExistsError, TaskExpiredError, TaskNotFoundError } from '../core/errors.js';
+import { ExecutionStartError, IllegalTransitionError, InvalidToolArgumentsError, TaskAlreadyExistsError, TaskExpiredError, TaskNotFoundError } from '../core/errors.js';
 import { outcomeOfExecution, type ExecutionSnapshot } from '../core/execution-status.js';
 import { isRefreshDue, isTerminal, RetentionClock, TaskOrigin, TaskStatus, toolResultOf, type Retention, type TaskRecord } from '../core/task.js';
 import { executionNameFor, executionNameOf, newExecutionNonce, taskKey, taskKeyFromExecutionName } from '../core/task-key.js';
@@ -213,11 +213,18 @@ export class TaskService {
 
   /**
    * Runs a tool for a caller that did not ask for a task: waits up to the configured bound and returns the
-   * result. When the bound passes or the caller goes away first, the execution is stopped, so nothing keeps
+   * result; arguments the tool's schema refuses are a tool error (`isError: true`), so nothing starts. When the bound passes or the caller goes away first, the execution is stopped, so nothing keeps
    * running unseen, and the answer says so.
    */
   async runToCompletion(owner: string, toolName: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolResult> {
-    const created = await this.createTask({ owner, toolName, arguments: args, origin: TaskOrigin.Direct });
+    let created;
+    try {
+      created = await this.createTask({ owner, toolName, arguments: args, origin: TaskOrigin.Direct });
+    } catch (error) {
+      // SEP-1303: arguments the tool refuses are for the model to fix, so they come back as the tool's error.
+      if (error instanceof InvalidToolArgumentsError) return textResult(error.message, true);
+      throw error;
+    }
     const bound = this.settings.directCallTimeoutMs;
     const task = await this.waitForTerminal(owner, created.taskId, { timeoutMs: bound, signal });
     if (isTerminal(task.status)) return (await this.resultOf(task)) ?? textResult('The tool finished without a result.', true);

@@ -10,6 +10,13 @@ export interface ToolDefinition {
   /** JSON Schema (draft 2020-12 or 07) for the tool's arguments; must describe an object. */
   readonly inputSchema: JsonSchema;
   readonly stateMachineArn: string;
+  /** Whether calls may (`optional`), must (`required`) or must not (`forbidden`) run as tasks. @default 'optional' */
+  readonly taskSupport?: 'forbidden' | 'optional' | 'required';
+  /**
+   * Client capabilities the tool's workflow relies on, in MCP's ClientCapabilities shape (e.g. `{ "sampling": {} }`
+   * for a workflow that asks the client's model): a modern-era call that does not declare them is refused (-32021).
+   */
+  readonly requiredClientCapabilities?: Readonly<Record<string, object>>;
 }
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;

@@ -1,5 +1,5 @@
-// One MCP server per request (stateless, as Lambda runs it): tools from the registry, tasks from the task
-// service, answered in the task dialect the request speaks (MCP 2025-11-25 or SEP-1686).
+// One MCP server per legacy-era request (2025 protocol revisions, stateless, as Lambda runs it): tools from the
+// registry, tasks from the task service, answered in the task dialect the request speaks (2025-11-25 or SEP-1686).
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -10,6 +10,7 @@ import {
   GetTaskRequestSchema,
   ListTasksRequestSchema,
   ListToolsRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
   type CallToolResult,
   type RequestId,
   type ServerNotification,
@@ -18,21 +19,11 @@ import {
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import * as z from 'zod/v4';
 import { isTerminal, TaskOrigin, TaskStatus, type TaskRecord } from '../core/task.js';
-import type { Logger, TaskService } from '../service/task-service.js';
-import type { TaskServiceSettings } from '../service/settings.js';
-import type { ToolRegistry } from '../tools/tool-registry.js';
 import { RELATED_TASK_META_KEY_2025, toMcpTask } from './mcp-2025-11-25.js';
+import { SERVER_INFO, type McpServerDependencies } from './mcp-dependencies.js';
 import { ProtocolError, translatingErrors } from './protocol-errors.js';
 import { namesSep1686Task, relatedTaskMeta, sep1686TaskRequestOf, TASK_CREATED_NOTIFICATION, TASK_META_KEY, toSep1686Task } from './sep-1686.js';
-
-export const SERVER_INFO = { name: 'mcp-tasks-sfn', version: '0.1.0' } as const;
-
-export interface McpServerDependencies {
-  readonly service: TaskService;
-  readonly tools: ToolRegistry;
-  readonly settings: TaskServiceSettings;
-  readonly logger: Logger;
-}
+import { toolListing } from './tool-listing.js';
 
 export interface RequestContext {
   /** The authenticated principal every task of this request belongs to. */
@@ -41,6 +32,14 @@ export interface RequestContext {
   readonly endResponseStream: (requestId: RequestId) => void;
   /** Work the HTTP answer must wait for, such as a notification's effect, which the SDK does not await. */
   readonly waitFor: (work: Promise<unknown>) => void;
+  /** The protocol version an `initialize` request asks for, if this is one: the tasks capability is only offered where it exists. */
+  readonly initializeVersion?: string;
+}
+
+/** MCP 2025-11-25 introduced tasks; a client that settles on an earlier revision must not see the capability. */
+function negotiatesTasks(initializeVersion: string | undefined): boolean {
+  // The SDK answers an unsupported version with its latest, which has tasks.
+  return initializeVersion === undefined || !SUPPORTED_PROTOCOL_VERSIONS.includes(initializeVersion) || initializeVersion >= '2025-11-25';
 }
 
 /** tasks/delete exists only in SEP-1686, so the SDK has no schema for it. */
@@ -70,13 +69,13 @@ function wireTask(task: TaskRecord, dialect: Dialect): Record<string, unknown> {
   return dialect === Dialect.Sep1686 ? { ...toSep1686Task(task), _meta: relatedTaskMeta(task.taskId) } : toMcpTask(task);
 }
 
-export function createMcpServer(deps: McpServerDependencies, context: RequestContext): Server {
+export function createLegacyMcpServer(deps: McpServerDependencies, context: RequestContext): Server {
   const { service, tools, settings, logger } = deps;
   const { owner } = context;
   const server = new Server(SERVER_INFO, {
     capabilities: {
       tools: {},
-      tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+      ...(negotiatesTasks(context.initializeVersion) ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
     },
     instructions: 'Each tool runs a Step Functions state machine. Call tools as tasks (params.task) to run them for minutes or hours and fetch the result later.',
   });
@@ -102,15 +101,7 @@ export function createMcpServer(deps: McpServerDependencies, context: RequestCon
 
   server.setRequestHandler(
     ListToolsRequestSchema,
-    handle(async () => ({
-      tools: tools.list().map((tool) => ({
-        name: tool.name,
-        ...(tool.title !== undefined ? { title: tool.title } : {}),
-        description: tool.description,
-        inputSchema: tool.inputSchema,
-        execution: { taskSupport: 'optional' as const },
-      })),
-    })),
+    handle(async () => ({ tools: toolListing(tools) })),
   );
 
   server.setRequestHandler(

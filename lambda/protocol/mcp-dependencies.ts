@@ -1,0 +1,13 @@
+// What every MCP server this endpoint builds, legacy or modern era, is made from.
+import type { Logger, TaskService } from '../service/task-service.js';
+import type { TaskServiceSettings } from '../service/settings.js';
+import type { ToolRegistry } from '../tools/tool-registry.js';
+
+export const SERVER_INFO = { name: 'mcp-tasks-sfn', version: '0.1.0' } as const;
+
+export interface McpServerDependencies {
+  readonly service: TaskService;
+  readonly tools: ToolRegistry;
+  readonly settings: TaskServiceSettings;
+  readonly logger: Logger;
+}

@@ -1,0 +1,61 @@
+// The MCP 2026-07-28 Tasks extension (io.modelcontextprotocol/tasks, SEP-2663) on the wire: the flat
+// CreateTaskResult and the DetailedTask that tasks/get answers with, its result, error or input requests inlined.
+import { retentionFromCreationMs, TaskStatus, type TaskRecord } from '../core/task.js';
+import type { ToolResult } from '../core/tool-result.js';
+
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+/** What a client must declare in its per-request capabilities for the task surface (-32021 data). */
+export const TASKS_EXTENSION_CAPABILITY = { extensions: { [TASKS_EXTENSION]: {} } } as const;
+
+/** JSON-RPC's "Internal error": what a failed execution is, seen from the request it ran for. */
+const EXECUTION_FAILED_CODE = -32603;
+
+type WireStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+
+/** The extension has no `submitted` or `unknown`; a tool error (`isError: true`) stays `completed` here. */
+function wireStatus(status: TaskStatus): WireStatus {
+  switch (status) {
+    case TaskStatus.Submitted:
+      return 'working';
+    case TaskStatus.Unknown:
+      return 'failed';
+    default:
+      return status;
+  }
+}
+
+/** The extension's Task: the fields a CreateTaskResult and every DetailedTask carry. */
+export function toExtensionTask(task: TaskRecord): Record<string, unknown> {
+  return {
+    taskId: task.taskId,
+    status: wireStatus(task.status),
+    ...(task.statusMessage !== undefined ? { statusMessage: task.statusMessage } : {}),
+    createdAt: new Date(task.createdAt).toISOString(),
+    lastUpdatedAt: new Date(task.lastUpdatedAt).toISOString(),
+    ttlMs: retentionFromCreationMs(task),
+    pollIntervalMs: task.pollIntervalMs,
+  };
+}
+
+/** The answer to a tools/call that became a task: `Result & Task`, flat, discriminated by `resultType`. */
+export function toCreateTaskResult(task: TaskRecord): Record<string, unknown> {
+  return { resultType: 'task', ...toExtensionTask(task) };
+}
+
+/**
+ * The task as tasks/get and notifications/tasks show it: a completed task inlines the tool's result (a tool
+ * error included), a failed one the JSON-RPC error its execution amounts to. `result` is the terminal task's
+ * tool result, which the caller reads from the store.
+ */
+export function toDetailedTask(task: TaskRecord, result: ToolResult | undefined): Record<string, unknown> {
+  const base = toExtensionTask(task);
+  switch (base['status'] as WireStatus) {
+    case 'completed':
+      return { ...base, result: result ?? { content: [] } };
+    case 'failed':
+      return { ...base, error: { code: EXECUTION_FAILED_CODE, message: task.statusMessage ?? 'The execution failed.' } };
+    default:
+      return base;
+  }
+}
