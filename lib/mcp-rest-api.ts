@@ -87,7 +87,7 @@ export class McpRestApi extends Construct {
       this.mcpResource.addCorsPreflight({
         allowOrigins: cors,
         allowMethods: [...MCP_METHODS, 'OPTIONS'],
-        allowHeaders: ['Content-Type', 'Accept', 'Authorization', 'Mcp-Session-Id', 'Mcp-Protocol-Version', 'Last-Event-ID'],
+        allowHeaders: ['Content-Type', 'Accept', 'Authorization', 'Mcp-Session-Id', 'Mcp-Protocol-Version', 'Mcp-Method', 'Mcp-Name', 'Last-Event-ID'],
         exposeHeaders: ['Mcp-Session-Id', 'Mcp-Protocol-Version', 'WWW-Authenticate'],
         maxAge: Duration.hours(1),
       });

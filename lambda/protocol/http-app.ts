@@ -43,8 +43,14 @@ function rejectedHost(request: Request, allowed: readonly string[]): string | nu
   return null;
 }
 
-function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }), {
+/** The JSON-RPC id of a single request body, so an error about it names it; `null` when there is none. */
+function requestIdOf(body: unknown): string | number | null {
+  const id = (body as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+function jsonRpcError(id: string | number | null, status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }), {
     status,
     headers: { 'content-type': 'application/json', ...headers },
   });
@@ -65,12 +71,12 @@ export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
   };
   return {
     async handle(request, owner) {
-      if (new URL(request.url).pathname !== path) return jsonRpcError(404, -32000, `Not found: the MCP endpoint is ${path}`);
+      if (new URL(request.url).pathname !== path) return jsonRpcError(null, 404, -32000, `Not found: the MCP endpoint is ${path}`);
       // Checked here rather than by the SDK transport, whose allowedHosts needs exact host:port values.
       const rejected = options.allowedHosts ? rejectedHost(request, options.allowedHosts) : null;
-      if (rejected !== null) return jsonRpcError(403, -32000, `Forbidden: ${rejected} is not allowed (DNS rebinding protection)`);
-      if (owner === null) return jsonRpcError(401, -32000, 'Unauthorized: send a valid bearer token', { 'www-authenticate': 'Bearer' });
+      if (rejected !== null) return jsonRpcError(null, 403, -32000, `Forbidden: ${rejected} is not allowed (DNS rebinding protection)`);
       const parsedBody = await parseBody(request);
+      if (owner === null) return jsonRpcError(requestIdOf(parsedBody), 401, -32000, 'Unauthorized: send a valid bearer token', { 'www-authenticate': 'Bearer' });
       if (!(await isLegacyRequest(request, parsedBody))) {
         const subscription = taskSubscriptionRequestOf(request, parsedBody);
         if (subscription !== undefined) return serveTaskSubscription(subscription, owner, request.signal, subscriptionOptions);
