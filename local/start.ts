@@ -1,5 +1,7 @@
 // `npm start`: the whole product on local stand-ins. Starts DynamoDB Local and the Step Functions emulator,
 // registers the example tools, serves MCP and prints its URL; Ctrl-C stops everything it started.
+// `npm run start:conformance` (`--conformance`) serves the MCP conformance suite's fixture tools instead.
+import { CONFORMANCE_TOOLS } from '../lambda/conformance-tools/catalog.js';
 import { EXAMPLE_TOOLS } from '../lambda/example-tools/catalog.js';
 import { createBackend } from '../lambda/handlers/backend.js';
 import { configFromEnvironment, ENV } from '../lambda/handlers/environment.js';
@@ -12,7 +14,8 @@ const TABLE_NAME = 'mcp-tasks-local';
 
 async function main(): Promise<void> {
   const port = Number(process.env['PORT'] ?? 3000);
-  const infrastructure = await startLocalInfrastructure({ served: EXAMPLE_TOOLS });
+  const served = process.argv.includes('--conformance') ? CONFORMANCE_TOOLS : EXAMPLE_TOOLS;
+  const infrastructure = await startLocalInfrastructure({ served });
   const tools = infrastructure.tools.served;
   let stopping = false;
   const stopAll: Array<() => Promise<void>> = [infrastructure.stop];
