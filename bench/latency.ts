@@ -4,6 +4,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { EXAMPLE_TOOLS } from '../lambda/example-tools/catalog.js';
 import { createBackend } from '../lambda/handlers/backend.js';
 import { DEFAULT_SETTINGS } from '../lambda/service/settings.js';
 import { LOOPBACK_HOSTS, singleOwner, startDevServer } from '../local/dev-server.js';
@@ -45,7 +46,7 @@ async function measure(label: string, rounds: number, run: () => Promise<unknown
 }
 
 async function main(): Promise<void> {
-  const infrastructure = await startLocalInfrastructure();
+  const infrastructure = await startLocalInfrastructure({ example: EXAMPLE_TOOLS });
   try {
     await infrastructure.createTable('bench');
     const counts: CallCounts = { dynamoDb: 0, stepFunctions: 0 };
@@ -53,9 +54,9 @@ async function main(): Promise<void> {
     countCalls(clients.dynamoDb as never, counts, 'dynamoDb');
     countCalls(clients.stepFunctions as never, counts, 'stepFunctions');
     // A long refresh interval keeps tasks/get on the steady-state path (one read, no DescribeExecution), as with EventBridge push.
-    const steady = createBackend({ tableName: 'bench', tools: infrastructure.tools, settings: { ...DEFAULT_SETTINGS, refreshIntervalMs: 3_600_000 }, allowedHosts: LOOPBACK_HOSTS }, clients, quiet);
+    const steady = createBackend({ tableName: 'bench', tools: infrastructure.tools.example, settings: { ...DEFAULT_SETTINGS, refreshIntervalMs: 3_600_000 }, allowedHosts: LOOPBACK_HOSTS }, clients, quiet);
     // A 1 ms refresh interval makes every tasks/get describe the execution: the refresh-on-read fallback.
-    const refreshing = createBackend({ tableName: 'bench', tools: infrastructure.tools, settings: { ...DEFAULT_SETTINGS, refreshIntervalMs: 1 }, allowedHosts: LOOPBACK_HOSTS }, clients, quiet);
+    const refreshing = createBackend({ tableName: 'bench', tools: infrastructure.tools.example, settings: { ...DEFAULT_SETTINGS, refreshIntervalMs: 1 }, allowedHosts: LOOPBACK_HOSTS }, clients, quiet);
     const steadyServer = await startDevServer(steady.app, { resolveOwner: singleOwner('bench') });
     const refreshServer = await startDevServer(refreshing.app, { resolveOwner: singleOwner('bench') });
     const connect = async (url: string): Promise<Client> => {

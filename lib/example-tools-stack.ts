@@ -5,7 +5,8 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
-import { EXAMPLE_TOOLS, type ExampleTool } from '../lambda/example-tools/catalog.js';
+import { EXAMPLE_TOOLS } from '../lambda/example-tools/catalog.js';
+import { toolDescription, type StateMachineTool } from '../lambda/tools/state-machine-tool.js';
 import { HandlerFunction } from './handler-function.js';
 import { McpTaskEndpoint } from './mcp-task-endpoint.js';
 import type { McpTaskEndpointProps } from './mcp-task-endpoint-props.js';
@@ -29,14 +30,14 @@ export class ExampleToolsStack extends Stack {
     const machines: Record<string, sfn.StateMachine> = {};
     for (const tool of EXAMPLE_TOOLS) {
       machines[tool.name] = this.exampleStateMachine(tool, tracing, removalPolicy);
-      this.endpoint.addTool({ name: tool.name, title: tool.title, description: tool.description, inputSchema: tool.inputSchema, stateMachine: machines[tool.name]! });
+      this.endpoint.addTool({ ...toolDescription(tool), stateMachine: machines[tool.name]! });
     }
     this.stateMachines = machines;
     this.outputs();
   }
 
   /** The tool's ASL as the local stack runs it, with each `${Placeholder}` bound to the ARN of its own function. */
-  private exampleStateMachine(tool: ExampleTool, tracing: boolean, removalPolicy: RemovalPolicy): sfn.StateMachine {
+  private exampleStateMachine(tool: StateMachineTool, tracing: boolean, removalPolicy: RemovalPolicy): sfn.StateMachine {
     const id = pascalCase(tool.name);
     const functions = Object.fromEntries(
       Object.entries(tool.lambdaSteps).map(([placeholder, step]) => [

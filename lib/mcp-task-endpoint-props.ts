@@ -5,7 +5,7 @@ import type * as cognito from 'aws-cdk-lib/aws-cognito';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
-import type { JsonSchema } from '../lambda/tools/tool-definition.js';
+import type { JsonSchema, TaskSupport } from '../lambda/tools/tool-definition.js';
 
 /** One MCP tool: the state machine that runs it, and what `tools/list` tells clients about it. */
 export interface McpToolProps {
@@ -21,6 +21,12 @@ export interface McpToolProps {
    * (`arn:aws:states:<region>:<account>:stateMachine:<name>`, unqualified).
    */
   readonly stateMachine: sfn.IStateMachine | string;
+  /**
+   * Advertised as MCP's `execution.taskSupport`: whether a client may (`optional`), must (`required`) or must not
+   * (`forbidden`) call the tool as a task.
+   * @default 'optional'
+   */
+  readonly taskSupport?: TaskSupport;
 }
 
 export interface McpTaskEndpointProps {

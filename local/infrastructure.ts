@@ -1,18 +1,21 @@
-// The local stand-ins for AWS: DynamoDB Local and the Step Functions emulator, with the example tools registered.
+// The local stand-ins for AWS: DynamoDB Local and the Step Functions emulator, with the given tool catalogs registered.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateStateMachineCommand, SFNClient } from '@aws-sdk/client-sfn';
-import { definitionWithArns, EXAMPLE_TOOLS } from '../lambda/example-tools/catalog.js';
+import { definitionWithArns, toolDescription, type StateMachineTool } from '../lambda/tools/state-machine-tool.js';
 import type { ToolDefinition } from '../lambda/tools/tool-definition.js';
 import { startDynamoDbLocal } from './dynamodb-local.js';
 import { LOCAL_ACCOUNT, LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
 import { startStepFunctionsEmulator } from './step-functions/emulator.js';
 import { createTaskTable } from './task-table.js';
 
-export interface LocalInfrastructure {
+/** Tool catalogs to register, each under a name of the caller's choosing (e.g. `{ example: EXAMPLE_TOOLS }`). */
+export type ToolCatalogs<Name extends string> = Readonly<Record<Name, readonly StateMachineTool[]>>;
+
+export interface LocalInfrastructure<Name extends string = string> {
   readonly dynamoDbEndpoint: string;
   readonly stepFunctionsEndpoint: string;
-  /** The example tools, registered as state machines on the emulator. */
-  readonly tools: ToolDefinition[];
+  /** Each catalog's tools, registered as state machines on the emulator, under the catalog's name. */
+  readonly tools: Readonly<Record<Name, ToolDefinition[]>>;
   /** How many executions the emulator has started (to prove retries start none twice). */
   executionsStarted(): number;
   /** A new, empty task table. */
@@ -24,13 +27,28 @@ type Handler = (event: unknown) => Promise<unknown>;
 
 const lambdaArn = (functionName: string): string => `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:${functionName}`;
 
-async function loadLambdaHandlers(): Promise<Record<string, Handler>> {
-  const handlers: Record<string, Handler> = {};
-  for (const step of EXAMPLE_TOOLS.flatMap((tool) => Object.values(tool.lambdaSteps))) {
-    const module = (await import(step.entry)) as { handler: Handler };
-    handlers[step.functionName] = module.handler;
+/** Every Lambda step of the tools, by function name; one name bound to two different modules is refused. */
+async function loadLambdaHandlers(tools: readonly StateMachineTool[]): Promise<Record<string, Handler>> {
+  const entries = new Map<string, string>();
+  for (const step of tools.flatMap((tool) => Object.values(tool.lambdaSteps))) {
+    const known = entries.get(step.functionName);
+    if (known !== undefined && known !== step.entry) throw new Error(`Lambda function '${step.functionName}' is both ${known} and ${step.entry}`);
+    entries.set(step.functionName, step.entry);
   }
+  const handlers: Record<string, Handler> = {};
+  for (const [functionName, entry] of entries) handlers[functionName] = ((await import(entry)) as { handler: Handler }).handler;
   return handlers;
+}
+
+async function registerTool(stepFunctions: SFNClient, tool: StateMachineTool): Promise<ToolDefinition> {
+  const { stateMachineArn } = await stepFunctions.send(
+    new CreateStateMachineCommand({
+      name: tool.name.replace(/_/g, '-'),
+      definition: definitionWithArns(tool, (step) => lambdaArn(step.functionName)),
+      roleArn: `arn:aws:iam::${LOCAL_ACCOUNT}:role/local-step-functions`,
+    }),
+  );
+  return { ...toolDescription(tool), stateMachineArn: stateMachineArn! };
 }
 
 export function localClients(endpoints: { dynamoDbEndpoint: string; stepFunctionsEndpoint: string }): { dynamoDb: DynamoDBClient; stepFunctions: SFNClient } {
@@ -41,9 +59,12 @@ export function localClients(endpoints: { dynamoDbEndpoint: string; stepFunction
   };
 }
 
-export async function startLocalInfrastructure(): Promise<LocalInfrastructure> {
+/** Starts both stand-ins and registers every tool of every catalog as a state machine; `stop` ends them all. */
+export async function startLocalInfrastructure<Name extends string>(catalogs: ToolCatalogs<Name>): Promise<LocalInfrastructure<Name>> {
+  const names = Object.keys(catalogs) as Name[];
+  const lambdaHandlers = await loadLambdaHandlers(names.flatMap((name) => catalogs[name]));
   const dynamoDb = await startDynamoDbLocal();
-  const stepFunctions = await startStepFunctionsEmulator({ region: LOCAL_REGION, accountId: LOCAL_ACCOUNT, lambdaHandlers: await loadLambdaHandlers() }).catch(
+  const stepFunctions = await startStepFunctionsEmulator({ region: LOCAL_REGION, accountId: LOCAL_ACCOUNT, lambdaHandlers }).catch(
     async (error: unknown) => {
       await dynamoDb.stop();
       throw error;
@@ -57,16 +78,11 @@ export async function startLocalInfrastructure(): Promise<LocalInfrastructure> {
     await Promise.allSettled([stepFunctions.close(), dynamoDb.stop()]);
   };
   try {
-    const tools: ToolDefinition[] = [];
-    for (const tool of EXAMPLE_TOOLS) {
-      const { stateMachineArn } = await clients.stepFunctions.send(
-        new CreateStateMachineCommand({
-          name: tool.name.replace(/_/g, '-'),
-          definition: definitionWithArns(tool, (step) => lambdaArn(step.functionName)),
-          roleArn: `arn:aws:iam::${LOCAL_ACCOUNT}:role/local-step-functions`,
-        }),
-      );
-      tools.push({ name: tool.name, title: tool.title, description: tool.description, inputSchema: tool.inputSchema, stateMachineArn: stateMachineArn! });
+    const tools = {} as Record<Name, ToolDefinition[]>;
+    for (const name of names) {
+      const registered: ToolDefinition[] = [];
+      for (const tool of catalogs[name]) registered.push(await registerTool(clients.stepFunctions, tool));
+      tools[name] = registered;
     }
     return {
       ...endpoints,

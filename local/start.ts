@@ -1,5 +1,8 @@
 // `npm start`: the whole product on local stand-ins. Starts DynamoDB Local and the Step Functions emulator,
 // registers the example tools, serves MCP and prints its URL; Ctrl-C stops everything it started.
+// `npm run start:conformance` (`--conformance`) serves the MCP conformance suite's fixture tools instead.
+import { CONFORMANCE_TOOLS } from '../lambda/conformance-tools/catalog.js';
+import { EXAMPLE_TOOLS } from '../lambda/example-tools/catalog.js';
 import { createBackend } from '../lambda/handlers/backend.js';
 import { configFromEnvironment, ENV } from '../lambda/handlers/environment.js';
 import { bearerTokenOwners, LOOPBACK_HOSTS, singleOwner, startDevServer } from './dev-server.js';
@@ -11,7 +14,9 @@ const TABLE_NAME = 'mcp-tasks-local';
 
 async function main(): Promise<void> {
   const port = Number(process.env['PORT'] ?? 3000);
-  const infrastructure = await startLocalInfrastructure();
+  const served = process.argv.includes('--conformance') ? CONFORMANCE_TOOLS : EXAMPLE_TOOLS;
+  const infrastructure = await startLocalInfrastructure({ served });
+  const tools = infrastructure.tools.served;
   let stopping = false;
   const stopAll: Array<() => Promise<void>> = [infrastructure.stop];
   const shutdown = async (exitCode: number): Promise<void> => {
@@ -29,7 +34,7 @@ async function main(): Promise<void> {
     Object.assign(process.env, {
       ...localAwsEnvironment(infrastructure),
       [ENV.tableName]: TABLE_NAME,
-      [ENV.toolCatalog]: JSON.stringify(infrastructure.tools),
+      [ENV.toolCatalog]: JSON.stringify(tools),
       [ENV.allowedHosts]: LOOPBACK_HOSTS.join(','),
       POWERTOOLS_LOG_LEVEL: process.env['POWERTOOLS_LOG_LEVEL'] ?? 'WARN',
     });
@@ -39,7 +44,7 @@ async function main(): Promise<void> {
     const server = await startDevServer(backend.app, { port, resolveOwner });
     stopAll.push(server.close);
     console.log(`MCP endpoint: ${server.url}`);
-    console.log(`Tools: ${infrastructure.tools.map((tool) => tool.name).join(', ')}`);
+    console.log(`Tools: ${tools.map((tool) => tool.name).join(', ')}`);
     console.log(tokens ? 'Auth: bearer tokens from LOCAL_TOKENS' : "Auth: off (every request is owner 'local')");
     console.log('Press Ctrl-C to stop.');
   } catch (error) {

@@ -1,30 +1,10 @@
 // The example tools: each is an ASL definition in asl/ whose Lambda steps are handler modules in handlers/.
-// The local stack and the CDK app both deploy exactly these.
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import type { JsonSchema } from '../tools/tool-definition.js';
+// The local stack and the CDK app both deploy exactly these (the conformance fixtures are apart, in ../conformance-tools/).
+import { pathsFrom, type StateMachineTool } from '../tools/state-machine-tool.js';
 
-export interface ExampleLambdaStep {
-  /** Function name (local Lambda ARNs and CDK construct IDs derive from it). */
-  readonly functionName: string;
-  /** Absolute path of the handler module; it exports `handler`. */
-  readonly entry: string;
-}
+const here = pathsFrom(import.meta.url);
 
-export interface ExampleTool {
-  readonly name: string;
-  readonly title: string;
-  readonly description: string;
-  readonly inputSchema: JsonSchema;
-  /** Absolute path of the ASL definition. */
-  readonly definitionPath: string;
-  /** ASL `${Placeholder}` -> the Lambda step whose ARN replaces it. */
-  readonly lambdaSteps: Readonly<Record<string, ExampleLambdaStep>>;
-}
-
-const here = (relative: string): string => fileURLToPath(new URL(relative, import.meta.url));
-
-export const EXAMPLE_TOOLS: readonly ExampleTool[] = [
+export const EXAMPLE_TOOLS: readonly StateMachineTool[] = [
   {
     name: 'analyze_documents',
     title: 'Analyze documents',
@@ -72,12 +52,3 @@ export const EXAMPLE_TOOLS: readonly ExampleTool[] = [
     lambdaSteps: { ExportReportFunctionArn: { functionName: 'export-report', entry: here('./handlers/export-report.ts') } },
   },
 ];
-
-/** The tool's ASL with each `${Placeholder}` replaced by the ARN `arnOf` gives for its Lambda step. */
-export function definitionWithArns(tool: ExampleTool, arnOf: (step: ExampleLambdaStep) => string): string {
-  return readFileSync(tool.definitionPath, 'utf8').replace(/\$\{(\w+)\}/g, (placeholder, name: string) => {
-    const step = tool.lambdaSteps[name];
-    if (step === undefined) throw new Error(`${tool.definitionPath}: no Lambda step for ${placeholder}`);
-    return arnOf(step);
-  });
-}

@@ -1,17 +1,49 @@
-// What a tool is: a name, a description, the JSON Schema of its input, and the state machine that runs it.
+// What a tool is: a name, a description, the JSON Schema of its input, how it may run as a task, and the state machine that runs it.
 
 export type JsonSchema = { readonly type: 'object' } & Readonly<Record<string, unknown>>;
+
+/** Whether a call may (`optional`), must (`required`) or must not (`forbidden`) run as a task. */
+export type TaskSupport = 'forbidden' | 'optional' | 'required';
+
+export const TASK_SUPPORT_VALUES: readonly TaskSupport[] = ['forbidden', 'optional', 'required'];
+
+/**
+ * The `$schema` values an inputSchema may name. Without `$schema` a schema is 2020-12, MCP's default dialect.
+ * Arguments are validated in the dialect named, so a schema in any other dialect could not be checked.
+ */
+export const JSON_SCHEMA_DIALECTS = {
+  draft2020_12: 'https://json-schema.org/draft/2020-12/schema',
+  draft07: 'http://json-schema.org/draft-07/schema',
+} as const;
+
+export type JsonSchemaDialect = keyof typeof JSON_SCHEMA_DIALECTS;
+
+/** The dialect a schema's `$schema` names (a trailing empty fragment `#` ignored); undefined for one not supported. */
+export function jsonSchemaDialect(schema: JsonSchema): JsonSchemaDialect | undefined {
+  const named = schema['$schema'];
+  if (named === undefined) return 'draft2020_12';
+  if (typeof named !== 'string') return undefined;
+  const uri = named.endsWith('#') ? named.slice(0, -1) : named;
+  if (uri === JSON_SCHEMA_DIALECTS.draft2020_12) return 'draft2020_12';
+  if (uri === JSON_SCHEMA_DIALECTS.draft07) return 'draft07';
+  return undefined;
+}
 
 export interface ToolDefinition {
   /** MCP tool name: 1-128 characters of `A-Za-z0-9_-.`. */
   readonly name: string;
   readonly title?: string;
   readonly description: string;
-  /** JSON Schema (draft 2020-12 or 07) for the tool's arguments; must describe an object. */
+  /** JSON Schema (draft 2020-12, the default, or 07) for the tool's arguments; must describe an object. */
   readonly inputSchema: JsonSchema;
   readonly stateMachineArn: string;
-  /** Whether calls may (`optional`), must (`required`) or must not (`forbidden`) run as tasks. @default 'optional' */
-  readonly taskSupport?: 'forbidden' | 'optional' | 'required';
+  /**
+   * Advertised in tools/list as MCP's `execution.taskSupport`: whether a client may (`optional`), must
+   * (`required`) or must not (`forbidden`) call the tool as a task. A `forbidden` tool always answers the call
+   * itself; a `required` one is refused to a client that cannot take a task.
+   * @default 'optional' (any state machine can run as a task)
+   */
+  readonly taskSupport?: TaskSupport;
   /**
    * Client capabilities the tool's workflow relies on, in MCP's ClientCapabilities shape (e.g. `{ "sampling": {} }`
    * for a workflow that asks the client's model): a modern-era call that does not declare them is refused (-32021).
@@ -22,14 +54,23 @@ export interface ToolDefinition {
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 /** Every problem with a set of tool definitions, so a deploy or start fails once with the whole list. */
-export function toolDefinitionProblems(tools: readonly Pick<ToolDefinition, 'name' | 'inputSchema'>[]): string[] {
+export function toolDefinitionProblems(tools: readonly Pick<ToolDefinition, 'name' | 'inputSchema' | 'taskSupport'>[]): string[] {
   const problems: string[] = [];
   const seen = new Set<string>();
   for (const tool of tools) {
     if (!TOOL_NAME.test(tool.name)) problems.push(`Tool name '${tool.name}' must be 1-128 characters of A-Z, a-z, 0-9, '_', '-' or '.'`);
     if (seen.has(tool.name)) problems.push(`Tool name '${tool.name}' is registered more than once`);
     seen.add(tool.name);
-    if (tool.inputSchema?.type !== 'object') problems.push(`Tool '${tool.name}': inputSchema must be a JSON Schema with "type": "object"`);
+    if (tool.inputSchema?.type !== 'object') {
+      problems.push(`Tool '${tool.name}': inputSchema must be a JSON Schema with "type": "object"`);
+    } else if (jsonSchemaDialect(tool.inputSchema) === undefined) {
+      problems.push(
+        `Tool '${tool.name}': inputSchema.$schema ${JSON.stringify(tool.inputSchema['$schema'])} is not a supported dialect (omit it, or name ${Object.values(JSON_SCHEMA_DIALECTS).join(' or ')})`,
+      );
+    }
+    if (tool.taskSupport !== undefined && !TASK_SUPPORT_VALUES.includes(tool.taskSupport)) {
+      problems.push(`Tool '${tool.name}': taskSupport ${JSON.stringify(tool.taskSupport)} must be one of ${TASK_SUPPORT_VALUES.map((value) => `'${value}'`).join(', ')}`);
+    }
   }
   return problems;
 }

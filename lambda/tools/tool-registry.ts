@@ -1,12 +1,14 @@
 // The registered tools: lookup by name and argument validation against each tool's JSON Schema.
 import { Ajv, type ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { InvalidToolArgumentsError, ToolNotFoundError } from '../core/errors.js';
-import { toolDefinitionProblems, type ToolDefinition } from './tool-definition.js';
+import { jsonSchemaDialect, toolDefinitionProblems, type JsonSchemaDialect, type ToolDefinition } from './tool-definition.js';
 
 export class ToolRegistry {
   private readonly tools: ReadonlyMap<string, ToolDefinition>;
   private readonly validators = new Map<string, ValidateFunction>();
-  private readonly ajv = new Ajv({ allErrors: true, strict: false });
+  // One Ajv per dialect a schema may name, made on first use; strict off, so that annotations such as `x-mcp-header` pass.
+  private readonly ajv = new Map<JsonSchemaDialect, Ajv | Ajv2020>();
 
   constructor(tools: readonly ToolDefinition[]) {
     const problems = toolDefinitionProblems(tools);
@@ -30,12 +32,22 @@ export class ToolRegistry {
     const tool = this.get(name);
     let validate = this.validators.get(name);
     if (validate === undefined) {
-      validate = this.ajv.compile(tool.inputSchema);
+      validate = this.ajvFor(jsonSchemaDialect(tool.inputSchema) ?? 'draft2020_12').compile(tool.inputSchema);
       this.validators.set(name, validate);
     }
     if (!validate(args)) {
       const problems = (validate.errors ?? []).map((error) => `${error.instancePath === '' ? 'arguments' : `arguments${error.instancePath}`} ${error.message ?? 'is invalid'}`);
       throw new InvalidToolArgumentsError(name, problems);
     }
+  }
+
+  private ajvFor(dialect: JsonSchemaDialect): Ajv | Ajv2020 {
+    let ajv = this.ajv.get(dialect);
+    if (ajv === undefined) {
+      const options = { allErrors: true, strict: false };
+      ajv = dialect === 'draft07' ? new Ajv(options) : new Ajv2020(options);
+      this.ajv.set(dialect, ajv);
+    }
+    return ajv;
   }
 }

@@ -1,23 +1,30 @@
 // Starts the local stand-ins once for the whole test run and hands their endpoints to the test files.
 import type { TestProject } from 'vitest/node';
-import { startLocalInfrastructure, type LocalInfrastructure } from '../../local/infrastructure.js';
+import { CONFORMANCE_TOOLS } from '../../lambda/conformance-tools/catalog.js';
+import { EXAMPLE_TOOLS } from '../../lambda/example-tools/catalog.js';
 import type { ToolDefinition } from '../../lambda/tools/tool-definition.js';
+import { startLocalInfrastructure, type LocalInfrastructure } from '../../local/infrastructure.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     dynamoDbEndpoint: string;
     stepFunctionsEndpoint: string;
+    /** The example tools (what `npm start` serves). */
     tools: ToolDefinition[];
+    /** The conformance suite's fixture tools (what `npm run start:conformance` serves). */
+    conformanceTools: ToolDefinition[];
   }
 }
 
-let infrastructure: LocalInfrastructure | undefined;
+let infrastructure: LocalInfrastructure<'example' | 'conformance'> | undefined;
 
 export async function setup(project: TestProject): Promise<void> {
-  infrastructure = await startLocalInfrastructure();
+  // Both catalogs on the one emulator, so a test can serve either.
+  infrastructure = await startLocalInfrastructure({ example: EXAMPLE_TOOLS, conformance: CONFORMANCE_TOOLS });
   project.provide('dynamoDbEndpoint', infrastructure.dynamoDbEndpoint);
   project.provide('stepFunctionsEndpoint', infrastructure.stepFunctionsEndpoint);
-  project.provide('tools', infrastructure.tools);
+  project.provide('tools', infrastructure.tools.example);
+  project.provide('conformanceTools', infrastructure.tools.conformance);
 }
 
 export async function teardown(): Promise<void> {

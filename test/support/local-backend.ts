@@ -16,8 +16,14 @@ export function localAwsClients() {
   return localClients({ dynamoDbEndpoint: inject('dynamoDbEndpoint'), stepFunctionsEndpoint: inject('stepFunctionsEndpoint') });
 }
 
+/** The example tools, registered on the shared emulator: what test servers serve unless told otherwise. */
 export function exampleTools(): ToolDefinition[] {
   return inject('tools');
+}
+
+/** The conformance suite's fixture tools on the shared emulator; `startTestServer({}, { tools: conformanceTools() })` serves them. */
+export function conformanceTools(): ToolDefinition[] {
+  return inject('conformanceTools');
 }
 
 export async function createTestTable(): Promise<string> {

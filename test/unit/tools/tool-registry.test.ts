@@ -35,4 +35,20 @@ describe('tool registry', () => {
   it('refuses invalid and duplicate tool names, listing all problems at once', () => {
     expect(() => new ToolRegistry([tool, tool, { ...tool, name: 'bad name!' }])).toThrow(/registered more than once[\s\S]*must be 1-128 characters/);
   });
+
+  it('validates a schema without $schema in JSON Schema 2020-12, MCP’s default dialect', () => {
+    const tuple = { ...tool, name: 'pair', inputSchema: { type: 'object', properties: { pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }] } } } } as const;
+    expect(() => new ToolRegistry([tuple]).validateArguments('pair', { pair: ['a', 'b'] })).toThrow(InvalidToolArgumentsError);
+  });
+
+  it('validates a schema that names draft-07 in draft-07', () => {
+    const legacy = { ...tool, name: 'legacy', inputSchema: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { n: { type: 'integer' } } } } as const;
+    const registry = new ToolRegistry([legacy]);
+    expect(() => registry.validateArguments('legacy', { n: 1 })).not.toThrow();
+    expect(() => registry.validateArguments('legacy', { n: 1.5 })).toThrow(InvalidToolArgumentsError);
+  });
+
+  it('refuses a tool whose taskSupport is not forbidden, optional or required', () => {
+    expect(() => new ToolRegistry([{ ...tool, taskSupport: 'maybe' as never }])).toThrow(/taskSupport "maybe" must be one of/);
+  });
 });

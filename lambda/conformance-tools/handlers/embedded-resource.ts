@@ -1,0 +1,5 @@
+// Lambda step of test_embedded_resource: one embedded text resource.
+import { result, type FixtureResult } from './content.js';
+
+export const handler = async (): Promise<FixtureResult> =>
+  result({ type: 'resource', resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' } });
