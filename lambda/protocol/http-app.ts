@@ -4,7 +4,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
 import { createLegacyMcpServer } from './legacy-server.js';
 import type { McpServerDependencies } from './mcp-dependencies.js';
-import { createModernMcpServer } from './modern-server.js';
+import { createModernMcpServer, toolSchemasOf } from './modern-server.js';
 import { serveTaskSubscription, taskSubscriptionRequestOf } from './task-subscriptions.js';
 
 /** Comment frames on a long stream this often, well inside API Gateway's idle limit. */
@@ -59,7 +59,8 @@ function jsonRpcError(id: string | number | null, status: number, code: number, 
 export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
   const path = options.path ?? '/mcp';
   // The modern era (2026-07-28) on the SDK's per-request entry; the owner travels as pass-through auth info.
-  const modern = createMcpHandler(({ authInfo }) => createModernMcpServer(options, authInfo!.clientId), {
+  const schemas = toolSchemasOf(options.tools.list());
+  const modern = createMcpHandler(({ authInfo }) => createModernMcpServer(options, schemas, authInfo!.clientId), {
     legacy: 'reject',
     onerror: (error) => options.logger.warn('Modern-era request rejected', { error: error.message }),
   });

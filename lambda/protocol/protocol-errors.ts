@@ -2,6 +2,7 @@
 // fault is logged with a reference and answered -32603 with that reference, never a message or stack.
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError as SdkProtocolError } from '@modelcontextprotocol/server';
 import {
   ExecutionStartError,
   IllegalTransitionError,
@@ -25,8 +26,9 @@ export class ProtocolError extends Error {
   }
 }
 
-export function toMcpError(error: unknown, logger: Logger): ProtocolError {
-  if (error instanceof ProtocolError) return error;
+export function toMcpError(error: unknown, logger: Logger): Error {
+  // Errors the SDKs make (with their data, such as -32021's requiredCapabilities) leave as they are.
+  if (error instanceof ProtocolError || error instanceof SdkProtocolError) return error;
   if (error instanceof McpError) return new ProtocolError(error.code, error.message);
   // The messages of seed section 7.1 and the 2025-11-25 spec, word for word.
   if (error instanceof TaskNotFoundError) return new ProtocolError(ErrorCode.InvalidParams, 'Failed to retrieve task: Task not found');
