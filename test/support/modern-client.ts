@@ -28,15 +28,18 @@ function mcpNameOf(method: string, params: Record<string, unknown>): string | un
 
 let nextRequestId = 1;
 
+/** The standard headers a modern request must carry: `MCP-Protocol-Version`, `Mcp-Method` and, where it names something, `Mcp-Name`. */
+export function standardHeaders(message: { method: string; params?: Record<string, unknown> }): Record<string, string> {
+  const name = mcpNameOf(message.method, message.params ?? {});
+  return { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': message.method, ...(name !== undefined ? { 'mcp-name': name } : {}) };
+}
+
 /** The standard modern request headers for `message`, plus the bearer token. `Headers.set`, so nothing is doubled. */
 export function modernHeaders(message: { method: string; params?: Record<string, unknown> }, token: string, extra?: HeadersInit): Headers {
   const headers = new Headers(extra);
   headers.set('content-type', 'application/json');
   headers.set('accept', 'application/json, text/event-stream');
-  headers.set('mcp-protocol-version', MODERN_VERSION);
-  headers.set('mcp-method', message.method);
-  const name = mcpNameOf(message.method, message.params ?? {});
-  if (name !== undefined) headers.set('mcp-name', name);
+  for (const [name, value] of Object.entries(standardHeaders(message))) headers.set(name, value);
   headers.set('authorization', `Bearer ${token}`);
   return headers;
 }
@@ -85,6 +88,15 @@ export async function* sseMessages(response: Response): AsyncGenerator<JsonRpcMe
       if (data !== '') yield JSON.parse(data) as JsonRpcMessage;
     }
   }
+}
+
+/** The JSON-RPC messages of a whole server-sent event body. */
+export function sseMessagesOf(body: string): JsonRpcMessage[] {
+  return body
+    .split('\n\n')
+    .map((frame) => frame.split('\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trimStart()).join('\n'))
+    .filter((data) => data !== '')
+    .map((data) => JSON.parse(data) as JsonRpcMessage);
 }
 
 /** The response to `id` in a plain JSON or an SSE answer. */
