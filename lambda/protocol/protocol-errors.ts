@@ -2,7 +2,7 @@
 // fault is logged with a reference and answered -32603 with that reference, never a message or stack.
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { ProtocolError as SdkProtocolError } from '@modelcontextprotocol/server';
+import { ProtocolError as ModernProtocolError } from '@modelcontextprotocol/server';
 import {
   ExecutionStartError,
   IllegalTransitionError,
@@ -16,20 +16,21 @@ import {
 import type { Logger } from '../service/task-service.js';
 
 /**
- * A JSON-RPC error as the SDK sends it (it reads `code` and `message` off what a handler throws). Unlike the
- * SDK's McpError it keeps the message as written, without an "MCP error <code>:" prefix.
+ * A JSON-RPC error as the SDKs send it (they read `code`, `message` and `data` off what a handler throws). Unlike
+ * the 1.x SDK's McpError it keeps the message as written, without an "MCP error <code>:" prefix.
  */
 export class ProtocolError extends Error {
-  constructor(readonly code: number, message: string) {
+  constructor(readonly code: number, message: string, readonly data?: unknown) {
     super(message);
     this.name = 'ProtocolError';
   }
 }
 
-export function toMcpError(error: unknown, logger: Logger): Error {
-  // Errors the SDKs make (with their data, such as -32021's requiredCapabilities) leave as they are.
-  if (error instanceof ProtocolError || error instanceof SdkProtocolError) return error;
+export function toMcpError(error: unknown, logger: Logger): ProtocolError {
+  if (error instanceof ProtocolError) return error;
   if (error instanceof McpError) return new ProtocolError(error.code, error.message);
+  // The 2.x SDK's own protocol errors (-32021 and its requiredCapabilities, say) leave with their data.
+  if (error instanceof ModernProtocolError) return new ProtocolError(error.code, error.message, error.data);
   // The messages of seed section 7.1 and the 2025-11-25 spec, word for word.
   if (error instanceof TaskNotFoundError) return new ProtocolError(ErrorCode.InvalidParams, 'Failed to retrieve task: Task not found');
   if (error instanceof TaskExpiredError) return new ProtocolError(ErrorCode.InvalidParams, 'Failed to retrieve task: Task has expired');

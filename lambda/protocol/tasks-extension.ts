@@ -52,7 +52,8 @@ export function toDetailedTask(task: TaskRecord, result: ToolResult | undefined)
   const base = toExtensionTask(task);
   switch (base['status'] as WireStatus) {
     case 'completed':
-      return { ...base, result: result ?? { content: [] } };
+      // The inlined result is the original request's result as this era sends it, `resultType` included.
+      return { ...base, result: { ...(result ?? { content: [] }), resultType: 'complete' } };
     case 'failed':
       return { ...base, error: { code: EXECUTION_FAILED_CODE, message: task.statusMessage ?? 'The execution failed.' } };
     default:

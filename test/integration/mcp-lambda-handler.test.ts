@@ -9,6 +9,7 @@ import { MCP_HTTP_ENV, packToolCatalog } from '../../lambda/handlers/mcp-http-en
 import { HTTP_INTEGRATION_CONTENT_TYPE, PRELUDE_DELIMITER_LENGTH, type StreamingHandler } from '../../lambda/handlers/response-streaming.js';
 import { localAwsEnvironment } from '../../local/local-aws.js';
 import { createTestTable, exampleTools } from '../support/local-backend.js';
+import { modernRequest, sseMessagesOf, standardHeaders, type JsonRpcMessage } from '../support/modern-client.js';
 
 const DOMAIN = 'a1b2c3d4e5.execute-api.us-east-1.amazonaws.com';
 const STAGE = 'prod';
@@ -129,6 +130,29 @@ async function call(handler: McpHandler, body: unknown, claims?: Claims | null):
   return JSON.parse(response.body) as { result?: Record<string, unknown>; error?: { message: string } };
 }
 
+/** A modern-era (2026-07-28) request through the handler: the `_meta` envelope in the body, the standard headers beside it. */
+async function invokeModern(handler: McpHandler, message: JsonRpcMessage & { method: string }, claims: Claims): Promise<StreamedResponse> {
+  return invoke(handler, proxyEvent({ body: message, claims, headers: standardHeaders(message) }));
+}
+
+/** The JSON-RPC answer to a modern request, from a plain JSON body or the end of a stream. */
+async function callModernEra(handler: McpHandler, method: string, params: Record<string, unknown>, claims: Claims): Promise<JsonRpcMessage> {
+  const message = modernRequest(method, params);
+  const response = await invokeModern(handler, message, claims);
+  if (!(response.headers['content-type'] ?? '').includes('text/event-stream')) return JSON.parse(response.body) as JsonRpcMessage;
+  return sseMessagesOf(response.body).find((answer) => answer.id === message.id && answer.method === undefined)!;
+}
+
+/** Polls `condition` every 100 ms, at most `attempts` times; returns its first truthy value. */
+async function eventually<T>(condition: () => Promise<T | undefined | null | false>, attempts = 600): Promise<T> {
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    const value = await condition();
+    if (value) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('the condition never held');
+}
+
 describe('MCP Lambda handler', () => {
   let handler: McpHandler;
   beforeAll(async () => {
@@ -184,6 +208,69 @@ describe('MCP Lambda handler', () => {
       const listed = await call(handler, rpc('tasks/list'), machine);
       expect(listed.result?.['tasks']).toHaveLength(1);
       expect((await call(handler, rpc('tasks/list'), { ...machine, client_id: 'another-machine' })).result?.['tasks']).toHaveLength(0);
+    });
+  });
+
+  describe('modern era (2026-07-28) tasks and owners', () => {
+    const alice = accessTokenClaims('alice-sub');
+    const bob = accessTokenClaims('bob-sub');
+
+    async function createModernTask(name: string, args: Record<string, unknown>, claims: Claims, meta: Record<string, unknown> = {}): Promise<string> {
+      const { result } = await callModernEra(handler, 'tools/call', { name, arguments: args, _meta: meta }, claims);
+      expect(result).toMatchObject({ resultType: 'task', status: 'working' });
+      return result!['taskId'] as string;
+    }
+
+    it('creates a task for the token subject, and tasks/get inlines its result for that owner', async () => {
+      const taskId = await createModernTask('text_stats', { text: 'one two three' }, alice);
+      const task = await eventually(async () => {
+        const { result } = await callModernEra(handler, 'tasks/get', { taskId }, alice);
+        return result?.['status'] === 'completed' && result;
+      });
+      expect(task['result']).toMatchObject({ resultType: 'complete', structuredContent: { words: 3 } });
+    });
+
+    it('answers another owner’s tasks/get and tasks/update -32602, as for a task that does not exist', async () => {
+      const taskId = await createModernTask('text_stats', { text: 'private words' }, alice);
+      expect((await callModernEra(handler, 'tasks/get', { taskId }, alice)).result?.['taskId']).toBe(taskId);
+      expect((await callModernEra(handler, 'tasks/get', { taskId }, bob)).error).toMatchObject({ code: -32602, message: expect.stringMatching(/not found/i) });
+      expect((await callModernEra(handler, 'tasks/update', { taskId, inputResponses: {} }, bob)).error).toMatchObject({ code: -32602 });
+    });
+
+    it('does not let another owner cancel a task: -32602, and the task keeps working', async () => {
+      const taskId = await createModernTask('analyze_documents', { documents: ['long review'], reviewSeconds: 300 }, alice);
+      try {
+        expect((await callModernEra(handler, 'tasks/cancel', { taskId }, bob)).error).toMatchObject({ code: -32602 });
+        expect((await callModernEra(handler, 'tasks/get', { taskId }, alice)).result?.['status']).toBe('working');
+      } finally {
+        await callModernEra(handler, 'tasks/cancel', { taskId }, alice);
+      }
+    });
+
+    async function listen(taskId: string, claims: Claims): Promise<JsonRpcMessage[]> {
+      return sseMessagesOf((await invokeModern(handler, modernRequest('subscriptions/listen', { notifications: { taskIds: [taskId] } }), claims)).body);
+    }
+
+    it('streams a subscription to the owner’s own task through the handler: acknowledgement, then the task', async () => {
+      const taskId = await createModernTask('text_stats', { text: 'watched words' }, alice);
+      await eventually(async () => (await callModernEra(handler, 'tasks/get', { taskId }, alice)).result?.['status'] === 'completed');
+      const messages = await listen(taskId, alice);
+      expect(messages[0]).toMatchObject({ method: 'notifications/subscriptions/acknowledged', params: { notifications: { taskIds: [taskId] } } });
+      expect(messages[1]).toMatchObject({ method: 'notifications/tasks', params: { taskId, status: 'completed' } });
+    });
+
+    it('acknowledges another owner’s subscription with no task IDs, and sends them nothing about the task', async () => {
+      const taskId = await createModernTask('text_stats', { text: 'watched words' }, alice);
+      const messages = await listen(taskId, bob);
+      expect(messages[0]).toMatchObject({ method: 'notifications/subscriptions/acknowledged', params: { notifications: { taskIds: [] } } });
+      expect(messages.filter((message) => message.method === 'notifications/tasks')).toEqual([]);
+    });
+
+    it('takes the owner from the authorizer claims only, not from the _meta envelope', async () => {
+      const spoof = { owner: 'bob-sub', sub: 'bob-sub', 'io.modelcontextprotocol/owner': 'bob-sub' };
+      const taskId = await createModernTask('text_stats', { text: 'spoofed owner' }, alice, spoof);
+      expect((await callModernEra(handler, 'tasks/get', { taskId }, alice)).result?.['taskId']).toBe(taskId);
+      expect((await callModernEra(handler, 'tasks/get', { taskId }, bob)).error).toMatchObject({ code: -32602 });
     });
   });
 
