@@ -72,10 +72,11 @@ function wireTask(task: TaskRecord, dialect: Dialect): Record<string, unknown> {
 export function createLegacyMcpServer(deps: McpServerDependencies, context: RequestContext): Server {
   const { service, tools, settings, logger } = deps;
   const { owner } = context;
+  const offersTasks = negotiatesTasks(context.initializeVersion);
   const server = new Server(SERVER_INFO, {
     capabilities: {
       tools: {},
-      ...(negotiatesTasks(context.initializeVersion) ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
+      ...(offersTasks ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
     },
     instructions: 'Each tool runs a Step Functions state machine. Call tools as tasks (params.task) to run them for minutes or hours and fetch the result later.',
   });
@@ -142,6 +143,23 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
     }),
   );
 
+  // The SDK's own handler only aborts requests running in this process; a stateless deployment receives the
+  // notification on another instance, so the task is found through the store by (owner, request ID).
+  server.setNotificationHandler(CancelledNotificationSchema, (notification) => {
+    const { requestId, reason } = notification.params;
+    if (requestId === undefined) return;
+    // Registered before its first await, so the HTTP answer (202) waits for the cancellation to be applied.
+    context.waitFor(
+      service.cancelByRequest(owner, JSON.stringify(requestId), reason ?? 'Cancelled by the client (notifications/cancelled).').catch((error: unknown) => {
+        logger.error('Could not apply notifications/cancelled', { requestId, error: String(error) });
+      }),
+    );
+  });
+
+  // The SDK refuses task handlers on a server without the tasks capability; an `initialize` that settles on a
+  // revision before tasks is all such a server answers.
+  if (!offersTasks) return server;
+
   on(GetTaskRequestSchema, async (request, extra) => {
     const task = await service.getTask(owner, request.params.taskId);
     return wireTask(task, dialectOf(extra, task));
@@ -180,19 +198,6 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
   on(DeleteTaskRequestSchema, async (request) => {
     await service.deleteTask(owner, request.params.taskId);
     return { _meta: relatedTaskMeta(request.params.taskId) };
-  });
-
-  // The SDK's own handler only aborts requests running in this process; a stateless deployment receives the
-  // notification on another instance, so the task is found through the store by (owner, request ID).
-  server.setNotificationHandler(CancelledNotificationSchema, (notification) => {
-    const { requestId, reason } = notification.params;
-    if (requestId === undefined) return;
-    // Registered before its first await, so the HTTP answer (202) waits for the cancellation to be applied.
-    context.waitFor(
-      service.cancelByRequest(owner, JSON.stringify(requestId), reason ?? 'Cancelled by the client (notifications/cancelled).').catch((error: unknown) => {
-        logger.error('Could not apply notifications/cancelled', { requestId, error: String(error) });
-      }),
-    );
   });
 
   return server;

@@ -4,9 +4,9 @@
 import { ListExecutionsCommand, type ExecutionListItem } from '@aws-sdk/client-sfn';
 import type { Client } from '@modelcontextprotocol/client';
 import type { TaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { taskKey } from '../../lambda/core/task-key.js';
-import { connectClient, exampleTools, localAwsClients, startTestServer, TOKENS, type TestServer } from '../support/local-backend.js';
+import { connectClient, exampleTools, GENEROUS_WAIT, localAwsClients, startTestServer, TOKENS, type TestServer } from '../support/local-backend.js';
 import {
   callModern,
   connectModernClient,
@@ -44,16 +44,6 @@ async function createTask(name: string, args: Record<string, unknown>, token: st
   const response = await callModern(server.url, modernRequest('tools/call', { name, arguments: args }), token);
   expect(response.result).toMatchObject({ resultType: 'task', status: 'working' });
   return response.result!['taskId'] as string;
-}
-
-/** Polls `condition` every 100 ms, at most `attempts` times; returns its first truthy value. */
-async function eventually<T>(condition: () => Promise<T | undefined | null | false>, attempts = 600): Promise<T> {
-  for (let attempt = 0; attempt < attempts; attempt++) {
-    const value = await condition();
-    if (value) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('the condition never held');
 }
 
 async function taskStatus(taskId: string, token: string = TOKENS.alice): Promise<string | undefined> {
@@ -95,10 +85,10 @@ describe('an ext-tasks session (official 2.x client pinned to 2026-07-28)', () =
     await execution.cancel();
     const { outcome } = await execution.settle();
     expect(outcome.status).toBe('cancelled');
-    const executions = await eventually(async () => {
+    const executions = await vi.waitUntil(async () => {
       const found = await executionsOf('analyze_documents', 'alice', execution.handle.taskId);
       return found.length > 0 && found.every((item) => item.status !== 'RUNNING') && found;
-    });
+    }, GENEROUS_WAIT);
     expect(executions.map((item) => item.status)).toEqual(['ABORTED']);
   });
 
@@ -164,7 +154,7 @@ describe('the modern era on the wire', () => {
 
   it('acknowledges tasks/cancel of a task that has already finished', async () => {
     const taskId = await createTask('text_stats', { text: 'done soon' });
-    await eventually(async () => (await taskStatus(taskId)) === 'completed');
+    await vi.waitUntil(async () => (await taskStatus(taskId)) === 'completed', GENEROUS_WAIT);
     const response = await callModern(server.url, modernRequest('tasks/cancel', { taskId }));
     expect(response.error).toBeUndefined();
     expect(response.result).toMatchObject({ resultType: 'complete' });

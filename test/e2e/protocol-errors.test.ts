@@ -101,6 +101,26 @@ describe('tool calls', () => {
   });
 });
 
+describe('legacy-era corrections', () => {
+  it('answers a plain call whose arguments the schema refuses with a tool error naming every reason, not -32602 (SEP-1303)', async () => {
+    const result = await alice.callTool({ name: 'text_stats', arguments: { text: 7, extra: true } });
+    expect(result.isError).toBe(true);
+    const text = (result.content as { text: string }[])[0]!.text;
+    expect(text).toContain('Invalid arguments for tool text_stats');
+    expect(text).toContain('arguments/text must be string');
+    expect(text).toContain('arguments must NOT have additional properties');
+  });
+
+  it('offers the tasks capability only to a client that negotiates a revision that has tasks', async () => {
+    const initialize = (protocolVersion: string) => rpc('initialize', { protocolVersion, capabilities: {}, clientInfo: { name: 'old', version: '1' } });
+    const older = (await post(initialize('2025-06-18'))).json.result as { protocolVersion: string; capabilities: Record<string, unknown> };
+    expect(older.protocolVersion).toBe('2025-06-18');
+    expect(older.capabilities).not.toHaveProperty('tasks');
+    const current = (await post(initialize('2025-11-25'))).json.result as { capabilities: Record<string, unknown> };
+    expect(current.capabilities).toHaveProperty('tasks');
+  });
+});
+
 describe('task IDs', () => {
   it('answers an unknown task ID with -32602 on get, result and cancel', async () => {
     for (const call of [

@@ -8,7 +8,7 @@ import { ENV } from '../../lambda/handlers/environment.js';
 import { MCP_HTTP_ENV, packToolCatalog } from '../../lambda/handlers/mcp-http-environment.js';
 import { HTTP_INTEGRATION_CONTENT_TYPE, PRELUDE_DELIMITER_LENGTH, type StreamingHandler } from '../../lambda/handlers/response-streaming.js';
 import { localAwsEnvironment } from '../../local/local-aws.js';
-import { createTestTable, exampleTools } from '../support/local-backend.js';
+import { createTestTable, exampleTools, GENEROUS_WAIT } from '../support/local-backend.js';
 import { modernRequest, sseMessagesOf, standardHeaders, type JsonRpcMessage } from '../support/modern-client.js';
 
 const DOMAIN = 'a1b2c3d4e5.execute-api.us-east-1.amazonaws.com';
@@ -143,16 +143,6 @@ async function callModernEra(handler: McpHandler, method: string, params: Record
   return sseMessagesOf(response.body).find((answer) => answer.id === message.id && answer.method === undefined)!;
 }
 
-/** Polls `condition` every 100 ms, at most `attempts` times; returns its first truthy value. */
-async function eventually<T>(condition: () => Promise<T | undefined | null | false>, attempts = 600): Promise<T> {
-  for (let attempt = 0; attempt < attempts; attempt++) {
-    const value = await condition();
-    if (value) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('the condition never held');
-}
-
 describe('MCP Lambda handler', () => {
   let handler: McpHandler;
   beforeAll(async () => {
@@ -223,10 +213,10 @@ describe('MCP Lambda handler', () => {
 
     it('creates a task for the token subject, and tasks/get inlines its result for that owner', async () => {
       const taskId = await createModernTask('text_stats', { text: 'one two three' }, alice);
-      const task = await eventually(async () => {
+      const task = await vi.waitUntil(async () => {
         const { result } = await callModernEra(handler, 'tasks/get', { taskId }, alice);
         return result?.['status'] === 'completed' && result;
-      });
+      }, GENEROUS_WAIT);
       expect(task['result']).toMatchObject({ resultType: 'complete', structuredContent: { words: 3 } });
     });
 
@@ -253,7 +243,7 @@ describe('MCP Lambda handler', () => {
 
     it('streams a subscription to the owner’s own task through the handler: acknowledgement, then the task', async () => {
       const taskId = await createModernTask('text_stats', { text: 'watched words' }, alice);
-      await eventually(async () => (await callModernEra(handler, 'tasks/get', { taskId }, alice)).result?.['status'] === 'completed');
+      await vi.waitUntil(async () => (await callModernEra(handler, 'tasks/get', { taskId }, alice)).result?.['status'] === 'completed', GENEROUS_WAIT);
       const messages = await listen(taskId, alice);
       expect(messages[0]).toMatchObject({ method: 'notifications/subscriptions/acknowledged', params: { notifications: { taskIds: [taskId] } } });
       expect(messages[1]).toMatchObject({ method: 'notifications/tasks', params: { taskId, status: 'completed' } });

@@ -64,3 +64,6 @@ export async function connectClient(url: string, token: string = TOKENS.alice): 
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
   return client;
 }
+
+/** For `vi.waitUntil`: wait for a condition, never for a clock; the cap is generous, for a busy machine. */
+export const GENEROUS_WAIT = { timeout: 60_000, interval: 100 } as const;
