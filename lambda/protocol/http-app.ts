@@ -1,15 +1,21 @@
 // The Web-standard core of the endpoint: Request in, Response out. The Lambda handler and the local dev
 // server are thin adapters around it, so both run exactly this code.
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
+import { createMcpHandler, DEFAULT_MAX_REQUEST_BODY_SIZE, isLegacyRequest, readRequestBody } from '@modelcontextprotocol/server';
+import { LEGACY_SDK_VALIDATED, MODERN_SDK_VALIDATED, sdkParamsErrorOf } from './invalid-params.js';
 import { createLegacyMcpServer } from './legacy-server.js';
 import type { McpServerDependencies } from './mcp-dependencies.js';
 import { createModernMcpServer, toolSchemasOf } from './modern-server.js';
 import { serveTaskSubscription, taskSubscriptionRequestOf } from './task-subscriptions.js';
 
+import { sep1686TaskRequestOf } from './sep-1686.js';
+
 /** Comment frames on a long stream this often, well inside API Gateway's idle limit. */
 const SSE_KEEP_ALIVE_MS = 15_000;
-import { sep1686TaskRequestOf } from './sep-1686.js';
+/** The SDK's default cap (4 MiB), checked before parsing: a body over it is refused unread. */
+const MAX_REQUEST_BODY_BYTES = DEFAULT_MAX_REQUEST_BODY_SIZE;
+/** Request IDs are echoed and stored (SEP-1686 keeps one per task): longer than any real client needs. */
+const MAX_REQUEST_ID_LENGTH = 256;
 
 export interface McpHttpAppOptions extends McpServerDependencies {
   /** @default '/mcp' */
@@ -76,13 +82,27 @@ export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
       // Checked here rather than by the SDK transport, whose allowedHosts needs exact host:port values.
       const rejected = options.allowedHosts ? rejectedHost(request, options.allowedHosts) : null;
       if (rejected !== null) return jsonRpcError(null, 403, -32000, `Forbidden: ${rejected} is not allowed (DNS rebinding protection)`);
-      const parsedBody = await parseBody(request);
+      const read = await readBody(request);
+      if (read.tooLarge) return jsonRpcError(null, 413, -32600, `Payload too large: a request body may have at most ${MAX_REQUEST_BODY_BYTES} bytes`);
+      const { parsedBody } = read;
       if (owner === null) return jsonRpcError(requestIdOf(parsedBody), 401, -32000, 'Unauthorized: send a valid bearer token', { 'www-authenticate': 'Bearer' });
+      if (read.unparsable) return jsonRpcError(null, 400, -32700, 'Parse error: the request body is not valid JSON');
+      // Batching left MCP in 2025-06-18; refused before anything runs, so one request cannot carry a hundred calls.
+      if (Array.isArray(parsedBody)) return jsonRpcError(null, 400, -32600, 'Invalid Request: Batches are not supported; send one JSON-RPC message per request');
+      const oversizedId = requestIdOf(parsedBody);
+      if (typeof oversizedId === 'string' && oversizedId.length > MAX_REQUEST_ID_LENGTH) {
+        return jsonRpcError(null, 400, -32600, `Invalid Request: the id may have at most ${MAX_REQUEST_ID_LENGTH} characters`);
+      }
       if (!(await isLegacyRequest(request, parsedBody))) {
         const subscription = taskSubscriptionRequestOf(request, parsedBody);
         if (subscription !== undefined) return serveTaskSubscription(subscription, owner, request.signal, subscriptionOptions);
+        const invalid = await sdkParamsErrorOf(parsedBody, MODERN_SDK_VALIDATED);
+        if (invalid !== undefined) return jsonRpcError(requestIdOf(parsedBody), 200, invalid.code, invalid.message);
         return modern.fetch(request, { authInfo: { token: '', clientId: owner, scopes: [] }, ...(parsedBody === undefined ? {} : { parsedBody }) });
       }
+      // The 1.x SDK would answer params that fail its own schemas -32603 with a validator dump.
+      const invalid = await sdkParamsErrorOf(parsedBody, LEGACY_SDK_VALIDATED);
+      if (invalid !== undefined) return jsonRpcError(requestIdOf(parsedBody), 200, invalid.code, invalid.message);
       // Stateless: a fresh server and transport per request, so any instance can serve any request.
       // Plain JSON answers, except where the request needs a stream: SEP-1686's task-created notification
       // precedes the response on the same stream.
@@ -117,13 +137,20 @@ export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
   };
 }
 
-/** The JSON body, or `undefined` when it does not parse (the transport then answers -32700 itself). */
-async function parseBody(request: Request): Promise<unknown> {
-  if (request.method !== 'POST') return undefined;
+type Body = { readonly tooLarge: true } | { readonly tooLarge: false; readonly unparsable: boolean; readonly parsedBody: unknown };
+
+/**
+ * The JSON body of a POST, read from a clone up to the size cap (the original stays readable for the SDK
+ * transports); other methods have none.
+ */
+async function readBody(request: Request): Promise<Body> {
+  if (request.method !== 'POST') return { tooLarge: false, unparsable: false, parsedBody: undefined };
+  const read = await readRequestBody(request.clone(), MAX_REQUEST_BODY_BYTES);
+  if (read.tooLarge) return read;
   try {
-    return await request.clone().json();
+    return { tooLarge: false, unparsable: false, parsedBody: JSON.parse(read.text) };
   } catch {
-    return undefined;
+    return { tooLarge: false, unparsable: true, parsedBody: undefined };
   }
 }
 

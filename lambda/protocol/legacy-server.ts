@@ -18,9 +18,11 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import * as z from 'zod/v4';
+import { InvalidCursorError } from '../core/errors.js';
 import { isTerminal, TaskOrigin, TaskStatus, type TaskRecord } from '../core/task.js';
 import { RELATED_TASK_META_KEY_2025, toMcpTask } from './mcp-2025-11-25.js';
 import { SERVER_INFO, type McpServerDependencies } from './mcp-dependencies.js';
+import { invalidParamsError } from './invalid-params.js';
 import { ProtocolError, translatingErrors } from './protocol-errors.js';
 import { namesSep1686Task, relatedTaskMeta, sep1686TaskRequestOf, TASK_CREATED_NOTIFICATION, TASK_META_KEY, toSep1686Task } from './sep-1686.js';
 import { toolListing } from './tool-listing.js';
@@ -69,6 +71,25 @@ function wireTask(task: TaskRecord, dialect: Dialect): Record<string, unknown> {
   return dialect === Dialect.Sep1686 ? { ...toSep1686Task(task), _meta: relatedTaskMeta(task.taskId) } : toMcpTask(task);
 }
 
+/**
+ * A cheap first check of a tasks/list cursor: cursors are opaque, but every one this server hands out is
+ * base64url JSON whose numbers are safe integers. A doctored number out of that range (1e308) would otherwise
+ * fail in the store's key marshalling as an internal error rather than "Invalid cursor".
+ */
+function isPlausibleCursor(cursor: string): boolean {
+  if (cursor.length > 2048 || !/^[A-Za-z0-9_-]*$/.test(cursor)) return false;
+  try {
+    let plausible = true;
+    JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'), (_key, value: unknown) => {
+      if (typeof value === 'number' && !Number.isSafeInteger(value)) plausible = false;
+      return value;
+    });
+    return plausible;
+  } catch {
+    return false;
+  }
+}
+
 export function createLegacyMcpServer(deps: McpServerDependencies, context: RequestContext): Server {
   const { service, tools, settings, logger } = deps;
   const { owner } = context;
@@ -91,7 +112,7 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
       z.looseObject({ method: z.literal(method) }),
       handle(async (request: unknown, extra: Extra) => {
         const parsed = schema.safeParse(request);
-        if (!parsed.success) throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${z.prettifyError(parsed.error).replace(/\s*\n\s*/g, ' ')}`);
+        if (!parsed.success) throw invalidParamsError(method, parsed.error.issues);
         return handler(parsed.data, extra);
       }) as never,
     );
@@ -186,7 +207,9 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
   });
 
   on(ListTasksRequestSchema, async (request, extra) => {
-    const page = await service.listTasks(owner, request.params?.cursor);
+    const cursor = request.params?.cursor;
+    if (cursor !== undefined && !isPlausibleCursor(cursor)) throw new InvalidCursorError();
+    const page = await service.listTasks(owner, cursor);
     return { tasks: page.tasks.map((task) => wireTask(task, dialectOf(extra, task))), ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}) };
   });
 

@@ -4,6 +4,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectClient, startTestServer, TOKENS, type TestServer } from '../support/local-backend.js';
+import { callModern, modernRequest, postModern } from '../support/modern-client.js';
 import { Sep1686Client } from '../support/sep-1686-client.js';
 
 let server: TestServer;
@@ -79,6 +80,117 @@ describe('malformed params', () => {
     });
     expect(response?.error).toMatchObject({ code: -32602, message: expect.stringContaining('not both') });
     expect((await alice.experimental.tasks.listTasks()).tasks).toEqual([]);
+  });
+});
+
+/** A message a person can act on: one line, short, no validator dump. */
+const READABLE = /^Invalid params for [a-z/]+: [^\n{}[\]]{1,300}$/;
+
+describe('wrong parameter types (legacy era)', () => {
+  const cases: [string, Record<string, unknown>, RegExp][] = [
+    ['tools/call', { name: 5 }, /name must be a string/],
+    ['tools/call', { name: null }, /name must be a string/],
+    ['tools/call', { name: 'text_stats', arguments: { text: 'a' }, task: null }, /task must be an object/],
+    ['tools/call', { name: 'text_stats', arguments: { text: 'a' }, task: 5 }, /task must be an object/],
+    ['tools/call', { name: 'text_stats', arguments: { text: 'a' }, task: 'yes' }, /task must be an object/],
+    ['tools/call', { name: 'text_stats', arguments: { text: 'a' }, task: [] }, /task must be an object/],
+    ['tools/call', { name: 'text_stats', arguments: { text: 'a' }, task: { ttl: '1000' } }, /task\.ttl must be a number/],
+    ['tools/call', { name: 'text_stats', arguments: { text: 'a' }, task: { ttl: null } }, /task\.ttl must be a number/],
+    ['tools/call', { name: 'text_stats', arguments: { text: 'a' }, task: { ttl: [] } }, /task\.ttl must be a number/],
+    ['tools/list', { cursor: 5 }, /cursor must be a string/],
+    ['initialize', {}, /protocolVersion is required/],
+  ];
+  it.each(cases)('answers %s %j with -32602 and a readable reason', async (method, params, reason) => {
+    const { status, json } = await post(rpc(method, params));
+    expect(status).toBeLessThan(500);
+    expect(json.error?.code).toBe(-32602);
+    expect(json.error?.message).toMatch(READABLE);
+    expect(json.error?.message).toMatch(reason);
+  });
+
+  it('starts nothing for a call it refuses', async () => {
+    const carol = await connectClient(server.url, TOKENS.bob);
+    const before = (await carol.experimental.tasks.listTasks()).tasks.length;
+    await post(rpc('tools/call', { name: 'text_stats', arguments: { text: 'a' }, task: 5 }), { authorization: `Bearer ${TOKENS.bob}` });
+    expect((await carol.experimental.tasks.listTasks()).tasks.length).toBe(before);
+    await carol.close();
+  });
+
+  it('answers a tasks/list cursor with an out-of-range number with -32602', async () => {
+    const cursor = Buffer.from(JSON.stringify({ pk: 'alice#x', createdAt: 1e308, listOwner: 'alice' })).toString('base64url');
+    const { json } = await post(rpc('tasks/list', { cursor }));
+    expect(json.error).toMatchObject({ code: -32602, message: expect.stringContaining('Invalid cursor') });
+  });
+
+  it('refuses a request ID longer than 256 characters with -32600 before anything runs', async () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 'i'.repeat(500_000), method: 'tools/call', params: { name: 'text_stats', arguments: { text: 'a' }, _meta: { 'modelcontextprotocol.io/task': { taskId: 'long-id-1' } } } });
+    const { status, json } = await post(body);
+    expect(status).toBe(400);
+    expect(json.error).toMatchObject({ code: -32600, message: expect.stringContaining('256 characters') });
+    await expect(alice.experimental.tasks.getTask('long-id-1')).rejects.toMatchObject({ code: -32602 });
+  });
+});
+
+describe('wrong parameter types (modern era)', () => {
+  const cases: [string, Record<string, unknown>][] = [
+    ['tools/call', { name: 5 }],
+    ['tools/call', { name: null }],
+    ['tools/call', { name: 'text_stats', arguments: 'text' }],
+    ['tools/list', { cursor: 5 }],
+    ['prompts/list', { cursor: [] }],
+    ['resources/read', { uri: 5 }],
+    ['tasks/get', { taskId: 5 }],
+    ['tasks/get', {}],
+    ['tasks/update', { taskId: null }],
+    ['tasks/cancel', { taskId: [] }],
+    ['subscriptions/listen', { filter: 5 }],
+  ];
+  it.each(cases)('answers %s %j with -32602 and a readable reason', async (method, params) => {
+    const answer = await callModern(server.url, modernRequest(method, params));
+    expect(answer.error?.code).toBe(-32602);
+    expect(answer.error?.message).not.toMatch(/[\n{}[\]]/);
+  });
+});
+
+describe('batches', () => {
+  const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'text_stats', arguments: { text: 'a' }, task: {} } });
+
+  it('refuses a JSON-RPC batch with -32600 and HTTP 400, and runs none of it', async () => {
+    const { status, json } = await post(JSON.stringify(Array.from({ length: 100 }, (_, index) => call(index + 1))), { authorization: `Bearer ${TOKENS.bob}` });
+    expect(status).toBe(400);
+    expect(json.error).toMatchObject({ code: -32600, message: expect.stringContaining('Batches are not supported') });
+    const bobs = await connectClient(server.url, TOKENS.bob);
+    expect((await bobs.experimental.tasks.listTasks()).tasks).toEqual([]);
+    await bobs.close();
+  });
+
+  it('refuses an empty batch with -32600 and HTTP 400', async () => {
+    const { status, json } = await post('[]');
+    expect(status).toBe(400);
+    expect(json.error?.code).toBe(-32600);
+  });
+
+  it('refuses a batch in the modern era too', async () => {
+    const message = modernRequest('tools/list');
+    const response = await fetch(server.url, { method: 'POST', headers: (await import('../support/modern-client.js')).modernHeaders(message, TOKENS.alice), body: JSON.stringify([message]) });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32600);
+  });
+});
+
+describe('body size', () => {
+  const padding = 'x'.repeat(5 * 1024 * 1024);
+
+  it('refuses a valid JSON body over 4 MiB with 413 before parsing it', async () => {
+    const { status, json } = await post(rpc('tools/list', { _meta: { padding } }));
+    expect(status).toBe(413);
+    expect(json.error?.message).toMatch(/Payload too large/);
+  });
+
+  it('refuses a valid JSON body over 4 MiB with 413 in the modern era', async () => {
+    const response = await postModern(server.url, modernRequest('tools/list', { _meta: { padding } }));
+    expect(response.status).toBe(413);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/Payload too large/);
   });
 });
 

@@ -288,6 +288,14 @@ describe('MCP Lambda handler', () => {
       expect((await call(handler, rpc('tasks/list'), accessTokenClaims(bob))).result?.['tasks']).toEqual([]);
     });
 
+    it('answers an event without requestContext 401 rather than failing', async () => {
+      const { requestContext: _, ...event } = proxyEvent({ body: rpc('tools/list') });
+      const response = await invoke(handler, event as APIGatewayProxyEvent);
+      expect(response.statusCode).toBe(401);
+      expect(JSON.parse(response.body)).toMatchObject({ error: { code: -32001 } });
+      expect(response.headers['www-authenticate']).toMatch(/^Bearer resource_metadata="https:\/\/[^"]+\/\.well-known\/oauth-protected-resource"$/);
+    });
+
     it('takes no identity from what the client sends: a bearer token alone is not an owner', async () => {
       const response = await invoke(handler, proxyEvent({ body: rpc('tools/list'), claims: null, headers: { Authorization: 'Bearer alice', 'X-Owner': 'alice' } }));
       expect(response.statusCode).toBe(401);
