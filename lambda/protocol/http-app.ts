@@ -6,9 +6,8 @@ import { LEGACY_SDK_VALIDATED, MODERN_SDK_VALIDATED, sdkParamsErrorOf } from './
 import { createLegacyMcpServer } from './legacy-server.js';
 import type { McpServerDependencies } from './mcp-dependencies.js';
 import { createModernMcpServer, toolSchemasOf } from './modern-server.js';
-import { serveTaskSubscription, taskSubscriptionRequestOf } from './task-subscriptions.js';
-
 import { sep1686TaskRequestOf } from './sep-1686.js';
+import { serveTaskSubscription, taskSubscriptionRequestOf } from './task-subscriptions.js';
 
 /** Comment frames on a long stream this often, well inside API Gateway's idle limit. */
 const SSE_KEEP_ALIVE_MS = 15_000;

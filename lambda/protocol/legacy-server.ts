@@ -18,7 +18,6 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import * as z from 'zod/v4';
-import { InvalidCursorError } from '../core/errors.js';
 import { isTerminal, TaskOrigin, TaskStatus, type TaskRecord } from '../core/task.js';
 import { RELATED_TASK_META_KEY_2025, toMcpTask } from './mcp-2025-11-25.js';
 import { SERVER_INFO, type McpServerDependencies } from './mcp-dependencies.js';
@@ -69,25 +68,6 @@ function dialectOf(extra: Pick<Extra, '_meta' | 'requestInfo'>, task?: TaskRecor
 
 function wireTask(task: TaskRecord, dialect: Dialect): Record<string, unknown> {
   return dialect === Dialect.Sep1686 ? { ...toSep1686Task(task), _meta: relatedTaskMeta(task.taskId) } : toMcpTask(task);
-}
-
-/**
- * A cheap first check of a tasks/list cursor: cursors are opaque, but every one this server hands out is
- * base64url JSON whose numbers are safe integers. A doctored number out of that range (1e308) would otherwise
- * fail in the store's key marshalling as an internal error rather than "Invalid cursor".
- */
-function isPlausibleCursor(cursor: string): boolean {
-  if (cursor.length > 2048 || !/^[A-Za-z0-9_-]*$/.test(cursor)) return false;
-  try {
-    let plausible = true;
-    JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'), (_key, value: unknown) => {
-      if (typeof value === 'number' && !Number.isSafeInteger(value)) plausible = false;
-      return value;
-    });
-    return plausible;
-  } catch {
-    return false;
-  }
 }
 
 export function createLegacyMcpServer(deps: McpServerDependencies, context: RequestContext): Server {
@@ -207,9 +187,7 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
   });
 
   on(ListTasksRequestSchema, async (request, extra) => {
-    const cursor = request.params?.cursor;
-    if (cursor !== undefined && !isPlausibleCursor(cursor)) throw new InvalidCursorError();
-    const page = await service.listTasks(owner, cursor);
+    const page = await service.listTasks(owner, request.params?.cursor);
     return { tasks: page.tasks.map((task) => wireTask(task, dialectOf(extra, task))), ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}) };
   });
 

@@ -303,7 +303,8 @@ function decodeCursor(cursor: string, owner: string): Item {
     key !== null &&
     Object.keys(key).length === 3 &&
     typeof (key as Item)[PARTITION_KEY] === 'string' &&
-    typeof (key as Item)['createdAt'] === 'number' &&
+    // A safe integer, as every createdAt is: a doctored 1e308 would fail the query as an internal error.
+    Number.isSafeInteger((key as Item)['createdAt']) &&
     (key as Item)[OWNER_INDEX_PARTITION_KEY] === owner;
   if (!valid) throw new InvalidCursorError();
   return key as Item;
