@@ -12,6 +12,11 @@ import type { ToolRegistry } from '../tools/tool-registry.js';
 import { sleep } from './sleep.js';
 import type { TaskServiceSettings } from './settings.js';
 
+/** Reads of a just-started task before a withdrawal check gives up (a short outage must not cancel live work). */
+const WITHDRAWAL_READ_ATTEMPTS = 4;
+/** First backoff between those reads, doubled each time (50, 100, 200 ms). */
+const WITHDRAWAL_READ_BACKOFF_MS = 50;
+
 export interface Logger {
   info(message: string, extra: Record<string, unknown>): void;
   warn(message: string, extra: Record<string, unknown>): void;
@@ -114,8 +119,23 @@ export class TaskService {
     return task;
   }
 
+  /**
+   * Stops the execution only when a read shows the task gone or cancelled. A read that keeps failing proves
+   * nothing: the record exists, so the execution is left running and polls reconcile the task.
+   */
   private async stopIfWithdrawn(task: TaskRecord): Promise<void> {
-    const current = await this.store.get(task.owner, task.taskId).catch(() => null);
+    let current: TaskRecord | null | undefined;
+    for (let attempt = 0; current === undefined; attempt++) {
+      try {
+        current = await this.store.get(task.owner, task.taskId);
+      } catch (error) {
+        if (error instanceof TaskExpiredError) current = null;
+        else if (attempt + 1 >= WITHDRAWAL_READ_ATTEMPTS) {
+          this.logger.warn('Could not read the task after starting its execution; leaving the execution running', { taskId: task.taskId, error: String(error) });
+          return;
+        } else await sleep(WITHDRAWAL_READ_BACKOFF_MS * 2 ** attempt);
+      }
+    }
     if (current !== null && current.executionArn === task.executionArn && current.status !== TaskStatus.Cancelled) return;
     await this.executor.stop(task.executionArn, { error: 'TaskWithdrawn', cause: 'The task was cancelled or deleted while its execution started.' });
   }
@@ -226,7 +246,14 @@ export class TaskService {
       throw error;
     }
     const bound = this.settings.directCallTimeoutMs;
-    const task = await this.waitForTerminal(owner, created.taskId, { timeoutMs: bound, signal });
+    let task;
+    try {
+      task = await this.waitForTerminal(owner, created.taskId, { timeoutMs: bound, signal });
+    } catch (error) {
+      // Nobody will see this execution's result: stop it before giving up.
+      await this.stopBestEffort(created, 'The tool call failed while waiting for its execution.');
+      throw error;
+    }
     if (isTerminal(task.status)) return (await this.resultOf(task)) ?? textResult('The tool finished without a result.', true);
     const reason = signal?.aborted
       ? 'The client went away before the tool finished; the execution was stopped.'
@@ -234,11 +261,22 @@ export class TaskService {
     try {
       await this.cancelTask(owner, created.taskId, reason);
     } catch (error) {
-      if (!(error instanceof IllegalTransitionError)) throw error;
+      if (!(error instanceof IllegalTransitionError)) {
+        // cancelTask reads the task first, so with the store down it stopped nothing.
+        await this.stopBestEffort(created, reason);
+        throw error;
+      }
       const finished = await this.getTask(owner, created.taskId);
       return (await this.resultOf(finished)) ?? textResult(reason, true);
     }
     return textResult(reason, true);
+  }
+
+  /** Stops the task's execution, logging instead of throwing: for paths that are already failing. */
+  private async stopBestEffort(task: TaskRecord, cause: string): Promise<void> {
+    await this.executor
+      .stop(task.executionArn, { error: 'TaskAbandoned', cause })
+      .catch((error: unknown) => this.logger.warn('Could not stop an abandoned execution', { taskId: task.taskId, error: String(error) }));
   }
 
   /** What the tool call returns for a terminal task (list pages leave the output out, so this may read the full record). */
@@ -276,7 +314,16 @@ export class TaskService {
     }
     // DescribeExecution is eventually consistent: a just-started execution may not be visible yet.
     if (execution === null && now - task.createdAt < this.settings.startGraceMs) return { ...task, lastCheckedAt: now };
-    return this.applyOutcome({ ...task, lastCheckedAt: now }, execution, now);
+    const checked = { ...task, lastCheckedAt: now };
+    try {
+      return await this.applyOutcome(checked, execution, now);
+    } catch (error) {
+      if (error instanceof TaskNotFoundError || error instanceof TaskExpiredError) throw error;
+      // The store could not record the news (throttled, unreachable): answer with what is stored; the next
+      // poll sees the execution again and retries the write.
+      this.logger.warn('Could not record the execution status', { taskId: task.taskId, error: String(error) });
+      return checked;
+    }
   }
 
   private async applyOutcome(task: TaskRecord, execution: ExecutionSnapshot | null, now: number): Promise<TaskRecord> {

@@ -2,7 +2,7 @@
 // stand-ins cannot produce them (lost answers, throttling, a crash between the two writes).
 import { ListExecutionsCommand } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { ExecutionStartError, IllegalTransitionError, TaskAlreadyExistsError, TaskNotFoundError } from '../../lambda/core/errors.js';
 import { TaskOrigin, TaskStatus } from '../../lambda/core/task.js';
 import { StepFunctionsExecutor } from '../../lambda/executor/step-functions-executor.js';
@@ -12,7 +12,7 @@ import { TaskService } from '../../lambda/service/task-service.js';
 import { DynamoDbTaskStore } from '../../lambda/store/dynamodb-task-store.js';
 import type { TaskStore } from '../../lambda/store/task-store.js';
 import { ToolRegistry } from '../../lambda/tools/tool-registry.js';
-import { createTestTable, exampleTools, localAwsClients, silentLogger } from '../support/local-backend.js';
+import { createTestTable, exampleTools, GENEROUS_WAIT, localAwsClients, silentLogger } from '../support/local-backend.js';
 
 let tableName: string;
 beforeAll(async () => {
@@ -133,6 +133,46 @@ describe('TaskService', () => {
       expect(await realExecutor().describe(startedArn)).toMatchObject({ status: 'ABORTED' });
     });
 
+    /** A store whose reads fail `failures` times once the task is written (a brief DynamoDB outage). */
+    function readsFailingAfterCreate(failures: number): TaskStore & { failed: () => number } {
+      const store = realStore();
+      let created = false;
+      let failed = 0;
+      return {
+        ...bind(store),
+        create: async (task) => {
+          await store.create(task);
+          created = true;
+        },
+        get: async (owner, taskId) => {
+          if (created && failed < failures) {
+            failed++;
+            throw new Error('ProvisionedThroughputExceededException');
+          }
+          return store.get(owner, taskId);
+        },
+        failed: () => failed,
+      };
+    }
+    const analyzeLong = (owner: string, taskId: string) => ({ ...sepCall(owner, taskId, 'x'), toolName: 'analyze_documents', arguments: { documents: ['x'], reviewSeconds: 60 } });
+
+    it('keeps the execution running when reading the task right after the start fails briefly', async () => {
+      const flaky = readsFailingAfterCreate(2);
+      const task = await service({ store: flaky }).createTask(analyzeLong('brief-outage', 'brief-1'));
+      expect(await realExecutor().describe(task.executionArn)).toMatchObject({ status: 'RUNNING' });
+      expect(flaky.failed()).toBe(2);
+      expect((await realStore().get('brief-outage', 'brief-1'))?.status).toBe('submitted');
+      await service().cancelTask('brief-outage', 'brief-1');
+    });
+
+    it('keeps the execution running when the task cannot be read at all after the start', async () => {
+      const down = readsFailingAfterCreate(Number.POSITIVE_INFINITY);
+      const task = await service({ store: down }).createTask(analyzeLong('long-outage', 'long-1'));
+      expect(await realExecutor().describe(task.executionArn)).toMatchObject({ status: 'RUNNING' });
+      expect((await realStore().get('long-outage', 'long-1'))?.status).toBe('submitted');
+      await service().cancelTask('long-outage', 'long-1');
+    });
+
     it('gives a task ID used again after deletion a new execution and its own result', async () => {
       const first = await service().createTask(sepCall('reuse', 'again-1', 'one two three'));
       await service().waitForTerminal('reuse', 'again-1', { timeoutMs: 30_000 });
@@ -163,6 +203,17 @@ describe('TaskService', () => {
       const task = await service().createTask(analyze('throttled'));
       await new Promise((resolve) => setTimeout(resolve, 150));
       expect((await service({ executor: throttled }).getTask('throttled', task.taskId)).status).toBe('submitted');
+    });
+
+    it('answers with the stored status when recording a status change fails, and records it on a later poll', async () => {
+      const task = await service().createTask(analyze('write-fails', 30));
+      await vi.waitUntil(async () => (await realExecutor().describe(task.executionArn))?.status === 'RUNNING', GENEROUS_WAIT);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      const failingWrites: TaskStore = { ...bind(realStore()), update: async () => Promise.reject(new Error('InternalServerError')) };
+      expect((await service({ store: failingWrites }).getTask('write-fails', task.taskId)).status).toBe('submitted');
+      expect((await realStore().get('write-fails', task.taskId))?.status).toBe('submitted');
+      await vi.waitUntil(async () => (await service().getTask('write-fails', task.taskId)).status === 'working', GENEROUS_WAIT);
+      await service().cancelTask('write-fails', task.taskId);
     });
 
     it('describes the execution at most once per refresh interval however many polls arrive at once', async () => {
@@ -247,6 +298,34 @@ describe('TaskService', () => {
       expect(result).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/went away/) }] });
       const stateMachineArn = exampleTools().find((tool) => tool.name === 'analyze_documents')!.stateMachineArn;
       expect(await executor.describe(executor.executionArnFor(stateMachineArn, startedArn))).toMatchObject({ status: 'ABORTED' });
+    });
+
+    /** A store that records the execution ARN it is given and fails every read from the `healthyReads`+1st on. */
+    function storeDyingAfter(healthyReads: number): TaskStore & { executionArn: () => string } {
+      const store = realStore();
+      let executionArn = '';
+      let reads = 0;
+      return {
+        ...bind(store),
+        create: async (task) => ((executionArn = task.executionArn), store.create(task)),
+        get: async (owner, taskId) => (++reads > healthyReads ? Promise.reject(new Error('ServiceUnavailable')) : store.get(owner, taskId)),
+        executionArn: () => executionArn,
+      };
+    }
+
+    it('stops the execution when the store fails while the call waits', async () => {
+      const dying = storeDyingAfter(0);
+      await expect(service({ store: dying }).runToCompletion('store-dies', 'analyze_documents', { documents: ['x'], reviewSeconds: 60 })).rejects.toThrow('ServiceUnavailable');
+      expect(await realExecutor().describe(dying.executionArn())).toMatchObject({ status: 'ABORTED' });
+    });
+
+    it('stops the execution when the store fails as the bound passes', async () => {
+      // One read while waiting (the bound is zero), then the cancellation's read fails.
+      const dying = storeDyingAfter(1);
+      await expect(
+        service({ store: dying, settings: { directCallTimeoutMs: 0 } }).runToCompletion('store-dies-late', 'analyze_documents', { documents: ['x'], reviewSeconds: 60 }),
+      ).rejects.toThrow('ServiceUnavailable');
+      expect(await realExecutor().describe(dying.executionArn())).toMatchObject({ status: 'ABORTED' });
     });
 
     it('returns the result when the execution finishes within the bound', async () => {
