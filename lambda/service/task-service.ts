@@ -1,7 +1,15 @@
 // The task use cases over the store, the executor and the tool registry: create, poll, wait, cancel, list.
 // Protocol adapters call this; it knows nothing of MCP's wire shapes.
 import { createHash, randomBytes } from 'node:crypto';
-import { ExecutionStartError, IllegalTransitionError, InvalidToolArgumentsError, TaskAlreadyExistsError, TaskExpiredError, TaskNotFoundError } from '../core/errors.js';
+import {
+  ExecutionStartError,
+  IllegalTransitionError,
+  InvalidToolArgumentsError,
+  StartOutcomeUnknownError,
+  TaskAlreadyExistsError,
+  TaskExpiredError,
+  TaskNotFoundError,
+} from '../core/errors.js';
 import { outcomeOfExecution, type ExecutionSnapshot } from '../core/execution-status.js';
 import { isRefreshDue, isTerminal, RetentionClock, TaskOrigin, TaskStatus, toolResultOf, type Retention, type TaskRecord } from '../core/task.js';
 import { executionNameFor, executionNameOf, newExecutionNonce, taskKey, taskKeyFromExecutionName } from '../core/task-key.js';
@@ -76,6 +84,11 @@ export class TaskService {
    * its two writes and never runs the work twice.
    */
   async createTask(request: CreateTaskRequest): Promise<TaskRecord> {
+    return (await this.createAndStart(request)).task;
+  }
+
+  /** {@link createTask}, also telling whether Step Functions confirmed the start (`false`: its outcome is unknown). */
+  private async createAndStart(request: CreateTaskRequest): Promise<{ task: TaskRecord; started: boolean }> {
     const tool = this.tools.get(request.toolName);
     this.tools.validateArguments(tool.name, request.arguments);
     const now = this.now();
@@ -103,20 +116,34 @@ export class TaskService {
       if (error instanceof TaskAlreadyExistsError) await this.repairRetriedStart(task, start);
       throw error;
     }
+    let started = true;
     try {
       await this.executor.start(start);
     } catch (error) {
       if (error instanceof ExecutionStartError) {
-        await this.store.delete(task.owner, task.taskId);
+        await this.withdrawRefused(task, error);
         throw error;
       }
+      started = false;
       this.logger.warn('Execution start outcome unknown; the next poll reconciles the task', { taskId, error: String(error) });
     }
     // A client that made the task ID can cancel or delete the task before the start above lands; stop
     // the execution that start then began, so none runs without a live task.
     if (request.taskId !== undefined) await this.stopIfWithdrawn(task);
     this.logger.info('Task created', { taskId, tool: tool.name, origin: task.origin, executionArn: task.executionArn });
-    return task;
+    return { task, started };
+  }
+
+  /**
+   * Removes the task of a refused start, so the caller's error is the whole story. A failed removal leaves a task
+   * that polls fail once the start grace period passes; the caller still gets the refusal.
+   */
+  private async withdrawRefused(task: TaskRecord, refusal: ExecutionStartError): Promise<void> {
+    // The SDK retries: an earlier attempt whose answer was lost may have started the execution before a quota refused a later one.
+    if (refusal.fault === 'capacity') await this.stopBestEffort(task, 'The start was refused for capacity.');
+    await this.store.delete(task.owner, task.taskId).catch((error: unknown) => {
+      this.logger.warn('Could not remove the task of a refused start', { taskId: task.taskId, error: String(error) });
+    });
   }
 
   /**
@@ -237,13 +264,24 @@ export class TaskService {
    * running unseen, and the answer says so.
    */
   async runToCompletion(owner: string, toolName: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolResult> {
-    let created;
+    let created, started;
     try {
-      created = await this.createTask({ owner, toolName, arguments: args, origin: TaskOrigin.Direct });
+      ({ task: created, started } = await this.createAndStart({ owner, toolName, arguments: args, origin: TaskOrigin.Direct }));
     } catch (error) {
-      // SEP-1303: arguments the tool refuses are for the model to fix, so they come back as the tool's error.
+      // SEP-1303: arguments the tool refuses are for the model to fix, so they come back as the tool's error;
+      // so does an input Step Functions refuses (over its 256 KiB limit, say).
       if (error instanceof InvalidToolArgumentsError) return textResult(error.message, true);
+      if (error instanceof ExecutionStartError && error.fault === 'input') return textResult(error.message, true);
       throw error;
+    }
+    // Step Functions did not answer: rather than wait out the bound on an execution that may not exist, stop
+    // it (a no-op if it never started) and say so at once. If the stop fails too, the task stays for polls to reconcile.
+    if (!started) {
+      const stopped = await this.cancelTask(owner, created.taskId, 'Step Functions did not answer the start; the call was abandoned.').then(
+        () => true,
+        (error: unknown) => (this.logger.warn('Could not stop the execution of an unanswered start', { taskId: created.taskId, error: String(error) }), false),
+      );
+      throw new StartOutcomeUnknownError(created.taskId, stopped);
     }
     const bound = this.settings.directCallTimeoutMs;
     let task;

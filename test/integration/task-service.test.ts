@@ -1,9 +1,10 @@
 // The task service over DynamoDB Local and the Step Functions emulator, with faults injected where the
 // stand-ins cannot produce them (lost answers, throttling, a crash between the two writes).
-import { ListExecutionsCommand } from '@aws-sdk/client-sfn';
+import { createServer } from 'node:net';
+import { ListExecutionsCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { ExecutionStartError, IllegalTransitionError, TaskAlreadyExistsError, TaskNotFoundError } from '../../lambda/core/errors.js';
+import { ExecutionStartError, IllegalTransitionError, StartOutcomeUnknownError, TaskAlreadyExistsError, TaskNotFoundError } from '../../lambda/core/errors.js';
 import { TaskOrigin, TaskStatus } from '../../lambda/core/task.js';
 import { StepFunctionsExecutor } from '../../lambda/executor/step-functions-executor.js';
 import type { TaskExecutor } from '../../lambda/executor/task-executor.js';
@@ -12,6 +13,7 @@ import { TaskService } from '../../lambda/service/task-service.js';
 import { DynamoDbTaskStore } from '../../lambda/store/dynamodb-task-store.js';
 import type { TaskStore } from '../../lambda/store/task-store.js';
 import { ToolRegistry } from '../../lambda/tools/tool-registry.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/local-aws.js';
 import { createTestTable, exampleTools, GENEROUS_WAIT, localAwsClients, silentLogger } from '../support/local-backend.js';
 
 let tableName: string;
@@ -75,6 +77,12 @@ describe('TaskService', () => {
       const refusing: TaskExecutor = { ...bind(realExecutor()), start: async () => Promise.reject(new ExecutionStartError('StateMachineDoesNotExist', 'configuration')) };
       await expect(service({ executor: refusing }).createTask(analyze('refused'))).rejects.toBeInstanceOf(ExecutionStartError);
       expect((await realStore().list('refused', { limit: 10 })).tasks).toEqual([]);
+    });
+
+    it('refuses at once an input Step Functions will not take, and keeps no task', async () => {
+      const create = service().createTask({ ...analyze('too-big'), arguments: { documents: hugeDocuments(), reviewSeconds: 1 } });
+      await expect(create).rejects.toMatchObject({ name: 'ExecutionStartError', fault: 'input' });
+      expect((await realStore().list('too-big', { limit: 10 })).tasks).toEqual([]);
     });
 
     it('keeps the task when the start answer is lost after the execution started, and the task then completes', async () => {
@@ -328,6 +336,39 @@ describe('TaskService', () => {
       expect(await realExecutor().describe(dying.executionArn())).toMatchObject({ status: 'ABORTED' });
     });
 
+    it('answers at once with a tool error when Step Functions refuses the input', async () => {
+      const result = await service().runToCompletion('plain-too-big', 'analyze_documents', { documents: hugeDocuments(), reviewSeconds: 1 });
+      expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringMatching(/refused the tool input/) }] });
+      expect((await realStore().list('plain-too-big', { limit: 10 })).tasks).toEqual([]);
+    });
+
+    it('answers at once when the start goes unanswered, with the execution stopped', async () => {
+      const executor = realExecutor();
+      let executionArn = '';
+      const lossy: TaskExecutor = {
+        ...bind(executor),
+        start: async (request) => ((executionArn = (await executor.start(request)).executionArn), Promise.reject(new Error('socket hang up'))),
+      };
+      const call = service({ executor: lossy }).runToCompletion('plain-lossy', 'analyze_documents', { documents: ['x'], reviewSeconds: 60 });
+      await expect(call).rejects.toMatchObject({ name: 'StartOutcomeUnknownError', stopped: true });
+      expect(await executor.describe(executionArn)).toMatchObject({ status: 'ABORTED' });
+    });
+
+    it('answers at once when Step Functions is unreachable, and keeps the task for polls to reconcile', async () => {
+      const closed = createServer();
+      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+      const { port } = closed.address() as { port: number };
+      await new Promise((resolve) => closed.close(resolve));
+      const unreachable = new StepFunctionsExecutor({
+        client: new SFNClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: `http://127.0.0.1:${port}`, maxAttempts: 1 }),
+      });
+      const call = service({ executor: unreachable }).runToCompletion('plain-unreachable', 'text_stats', { text: 'a b' });
+      const error = await call.catch((thrown: unknown) => thrown);
+      expect(error).toBeInstanceOf(StartOutcomeUnknownError);
+      expect(error).toMatchObject({ stopped: false });
+      expect(await realStore().get('plain-unreachable', (error as StartOutcomeUnknownError).taskId)).toMatchObject({ status: 'submitted' });
+    });
+
     it('returns the result when the execution finishes within the bound', async () => {
       const result = await service().runToCompletion('plain', 'text_stats', { text: 'a b c' });
       expect(result.structuredContent).toMatchObject({ words: 3 });
@@ -339,6 +380,11 @@ describe('TaskService', () => {
     });
   });
 });
+
+/** Documents a tool's schema allows whose JSON is over Step Functions' 256 KiB input limit. */
+function hugeDocuments(): string[] {
+  return Array.from({ length: 4 }, () => 'x'.repeat(80_000));
+}
 
 /** The object's methods bound to it, so a test can replace one method and keep the rest. */
 function bind<T extends object>(target: T): T {
