@@ -63,13 +63,33 @@ export class InvalidToolArgumentsError extends TaskBackendError {
   }
 }
 
+/** Why Step Functions refused a start: the caller's input, the server's set-up, or a quota to wait out. */
+export type ExecutionStartFault = 'input' | 'configuration' | 'capacity';
+
 /**
  * Step Functions refused to start the execution (a definite refusal, not a lost answer): `input` when the
- * tool input was refused (the caller's to fix), `configuration` when the machine is missing or misnamed.
+ * tool input was refused (the caller's to fix), `configuration` when the machine is missing, being deleted or
+ * misnamed, or its key unusable (the operator's to fix), `capacity` when too many executions are open (retry later).
  */
 export class ExecutionStartError extends TaskBackendError {
-  constructor(message: string, readonly fault: 'input' | 'configuration', options?: { cause?: unknown }) {
+  constructor(message: string, readonly fault: ExecutionStartFault, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'ExecutionStartError';
+  }
+}
+
+/**
+ * A plain call could not learn whether its execution started (Step Functions unreachable or silent). `stopped`
+ * tells whether the execution was then stopped, so that nothing runs unseen and a retry is safe.
+ */
+export class StartOutcomeUnknownError extends TaskBackendError {
+  constructor(readonly taskId: string, readonly stopped: boolean, options?: { cause?: unknown }) {
+    super(
+      stopped
+        ? 'Step Functions did not answer the start of the tool, so the call was abandoned and nothing is left running. Retry the call.'
+        : 'Step Functions did not answer the start of the tool, and its execution could not be stopped: it may still be running. Retry later.',
+      options,
+    );
+    this.name = 'StartOutcomeUnknownError';
   }
 }

@@ -3,15 +3,20 @@ import {
   DescribeExecutionCommand,
   ExecutionAlreadyExists,
   ExecutionDoesNotExist,
+  ExecutionLimitExceeded,
   InvalidArn,
   InvalidExecutionInput,
   InvalidName,
+  KmsAccessDeniedException,
+  KmsInvalidStateException,
   StartExecutionCommand,
+  StateMachineDeleting,
   StateMachineDoesNotExist,
   StopExecutionCommand,
+  ValidationException,
   type SFNClient,
 } from '@aws-sdk/client-sfn';
-import { ExecutionStartError } from '../core/errors.js';
+import { ExecutionStartError, type ExecutionStartFault } from '../core/errors.js';
 import type { ExecutionSnapshot, ExecutionStatus } from '../core/execution-status.js';
 import type { StartRequest, TaskExecutor } from './task-executor.js';
 
@@ -40,10 +45,10 @@ export class StepFunctionsExecutor implements TaskExecutor {
     } catch (error) {
       // The name is taken: this task's execution already started (an earlier attempt whose answer was lost).
       if (error instanceof ExecutionAlreadyExists) return { executionArn: this.executionArnFor(request.stateMachineArn, request.executionName) };
-      if (error instanceof InvalidExecutionInput) throw new ExecutionStartError(`Step Functions refused the tool input: ${error.message}`, 'input', { cause: error });
-      if (error instanceof StateMachineDoesNotExist || error instanceof InvalidName || error instanceof InvalidArn) {
-        throw new ExecutionStartError(`Step Functions refused to start the execution: ${error.message}`, 'configuration', { cause: error });
-      }
+      const fault = startRefusalFault(error);
+      if (fault === 'input') throw new ExecutionStartError(`Step Functions refused the tool input: ${(error as Error).message}`, fault, { cause: error });
+      if (fault !== null) throw new ExecutionStartError(`Step Functions refused to start the execution: ${(error as Error).message}`, fault, { cause: error });
+      // Anything else (throttling after retries, a timeout, a refused connection, a 5xx): the outcome is unknown.
       throw error;
     }
   }
@@ -71,4 +76,27 @@ export class StepFunctionsExecutor implements TaskExecutor {
       throw error;
     }
   }
+}
+
+/**
+ * The fault of a StartExecution error that is a definite refusal (nothing started, and retrying the same
+ * request cannot succeed, or not soon), or `null` when the outcome is unknown. Every refusal StartExecution
+ * documents is listed; KmsThrottlingException is not, as a throttle is retried like any other.
+ */
+function startRefusalFault(error: unknown): ExecutionStartFault | null {
+  if (error instanceof InvalidExecutionInput) return 'input';
+  // A field that breaks a constraint; only the input is the caller's (over 256 KiB, say), the name and ARN are ours.
+  if (error instanceof ValidationException) return /'input'|\binput\b/i.test(error.message) ? 'input' : 'configuration';
+  if (
+    error instanceof StateMachineDoesNotExist ||
+    error instanceof StateMachineDeleting ||
+    error instanceof InvalidName ||
+    error instanceof InvalidArn ||
+    error instanceof KmsAccessDeniedException ||
+    error instanceof KmsInvalidStateException
+  ) {
+    return 'configuration';
+  }
+  if (error instanceof ExecutionLimitExceeded) return 'capacity';
+  return null;
 }

@@ -8,6 +8,7 @@ import {
   IllegalTransitionError,
   InvalidCursorError,
   InvalidToolArgumentsError,
+  StartOutcomeUnknownError,
   TaskAlreadyExistsError,
   TaskExpiredError,
   TaskNotFoundError,
@@ -45,6 +46,16 @@ export function toMcpError(error: unknown, logger: Logger): ProtocolError {
     return new ProtocolError(ErrorCode.InvalidParams, error.message);
   }
   if (error instanceof ExecutionStartError && error.fault === 'input') return new ProtocolError(ErrorCode.InvalidParams, error.message);
+  // Definite answers the caller can act on: nothing was started (or nothing is left running). The vendor
+  // message of a configuration refusal names internal ARNs, so it is logged, not sent.
+  if (error instanceof ExecutionStartError && error.fault === 'capacity') {
+    return new ProtocolError(ErrorCode.InternalError, 'Too many tool executions are running; nothing was started. Retry later.', { retryable: true });
+  }
+  if (error instanceof ExecutionStartError) {
+    logger.error('Step Functions refused to start a tool', { error: { name: error.name, message: error.message } });
+    return new ProtocolError(ErrorCode.InternalError, 'The tool is unavailable: Step Functions refused to start it (server configuration); nothing was started.', { retryable: false });
+  }
+  if (error instanceof StartOutcomeUnknownError) return new ProtocolError(ErrorCode.InternalError, error.message, { retryable: true });
   const reference = randomUUID();
   logger.error('Unexpected fault while handling a request', { reference, error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error) });
   return new ProtocolError(ErrorCode.InternalError, `Internal error (reference ${reference})`);

@@ -1,7 +1,15 @@
 // The task use cases over the store, the executor and the tool registry: create, poll, wait, cancel, list.
 // Protocol adapters call this; it knows nothing of MCP's wire shapes.
 import { createHash, randomBytes } from 'node:crypto';
-import { ExecutionStartError, IllegalTransitionError, InvalidToolArgumentsError, TaskAlreadyExistsError, TaskExpiredError, TaskNotFoundError } from '../core/errors.js';
+import {
+  ExecutionStartError,
+  IllegalTransitionError,
+  InvalidToolArgumentsError,
+  StartOutcomeUnknownError,
+  TaskAlreadyExistsError,
+  TaskExpiredError,
+  TaskNotFoundError,
+} from '../core/errors.js';
 import { outcomeOfExecution, type ExecutionSnapshot } from '../core/execution-status.js';
 import { isRefreshDue, isTerminal, RetentionClock, TaskOrigin, TaskStatus, toolResultOf, type Retention, type TaskRecord } from '../core/task.js';
 import { executionNameFor, executionNameOf, newExecutionNonce, taskKey, taskKeyFromExecutionName } from '../core/task-key.js';
@@ -11,6 +19,11 @@ import type { TaskPage, TaskStore } from '../store/task-store.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
 import { sleep } from './sleep.js';
 import type { TaskServiceSettings } from './settings.js';
+
+/** Reads of a just-started task before a withdrawal check gives up (a short outage must not cancel live work). */
+const WITHDRAWAL_READ_ATTEMPTS = 4;
+/** First backoff between those reads, doubled each time (50, 100, 200 ms). */
+const WITHDRAWAL_READ_BACKOFF_MS = 50;
 
 export interface Logger {
   info(message: string, extra: Record<string, unknown>): void;
@@ -71,6 +84,11 @@ export class TaskService {
    * its two writes and never runs the work twice.
    */
   async createTask(request: CreateTaskRequest): Promise<TaskRecord> {
+    return (await this.createAndStart(request)).task;
+  }
+
+  /** {@link createTask}, also telling whether Step Functions confirmed the start (`false`: its outcome is unknown). */
+  private async createAndStart(request: CreateTaskRequest): Promise<{ task: TaskRecord; started: boolean }> {
     const tool = this.tools.get(request.toolName);
     this.tools.validateArguments(tool.name, request.arguments);
     const now = this.now();
@@ -98,24 +116,53 @@ export class TaskService {
       if (error instanceof TaskAlreadyExistsError) await this.repairRetriedStart(task, start);
       throw error;
     }
+    let started = true;
     try {
       await this.executor.start(start);
     } catch (error) {
       if (error instanceof ExecutionStartError) {
-        await this.store.delete(task.owner, task.taskId);
+        await this.withdrawRefused(task, error);
         throw error;
       }
+      started = false;
       this.logger.warn('Execution start outcome unknown; the next poll reconciles the task', { taskId, error: String(error) });
     }
     // A client that made the task ID can cancel or delete the task before the start above lands; stop
     // the execution that start then began, so none runs without a live task.
     if (request.taskId !== undefined) await this.stopIfWithdrawn(task);
     this.logger.info('Task created', { taskId, tool: tool.name, origin: task.origin, executionArn: task.executionArn });
-    return task;
+    return { task, started };
   }
 
+  /**
+   * Removes the task of a refused start, so the caller's error is the whole story. A failed removal leaves a task
+   * that polls fail once the start grace period passes; the caller still gets the refusal.
+   */
+  private async withdrawRefused(task: TaskRecord, refusal: ExecutionStartError): Promise<void> {
+    // The SDK retries: an earlier attempt whose answer was lost may have started the execution before a quota refused a later one.
+    if (refusal.fault === 'capacity') await this.stopBestEffort(task, 'The start was refused for capacity.');
+    await this.store.delete(task.owner, task.taskId).catch((error: unknown) => {
+      this.logger.warn('Could not remove the task of a refused start', { taskId: task.taskId, error: String(error) });
+    });
+  }
+
+  /**
+   * Stops the execution only when a read shows the task gone or cancelled. A read that keeps failing proves
+   * nothing: the record exists, so the execution is left running and polls reconcile the task.
+   */
   private async stopIfWithdrawn(task: TaskRecord): Promise<void> {
-    const current = await this.store.get(task.owner, task.taskId).catch(() => null);
+    let current: TaskRecord | null | undefined;
+    for (let attempt = 0; current === undefined; attempt++) {
+      try {
+        current = await this.store.get(task.owner, task.taskId);
+      } catch (error) {
+        if (error instanceof TaskExpiredError) current = null;
+        else if (attempt + 1 >= WITHDRAWAL_READ_ATTEMPTS) {
+          this.logger.warn('Could not read the task after starting its execution; leaving the execution running', { taskId: task.taskId, error: String(error) });
+          return;
+        } else await sleep(WITHDRAWAL_READ_BACKOFF_MS * 2 ** attempt);
+      }
+    }
     if (current !== null && current.executionArn === task.executionArn && current.status !== TaskStatus.Cancelled) return;
     await this.executor.stop(task.executionArn, { error: 'TaskWithdrawn', cause: 'The task was cancelled or deleted while its execution started.' });
   }
@@ -217,16 +264,34 @@ export class TaskService {
    * running unseen, and the answer says so.
    */
   async runToCompletion(owner: string, toolName: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolResult> {
-    let created;
+    let created, started;
     try {
-      created = await this.createTask({ owner, toolName, arguments: args, origin: TaskOrigin.Direct });
+      ({ task: created, started } = await this.createAndStart({ owner, toolName, arguments: args, origin: TaskOrigin.Direct }));
     } catch (error) {
-      // SEP-1303: arguments the tool refuses are for the model to fix, so they come back as the tool's error.
+      // SEP-1303: arguments the tool refuses are for the model to fix, so they come back as the tool's error;
+      // so does an input Step Functions refuses (over its 256 KiB limit, say).
       if (error instanceof InvalidToolArgumentsError) return textResult(error.message, true);
+      if (error instanceof ExecutionStartError && error.fault === 'input') return textResult(error.message, true);
       throw error;
     }
+    // Step Functions did not answer: rather than wait out the bound on an execution that may not exist, stop
+    // it (a no-op if it never started) and say so at once. If the stop fails too, the task stays for polls to reconcile.
+    if (!started) {
+      const stopped = await this.cancelTask(owner, created.taskId, 'Step Functions did not answer the start; the call was abandoned.').then(
+        () => true,
+        (error: unknown) => (this.logger.warn('Could not stop the execution of an unanswered start', { taskId: created.taskId, error: String(error) }), false),
+      );
+      throw new StartOutcomeUnknownError(created.taskId, stopped);
+    }
     const bound = this.settings.directCallTimeoutMs;
-    const task = await this.waitForTerminal(owner, created.taskId, { timeoutMs: bound, signal });
+    let task;
+    try {
+      task = await this.waitForTerminal(owner, created.taskId, { timeoutMs: bound, signal });
+    } catch (error) {
+      // Nobody will see this execution's result: stop it before giving up.
+      await this.stopBestEffort(created, 'The tool call failed while waiting for its execution.');
+      throw error;
+    }
     if (isTerminal(task.status)) return (await this.resultOf(task)) ?? textResult('The tool finished without a result.', true);
     const reason = signal?.aborted
       ? 'The client went away before the tool finished; the execution was stopped.'
@@ -234,11 +299,22 @@ export class TaskService {
     try {
       await this.cancelTask(owner, created.taskId, reason);
     } catch (error) {
-      if (!(error instanceof IllegalTransitionError)) throw error;
+      if (!(error instanceof IllegalTransitionError)) {
+        // cancelTask reads the task first, so with the store down it stopped nothing.
+        await this.stopBestEffort(created, reason);
+        throw error;
+      }
       const finished = await this.getTask(owner, created.taskId);
       return (await this.resultOf(finished)) ?? textResult(reason, true);
     }
     return textResult(reason, true);
+  }
+
+  /** Stops the task's execution, logging instead of throwing: for paths that are already failing. */
+  private async stopBestEffort(task: TaskRecord, cause: string): Promise<void> {
+    await this.executor
+      .stop(task.executionArn, { error: 'TaskAbandoned', cause })
+      .catch((error: unknown) => this.logger.warn('Could not stop an abandoned execution', { taskId: task.taskId, error: String(error) }));
   }
 
   /** What the tool call returns for a terminal task (list pages leave the output out, so this may read the full record). */
@@ -276,7 +352,16 @@ export class TaskService {
     }
     // DescribeExecution is eventually consistent: a just-started execution may not be visible yet.
     if (execution === null && now - task.createdAt < this.settings.startGraceMs) return { ...task, lastCheckedAt: now };
-    return this.applyOutcome({ ...task, lastCheckedAt: now }, execution, now);
+    const checked = { ...task, lastCheckedAt: now };
+    try {
+      return await this.applyOutcome(checked, execution, now);
+    } catch (error) {
+      if (error instanceof TaskNotFoundError || error instanceof TaskExpiredError) throw error;
+      // The store could not record the news (throttled, unreachable): answer with what is stored; the next
+      // poll sees the execution again and retries the write.
+      this.logger.warn('Could not record the execution status', { taskId: task.taskId, error: String(error) });
+      return checked;
+    }
   }
 
   private async applyOutcome(task: TaskRecord, execution: ExecutionSnapshot | null, now: number): Promise<TaskRecord> {

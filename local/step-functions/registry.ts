@@ -6,6 +6,9 @@ import { runExecution, type ExecutionOutcome, type ExecutionStatus, type JsonVal
 import { collectTaskResources, type LambdaHandlers } from './lambda-tasks.js';
 import { executionArn, stateMachineArn, validateName, type AccountScope } from './names-and-arns.js';
 
+/** Step Functions' limit on an execution's input: 256 KiB of UTF-8. */
+const MAX_INPUT_BYTES = 262_144;
+
 export type StateMachineType = 'STANDARD' | 'EXPRESS';
 
 export interface MachineRecord {
@@ -127,6 +130,12 @@ export class Registry {
     const name = request.name ?? randomUUID();
     validateName(name);
     const input = request.input ?? '{}';
+    if (Buffer.byteLength(input, 'utf8') > MAX_INPUT_BYTES) {
+      throw new SfnApiError(
+        'ValidationException',
+        `1 validation error detected: Value at 'input' failed to satisfy constraint: Member must have length less than or equal to ${MAX_INPUT_BYTES}`,
+      );
+    }
     let parsedInput: JsonValue;
     try {
       parsedInput = JSON.parse(input) as JsonValue;

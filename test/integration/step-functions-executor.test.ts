@@ -1,9 +1,19 @@
 // The executor against the Step Functions emulator through the real SFN client.
 import { randomUUID } from 'node:crypto';
-import { ListExecutionsCommand } from '@aws-sdk/client-sfn';
+import { createServer } from 'node:net';
+import {
+  ExecutionLimitExceeded,
+  KmsAccessDeniedException,
+  ListExecutionsCommand,
+  SFNClient,
+  StateMachineDeleting,
+  ValidationException,
+  type SFNServiceException,
+} from '@aws-sdk/client-sfn';
 import { describe, expect, it } from 'vitest';
 import { ExecutionStartError } from '../../lambda/core/errors.js';
 import { StepFunctionsExecutor } from '../../lambda/executor/step-functions-executor.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/local-aws.js';
 import { exampleTools, localAwsClients } from '../support/local-backend.js';
 
 const sfn = () => localAwsClients().stepFunctions;
@@ -76,5 +86,36 @@ describe('StepFunctionsExecutor', () => {
     const missing = 'arn:aws:states:us-east-1:000000000000:stateMachine:does-not-exist';
     await expect(executor().start({ stateMachineArn: missing, executionName: 'x', input: '{}' })).rejects.toBeInstanceOf(ExecutionStartError);
     await expect(executor().start({ stateMachineArn: machine('text_stats'), executionName: 'x', input: 'not json' })).rejects.toBeInstanceOf(ExecutionStartError);
+  });
+
+  it('refuses an input over 256 KiB as the caller\'s fault', async () => {
+    const input = JSON.stringify({ documents: Array.from({ length: 4 }, () => 'x'.repeat(80_000)), reviewSeconds: 1 });
+    const start = executor().start({ stateMachineArn: machine('analyze_documents'), executionName: `big-${randomUUID()}`, input });
+    await expect(start).rejects.toMatchObject({ name: 'ExecutionStartError', fault: 'input' });
+  });
+
+  // Refusals the emulator cannot produce, injected into a real client before it sends anything.
+  const refusals: [string, SFNServiceException, string][] = [
+    ['a name that breaks a constraint', new ValidationException({ message: "1 validation error detected: Value at 'name' failed to satisfy constraint", $metadata: {} }), 'configuration'],
+    ['a machine being deleted', new StateMachineDeleting({ message: 'State Machine is being deleted', $metadata: {} }), 'configuration'],
+    ['an unusable key', new KmsAccessDeniedException({ message: 'KMS access denied', $metadata: {} }), 'configuration'],
+    ['too many open executions', new ExecutionLimitExceeded({ message: 'Execution limit exceeded', $metadata: {} }), 'capacity'],
+  ];
+  it.each(refusals)('reports %s as a definite refusal', async (_, refusal, fault) => {
+    const client = sfn();
+    client.middlewareStack.add(() => async () => Promise.reject(refusal), { step: 'initialize', name: 'injectRefusal' });
+    const start = new StepFunctionsExecutor({ client }).start({ stateMachineArn: machine('text_stats'), executionName: `r-${randomUUID()}`, input: '{}' });
+    await expect(start).rejects.toMatchObject({ name: 'ExecutionStartError', fault });
+  });
+
+  it('leaves an unreachable service as an unknown outcome, not a refusal', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as { port: number };
+    await new Promise((resolve) => closed.close(resolve));
+    const client = new SFNClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: `http://127.0.0.1:${port}`, maxAttempts: 1 });
+    const start = new StepFunctionsExecutor({ client }).start({ stateMachineArn: machine('text_stats'), executionName: 'x', input: '{}' });
+    await expect(start).rejects.toThrow();
+    await expect(start).rejects.not.toBeInstanceOf(ExecutionStartError);
   });
 });

@@ -1,9 +1,10 @@
 // The task service over DynamoDB Local and the Step Functions emulator, with faults injected where the
 // stand-ins cannot produce them (lost answers, throttling, a crash between the two writes).
-import { ListExecutionsCommand } from '@aws-sdk/client-sfn';
+import { createServer } from 'node:net';
+import { ListExecutionsCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { ExecutionStartError, IllegalTransitionError, TaskAlreadyExistsError, TaskNotFoundError } from '../../lambda/core/errors.js';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { ExecutionStartError, IllegalTransitionError, StartOutcomeUnknownError, TaskAlreadyExistsError, TaskNotFoundError } from '../../lambda/core/errors.js';
 import { TaskOrigin, TaskStatus } from '../../lambda/core/task.js';
 import { StepFunctionsExecutor } from '../../lambda/executor/step-functions-executor.js';
 import type { TaskExecutor } from '../../lambda/executor/task-executor.js';
@@ -12,7 +13,8 @@ import { TaskService } from '../../lambda/service/task-service.js';
 import { DynamoDbTaskStore } from '../../lambda/store/dynamodb-task-store.js';
 import type { TaskStore } from '../../lambda/store/task-store.js';
 import { ToolRegistry } from '../../lambda/tools/tool-registry.js';
-import { createTestTable, exampleTools, localAwsClients, silentLogger } from '../support/local-backend.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/local-aws.js';
+import { createTestTable, exampleTools, GENEROUS_WAIT, localAwsClients, silentLogger } from '../support/local-backend.js';
 
 let tableName: string;
 beforeAll(async () => {
@@ -77,6 +79,12 @@ describe('TaskService', () => {
       expect((await realStore().list('refused', { limit: 10 })).tasks).toEqual([]);
     });
 
+    it('refuses at once an input Step Functions will not take, and keeps no task', async () => {
+      const create = service().createTask({ ...analyze('too-big'), arguments: { documents: hugeDocuments(), reviewSeconds: 1 } });
+      await expect(create).rejects.toMatchObject({ name: 'ExecutionStartError', fault: 'input' });
+      expect((await realStore().list('too-big', { limit: 10 })).tasks).toEqual([]);
+    });
+
     it('keeps the task when the start answer is lost after the execution started, and the task then completes', async () => {
       const executor = realExecutor();
       const lossy: TaskExecutor = { ...bind(executor), start: async (request) => (await executor.start(request), Promise.reject(new Error('socket hang up'))) };
@@ -133,6 +141,46 @@ describe('TaskService', () => {
       expect(await realExecutor().describe(startedArn)).toMatchObject({ status: 'ABORTED' });
     });
 
+    /** A store whose reads fail `failures` times once the task is written (a brief DynamoDB outage). */
+    function readsFailingAfterCreate(failures: number): TaskStore & { failed: () => number } {
+      const store = realStore();
+      let created = false;
+      let failed = 0;
+      return {
+        ...bind(store),
+        create: async (task) => {
+          await store.create(task);
+          created = true;
+        },
+        get: async (owner, taskId) => {
+          if (created && failed < failures) {
+            failed++;
+            throw new Error('ProvisionedThroughputExceededException');
+          }
+          return store.get(owner, taskId);
+        },
+        failed: () => failed,
+      };
+    }
+    const analyzeLong = (owner: string, taskId: string) => ({ ...sepCall(owner, taskId, 'x'), toolName: 'analyze_documents', arguments: { documents: ['x'], reviewSeconds: 60 } });
+
+    it('keeps the execution running when reading the task right after the start fails briefly', async () => {
+      const flaky = readsFailingAfterCreate(2);
+      const task = await service({ store: flaky }).createTask(analyzeLong('brief-outage', 'brief-1'));
+      expect(await realExecutor().describe(task.executionArn)).toMatchObject({ status: 'RUNNING' });
+      expect(flaky.failed()).toBe(2);
+      expect((await realStore().get('brief-outage', 'brief-1'))?.status).toBe('submitted');
+      await service().cancelTask('brief-outage', 'brief-1');
+    });
+
+    it('keeps the execution running when the task cannot be read at all after the start', async () => {
+      const down = readsFailingAfterCreate(Number.POSITIVE_INFINITY);
+      const task = await service({ store: down }).createTask(analyzeLong('long-outage', 'long-1'));
+      expect(await realExecutor().describe(task.executionArn)).toMatchObject({ status: 'RUNNING' });
+      expect((await realStore().get('long-outage', 'long-1'))?.status).toBe('submitted');
+      await service().cancelTask('long-outage', 'long-1');
+    });
+
     it('gives a task ID used again after deletion a new execution and its own result', async () => {
       const first = await service().createTask(sepCall('reuse', 'again-1', 'one two three'));
       await service().waitForTerminal('reuse', 'again-1', { timeoutMs: 30_000 });
@@ -163,6 +211,17 @@ describe('TaskService', () => {
       const task = await service().createTask(analyze('throttled'));
       await new Promise((resolve) => setTimeout(resolve, 150));
       expect((await service({ executor: throttled }).getTask('throttled', task.taskId)).status).toBe('submitted');
+    });
+
+    it('answers with the stored status when recording a status change fails, and records it on a later poll', async () => {
+      const task = await service().createTask(analyze('write-fails', 30));
+      await vi.waitUntil(async () => (await realExecutor().describe(task.executionArn))?.status === 'RUNNING', GENEROUS_WAIT);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      const failingWrites: TaskStore = { ...bind(realStore()), update: async () => Promise.reject(new Error('InternalServerError')) };
+      expect((await service({ store: failingWrites }).getTask('write-fails', task.taskId)).status).toBe('submitted');
+      expect((await realStore().get('write-fails', task.taskId))?.status).toBe('submitted');
+      await vi.waitUntil(async () => (await service().getTask('write-fails', task.taskId)).status === 'working', GENEROUS_WAIT);
+      await service().cancelTask('write-fails', task.taskId);
     });
 
     it('describes the execution at most once per refresh interval however many polls arrive at once', async () => {
@@ -249,6 +308,67 @@ describe('TaskService', () => {
       expect(await executor.describe(executor.executionArnFor(stateMachineArn, startedArn))).toMatchObject({ status: 'ABORTED' });
     });
 
+    /** A store that records the execution ARN it is given and fails every read from the `healthyReads`+1st on. */
+    function storeDyingAfter(healthyReads: number): TaskStore & { executionArn: () => string } {
+      const store = realStore();
+      let executionArn = '';
+      let reads = 0;
+      return {
+        ...bind(store),
+        create: async (task) => ((executionArn = task.executionArn), store.create(task)),
+        get: async (owner, taskId) => (++reads > healthyReads ? Promise.reject(new Error('ServiceUnavailable')) : store.get(owner, taskId)),
+        executionArn: () => executionArn,
+      };
+    }
+
+    it('stops the execution when the store fails while the call waits', async () => {
+      const dying = storeDyingAfter(0);
+      await expect(service({ store: dying }).runToCompletion('store-dies', 'analyze_documents', { documents: ['x'], reviewSeconds: 60 })).rejects.toThrow('ServiceUnavailable');
+      expect(await realExecutor().describe(dying.executionArn())).toMatchObject({ status: 'ABORTED' });
+    });
+
+    it('stops the execution when the store fails as the bound passes', async () => {
+      // One read while waiting (the bound is zero), then the cancellation's read fails.
+      const dying = storeDyingAfter(1);
+      await expect(
+        service({ store: dying, settings: { directCallTimeoutMs: 0 } }).runToCompletion('store-dies-late', 'analyze_documents', { documents: ['x'], reviewSeconds: 60 }),
+      ).rejects.toThrow('ServiceUnavailable');
+      expect(await realExecutor().describe(dying.executionArn())).toMatchObject({ status: 'ABORTED' });
+    });
+
+    it('answers at once with a tool error when Step Functions refuses the input', async () => {
+      const result = await service().runToCompletion('plain-too-big', 'analyze_documents', { documents: hugeDocuments(), reviewSeconds: 1 });
+      expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringMatching(/refused the tool input/) }] });
+      expect((await realStore().list('plain-too-big', { limit: 10 })).tasks).toEqual([]);
+    });
+
+    it('answers at once when the start goes unanswered, with the execution stopped', async () => {
+      const executor = realExecutor();
+      let executionArn = '';
+      const lossy: TaskExecutor = {
+        ...bind(executor),
+        start: async (request) => ((executionArn = (await executor.start(request)).executionArn), Promise.reject(new Error('socket hang up'))),
+      };
+      const call = service({ executor: lossy }).runToCompletion('plain-lossy', 'analyze_documents', { documents: ['x'], reviewSeconds: 60 });
+      await expect(call).rejects.toMatchObject({ name: 'StartOutcomeUnknownError', stopped: true });
+      expect(await executor.describe(executionArn)).toMatchObject({ status: 'ABORTED' });
+    });
+
+    it('answers at once when Step Functions is unreachable, and keeps the task for polls to reconcile', async () => {
+      const closed = createServer();
+      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+      const { port } = closed.address() as { port: number };
+      await new Promise((resolve) => closed.close(resolve));
+      const unreachable = new StepFunctionsExecutor({
+        client: new SFNClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: `http://127.0.0.1:${port}`, maxAttempts: 1 }),
+      });
+      const call = service({ executor: unreachable }).runToCompletion('plain-unreachable', 'text_stats', { text: 'a b' });
+      const error = await call.catch((thrown: unknown) => thrown);
+      expect(error).toBeInstanceOf(StartOutcomeUnknownError);
+      expect(error).toMatchObject({ stopped: false });
+      expect(await realStore().get('plain-unreachable', (error as StartOutcomeUnknownError).taskId)).toMatchObject({ status: 'submitted' });
+    });
+
     it('returns the result when the execution finishes within the bound', async () => {
       const result = await service().runToCompletion('plain', 'text_stats', { text: 'a b c' });
       expect(result.structuredContent).toMatchObject({ words: 3 });
@@ -260,6 +380,11 @@ describe('TaskService', () => {
     });
   });
 });
+
+/** Documents a tool's schema allows whose JSON is over Step Functions' 256 KiB input limit. */
+function hugeDocuments(): string[] {
+  return Array.from({ length: 4 }, () => 'x'.repeat(80_000));
+}
 
 /** The object's methods bound to it, so a test can replace one method and keep the rest. */
 function bind<T extends object>(target: T): T {

@@ -1,0 +1,26 @@
+// Start refusals and unanswered starts leave as definite JSON-RPC errors that say whether to retry.
+import { describe, expect, it } from 'vitest';
+import { ExecutionStartError, StartOutcomeUnknownError } from '../../../lambda/core/errors.js';
+import { toMcpError } from '../../../lambda/protocol/protocol-errors.js';
+
+const logger = { info: () => {}, warn: () => {}, error: () => {} };
+
+describe('toMcpError', () => {
+  it('answers a refused input as invalid params with the reason', () => {
+    expect(toMcpError(new ExecutionStartError('Step Functions refused the tool input: too long', 'input'), logger)).toMatchObject({ code: -32602, message: expect.stringMatching(/too long/) });
+  });
+
+  it('answers a capacity refusal as retryable', () => {
+    expect(toMcpError(new ExecutionStartError('Execution limit exceeded', 'capacity'), logger)).toMatchObject({ code: -32603, message: expect.stringMatching(/nothing was started/), data: { retryable: true } });
+  });
+
+  it('answers a configuration refusal without the vendor message', () => {
+    const error = toMcpError(new ExecutionStartError('arn:aws:states:us-east-1:123456789012:stateMachine:x does not exist', 'configuration'), logger);
+    expect(error).toMatchObject({ code: -32603, message: expect.stringMatching(/unavailable/), data: { retryable: false } });
+    expect(error.message).not.toMatch(/arn:/);
+  });
+
+  it('answers an unanswered start with whether the call is safe to retry', () => {
+    expect(toMcpError(new StartOutcomeUnknownError('t1', true), logger)).toMatchObject({ code: -32603, message: expect.stringMatching(/Retry the call/), data: { retryable: true } });
+  });
+});
