@@ -4,10 +4,10 @@ import { randomUUID } from 'node:crypto';
 import { ListExecutionsCommand } from '@aws-sdk/client-sfn';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { taskKey } from '../../lambda/core/task-key.js';
 import { RELATED_TASK, Sep1686Client, type JsonRpcMessage } from '../support/sep-1686-client.js';
-import { connectClient, createTestTable, exampleTools, localAwsClients, startTestServer, TOKENS, type TestServer } from '../support/local-backend.js';
+import { connectClient, createTestTable, exampleTools, GENEROUS_WAIT, localAwsClients, startTestServer, TOKENS, type TestServer } from '../support/local-backend.js';
 
 let server: TestServer;
 let shortLived: TestServer;
@@ -53,13 +53,14 @@ describe('a task-augmented call with a client-made task ID', () => {
       onMessage: (message) => {
         if (message.method === 'notifications/tasks/created') {
           created = message;
-          polling = (async () => {
-            const first = await sep.taskRequest('tasks/get', taskId);
-            statusesSeen.add(first.response?.result?.['status'] as string);
-            await new Promise((resolve) => setTimeout(resolve, 400));
-            const second = await sep.taskRequest('tasks/get', taskId);
-            statusesSeen.add(second.response?.result?.['status'] as string);
-          })();
+          // Polled until the execution is seen running (the review window keeps it running for 2 s).
+          polling = vi
+            .waitUntil(async () => {
+              const status = (await sep.taskRequest('tasks/get', taskId)).response?.result?.['status'] as string;
+              statusesSeen.add(status);
+              return status !== 'submitted';
+            }, GENEROUS_WAIT)
+            .then(() => undefined);
         }
       },
     });
@@ -151,8 +152,8 @@ describe('results and retention', () => {
     await sep.callToolAsTask('analyze_documents', { documents: ['x'], reviewSeconds: 4 }, { taskId, keepAlive: 3_000 });
     // The task ran for longer than keepAlive, yet it is still there after completing.
     expect((await sep.taskRequest('tasks/get', taskId)).response?.result).toMatchObject({ status: 'completed', keepAlive: 3_000 });
-    await new Promise((resolve) => setTimeout(resolve, 3_100));
-    expect((await sep.taskRequest('tasks/get', taskId)).response?.error).toEqual({ code: -32602, message: 'Failed to retrieve task: Task has expired' });
+    const gone = await vi.waitUntil(async () => (await sep.taskRequest('tasks/get', taskId)).response?.error, GENEROUS_WAIT);
+    expect(gone).toEqual({ code: -32602, message: 'Failed to retrieve task: Task has expired' });
     expect((await sep.taskRequest('tasks/result', taskId)).response?.error?.code).toBe(-32602);
   });
 

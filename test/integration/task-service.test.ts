@@ -202,8 +202,7 @@ describe('TaskService', () => {
   describe('polling a task', () => {
     it('moves a submitted task to working once its execution is seen running', async () => {
       const task = await service().createTask(analyze('seen-running', 30));
-      await new Promise((resolve) => setTimeout(resolve, 150));
-      expect((await service().getTask('seen-running', task.taskId)).status).toBe('working');
+      expect(await vi.waitUntil(async () => (await service().getTask('seen-running', task.taskId)).status === 'working', GENEROUS_WAIT)).toBe(true);
     });
 
     it('answers with the stored status while Step Functions is throttling', async () => {
