@@ -75,6 +75,42 @@ export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
     maxLifetimeMs: options.settings.resultWaitMs,
     keepAliveMs: SSE_KEEP_ALIVE_MS,
   };
+  /** The legacy era (2025 revisions): a fresh 1.x server and transport for this one request. */
+  const serveLegacy = async (request: Request, parsedBody: unknown, owner: string): Promise<Response> => {
+    // The 1.x SDK would answer params that fail its own schemas -32603 with a validator dump.
+    const invalid = await sdkParamsErrorOf(parsedBody, LEGACY_SDK_VALIDATED);
+    if (invalid !== undefined) return jsonRpcError(requestIdOf(parsedBody), 200, invalid.code, invalid.message);
+    // Stateless: a fresh server and transport per request, so any instance can serve any request.
+    // Plain JSON answers, except where the request needs a stream: SEP-1686's task-created notification
+    // precedes the response on the same stream.
+    const streaming = parsedBody !== undefined && hasSep1686Meta(parsedBody);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streaming });
+    const pending: Promise<unknown>[] = [];
+    const server = createLegacyMcpServer(options, {
+      owner,
+      endResponseStream: (requestId) => transport.closeSSEStream(requestId),
+      waitFor: (work) => void pending.push(work),
+      ...initializeVersionOf(parsedBody),
+    });
+    await server.connect(transport);
+    // A client that goes away aborts its running handlers (a plain tools/call then stops its execution).
+    request.signal.addEventListener('abort', () => void server.close(), { once: true });
+    let response: Response;
+    try {
+      response = await transport.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody });
+      await Promise.allSettled(pending);
+    } catch (error) {
+      await server.close();
+      throw error;
+    }
+    if (!streaming || response.body === null) {
+      await server.close();
+      return response;
+    }
+    // A streamed answer is still being written: close the server when the stream ends, not before.
+    const body = response.body.pipeThrough(new TransformStream({ flush: () => void server.close() }));
+    return new Response(body, { status: response.status, headers: response.headers });
+  };
   return {
     async handle(request, owner) {
       if (new URL(request.url).pathname !== path) return jsonRpcError(null, 404, -32000, `Not found: the MCP endpoint is ${path}`);
@@ -99,39 +135,7 @@ export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
         if (invalid !== undefined) return jsonRpcError(requestIdOf(parsedBody), 200, invalid.code, invalid.message);
         return modern.fetch(request, { authInfo: { token: '', clientId: owner, scopes: [] }, ...(parsedBody === undefined ? {} : { parsedBody }) });
       }
-      // The 1.x SDK would answer params that fail its own schemas -32603 with a validator dump.
-      const invalid = await sdkParamsErrorOf(parsedBody, LEGACY_SDK_VALIDATED);
-      if (invalid !== undefined) return jsonRpcError(requestIdOf(parsedBody), 200, invalid.code, invalid.message);
-      // Stateless: a fresh server and transport per request, so any instance can serve any request.
-      // Plain JSON answers, except where the request needs a stream: SEP-1686's task-created notification
-      // precedes the response on the same stream.
-      const streaming = messagesOf(parsedBody).some(hasSep1686Meta);
-      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streaming });
-      const pending: Promise<unknown>[] = [];
-      const server = createLegacyMcpServer(options, {
-        owner,
-        endResponseStream: (requestId) => transport.closeSSEStream(requestId),
-        waitFor: (work) => void pending.push(work),
-        ...initializeVersionOf(parsedBody),
-      });
-      await server.connect(transport);
-      // A client that goes away aborts its running handlers (a plain tools/call then stops its execution).
-      request.signal.addEventListener('abort', () => void server.close(), { once: true });
-      let response: Response;
-      try {
-        response = await transport.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody });
-        await Promise.allSettled(pending);
-      } catch (error) {
-        await server.close();
-        throw error;
-      }
-      if (!streaming || response.body === null) {
-        await server.close();
-        return response;
-      }
-      // A streamed answer is still being written: close the server when the stream ends, not before.
-      const body = response.body.pipeThrough(new TransformStream({ flush: () => void server.close() }));
-      return new Response(body, { status: response.status, headers: response.headers });
+      return serveLegacy(request, parsedBody, owner);
     },
   };
 }
@@ -151,10 +155,6 @@ async function readBody(request: Request): Promise<Body> {
   } catch {
     return { tooLarge: false, unparsable: true, parsedBody: undefined };
   }
-}
-
-function messagesOf(body: unknown): unknown[] {
-  return Array.isArray(body) ? body : body === undefined ? [] : [body];
 }
 
 function initializeVersionOf(body: unknown): { initializeVersion?: string } {
