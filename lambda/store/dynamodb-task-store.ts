@@ -5,7 +5,7 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteComma
 import { IllegalTransitionError, InvalidCursorError, TaskAlreadyExistsError, TaskExpiredError, TaskNotFoundError } from '../core/errors.js';
 import { ACTIVE_STATUSES, expiresAt, isExpired, isTerminal, statusesThatMayBecome, TaskOrigin, type TaskRecord, type TaskStatus } from '../core/task.js';
 import { taskKey } from '../core/task-key.js';
-import { OWNER_INDEX, OWNER_INDEX_PARTITION_KEY, PARTITION_KEY, requestKey, TTL_ATTRIBUTE } from './table-schema.js';
+import { EXPIRY_MS_ATTRIBUTE, OWNER_INDEX, OWNER_INDEX_PARTITION_KEY, PARTITION_KEY, requestKey, TTL_ATTRIBUTE } from './table-schema.js';
 import type { TaskChange, TaskPage, TaskStore } from './task-store.js';
 
 export interface DynamoDbTaskStoreOptions {
@@ -42,10 +42,11 @@ export class DynamoDbTaskStore implements TaskStore {
     const put = {
       TableName: this.tableName,
       Item: item,
-      // An expired task that DynamoDB has not swept yet may be replaced; a live one never.
-      ConditionExpression: 'attribute_not_exists(#pk) OR #ttl <= :nowSeconds',
-      ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#ttl': TTL_ATTRIBUTE },
-      ExpressionAttributeValues: { ':nowSeconds': Math.floor(this.now() / 1000) },
+      // An expired task that DynamoDB has not swept yet may be replaced; a live one never. Items written before
+      // the millisecond attribute existed fall back to the TTL's whole seconds.
+      ConditionExpression: 'attribute_not_exists(#pk) OR #expiresAtMs <= :nowMs OR (attribute_not_exists(#expiresAtMs) AND #ttl <= :nowSeconds)',
+      ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#ttl': TTL_ATTRIBUTE, '#expiresAtMs': EXPIRY_MS_ATTRIBUTE },
+      ExpressionAttributeValues: { ':nowMs': this.now(), ':nowSeconds': Math.floor(this.now() / 1000) },
     };
     try {
       if (task.requestId === undefined) {
@@ -123,10 +124,12 @@ export class DynamoDbTaskStore implements TaskStore {
     }
     if (terminal) {
       sets.push('completedAt = :at');
-      if (end === null) removes.push('#ttl');
+      names['#expiresAtMs'] = EXPIRY_MS_ATTRIBUTE;
+      if (end === null) removes.push('#ttl', '#expiresAtMs');
       else {
-        sets.push('#ttl = :ttl');
+        sets.push('#ttl = :ttl', '#expiresAtMs = :expiresAtMs');
         values[':ttl'] = Math.ceil(end / 1000);
+        values[':expiresAtMs'] = end;
       }
     }
     const allowed = statusesThatMayBecome(change.status);
@@ -251,6 +254,7 @@ export class DynamoDbTaskStore implements TaskStore {
       output: task.output,
       toolError: task.toolError,
       [TTL_ATTRIBUTE]: end === null ? undefined : Math.ceil(end / 1000),
+      [EXPIRY_MS_ATTRIBUTE]: expiresAt(task) ?? undefined,
       [OWNER_INDEX_PARTITION_KEY]: task.origin === TaskOrigin.Direct ? undefined : task.owner,
     });
   }

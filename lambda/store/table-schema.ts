@@ -11,6 +11,11 @@ export function requestKey(owner: string, requestId: string): string {
 }
 /** Epoch seconds; DynamoDB's TTL attribute. Absent means no expiry. */
 export const TTL_ATTRIBUTE = 'expiresAt';
+/**
+ * Epoch milliseconds of the end of the task's retention, as reads judge it; absent while it has none. Conditional
+ * writes compare against it, so a create agrees with a read to the millisecond (the TTL attribute has whole seconds).
+ */
+export const EXPIRY_MS_ATTRIBUTE = 'expiresAtMs';
 /** Sparse index of listable tasks: tasks made for plain tools/call calls do not carry `listOwner`. */
 export const OWNER_INDEX = 'byOwner';
 export const OWNER_INDEX_PARTITION_KEY = 'listOwner';

@@ -59,6 +59,22 @@ describe('DynamoDbTaskStore', () => {
       expect((await store().get(theirs.owner, 'shared-id'))?.toolName).toBe('analyze_documents');
     });
 
+    it('replaces a task the very millisecond a read first finds it expired, not a second later', async () => {
+      // Within one whole second of the TTL attribute: only the millisecond expiry tells the two moments apart.
+      clock = Math.ceil(clock / 1000) * 1000 + 10_000;
+      for (const retention of [{ ms: 1_500, clock: RetentionClock.FromCreation }, { ms: 500, clock: RetentionClock.FromCompletion }]) {
+        const task = newTask({ retention, createdAt: clock, lastUpdatedAt: clock });
+        await store().create(task);
+        if (retention.clock === RetentionClock.FromCompletion) await store().update(task, { status: TaskStatus.Completed, at: clock + 1_000 });
+        clock += 1_499;
+        await expect(store().create({ ...task, createdAt: clock, lastUpdatedAt: clock })).rejects.toBeInstanceOf(TaskAlreadyExistsError);
+        clock += 1;
+        await expect(store().get(task.owner, task.taskId)).rejects.toBeInstanceOf(TaskExpiredError);
+        await expect(store().create({ ...task, createdAt: clock, lastUpdatedAt: clock })).resolves.toBeUndefined();
+        clock += 10_000;
+      }
+    });
+
     it('replaces an expired task that DynamoDB has not swept yet', async () => {
       const task = newTask({ retention: { ms: 1_000, clock: RetentionClock.FromCreation } });
       await store().create(task);
