@@ -86,6 +86,10 @@ export class TaskService {
    * created by this very call (same tool, same input) and is still active, its start is issued again
    * first, which can only find the existing execution, so a retry repairs an attempt that died between
    * its two writes and never runs the work twice.
+   *
+   * Per-owner limits come first: past the creations per minute, or with the owner's active-task slots all held,
+   * it throws `TaskLimitExceededError` and nothing is kept or started (a task stored before its slot was refused is
+   * removed again before any start).
    */
   async createTask(request: CreateTaskRequest): Promise<TaskRecord> {
     return (await this.createAndStart(request)).task;
