@@ -93,3 +93,22 @@ export class StartOutcomeUnknownError extends TaskBackendError {
     this.name = 'StartOutcomeUnknownError';
   }
 }
+
+/** Which per-owner limit refused a new task: open tasks at once, or task creations per minute. */
+export type TaskLimit = 'active-tasks' | 'creations-per-minute';
+
+/**
+ * A per-owner limit refused a new task; nothing was stored or started. `retryAfterSeconds` is when a retry
+ * may succeed: the next minute window for the creation rate, a poll interval for open tasks (one must finish first).
+ */
+export class TaskLimitExceededError extends TaskBackendError {
+  constructor(readonly limit: TaskLimit, readonly max: number, readonly retryAfterSeconds: number, options?: { cause?: unknown }) {
+    super(
+      limit === 'active-tasks'
+        ? `Too many tasks: the owner has ${max} active tasks (the limit); wait for some to finish, or cancel or delete some, then retry. Nothing was started.`
+        : `Too many tasks created: the limit is ${max} per minute; retry in ${retryAfterSeconds} s. Nothing was started.`,
+      options,
+    );
+    this.name = 'TaskLimitExceededError';
+  }
+}

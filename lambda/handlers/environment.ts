@@ -1,5 +1,5 @@
 // Reads the backend's configuration from environment variables, once, at the composition root.
-import { DEFAULT_SETTINGS, type TaskServiceSettings } from '../service/settings.js';
+import { DEFAULT_SETTINGS, MAX_ACTIVE_TASKS_LIMIT, type TaskServiceSettings } from '../service/settings.js';
 import { toolDefinitionProblems, type ToolDefinition } from '../tools/tool-definition.js';
 import type { BackendConfig } from './backend.js';
 import type { TaskCoreConfig } from './task-core.js';
@@ -14,6 +14,8 @@ export const ENV = {
   maxTtlMs: 'MAX_TTL_MS',
   directCallTimeoutMs: 'DIRECT_CALL_TIMEOUT_MS',
   resultWaitMs: 'RESULT_WAIT_MS',
+  maxActiveTasksPerOwner: 'MAX_ACTIVE_TASKS_PER_OWNER',
+  maxTaskCreationsPerMinute: 'MAX_TASK_CREATIONS_PER_MINUTE',
   /** Comma-separated host names the Host and Origin headers may name; unset accepts any. */
   allowedHosts: 'ALLOWED_HOSTS',
 } as const;
@@ -46,6 +48,8 @@ export function configFromEnvironment(env: NodeJS.ProcessEnv): BackendConfig {
 }
 
 function settingsFromEnvironment(env: NodeJS.ProcessEnv): TaskServiceSettings {
+  const maxActiveTasksPerOwner = positiveInteger(env, ENV.maxActiveTasksPerOwner, DEFAULT_SETTINGS.maxActiveTasksPerOwner);
+  if (maxActiveTasksPerOwner > MAX_ACTIVE_TASKS_LIMIT) throw new Error(`Environment variable ${ENV.maxActiveTasksPerOwner} must be at most ${MAX_ACTIVE_TASKS_LIMIT}, got ${maxActiveTasksPerOwner}`);
   return {
     ...DEFAULT_SETTINGS,
     pollIntervalMs: positiveInteger(env, ENV.pollIntervalMs, DEFAULT_SETTINGS.pollIntervalMs),
@@ -54,5 +58,7 @@ function settingsFromEnvironment(env: NodeJS.ProcessEnv): TaskServiceSettings {
     maxTtlMs: positiveInteger(env, ENV.maxTtlMs, DEFAULT_SETTINGS.maxTtlMs),
     directCallTimeoutMs: positiveInteger(env, ENV.directCallTimeoutMs, DEFAULT_SETTINGS.directCallTimeoutMs),
     resultWaitMs: positiveInteger(env, ENV.resultWaitMs, DEFAULT_SETTINGS.resultWaitMs),
+    maxActiveTasksPerOwner,
+    maxTaskCreationsPerMinute: positiveInteger(env, ENV.maxTaskCreationsPerMinute, DEFAULT_SETTINGS.maxTaskCreationsPerMinute),
   };
 }

@@ -11,10 +11,14 @@ import {
   StartOutcomeUnknownError,
   TaskAlreadyExistsError,
   TaskExpiredError,
+  TaskLimitExceededError,
   TaskNotFoundError,
   ToolNotFoundError,
 } from '../core/errors.js';
 import type { Logger } from '../service/task-service.js';
+
+/** JSON-RPC's "Server error" range starts here (-32000 to -32099 are implementation-defined). */
+export const SERVER_ERROR = -32000;
 
 /**
  * A JSON-RPC error as the SDKs send it (they read `code`, `message` and `data` off what a handler throws). Unlike
@@ -54,6 +58,11 @@ export function toMcpError(error: unknown, logger: Logger): ProtocolError {
   if (error instanceof ExecutionStartError) {
     logger.error('Step Functions refused to start a tool', { error: { name: error.name, message: error.message } });
     return new ProtocolError(ErrorCode.InternalError, 'The tool is unavailable: Step Functions refused to start it (server configuration); nothing was started.', { retryable: false });
+  }
+  // Neither JSON-RPC nor MCP has a rate-limit code: -32000, the first implementation-defined server error, with
+  // data a client can act on (wait retryAfterSeconds, then retry).
+  if (error instanceof TaskLimitExceededError) {
+    return new ProtocolError(SERVER_ERROR, error.message, { retryable: true, retryAfterSeconds: error.retryAfterSeconds, limit: error.limit, max: error.max });
   }
   if (error instanceof StartOutcomeUnknownError) return new ProtocolError(ErrorCode.InternalError, error.message, { retryable: true });
   const reference = randomUUID();

@@ -22,7 +22,17 @@ export interface TaskServiceSettings {
   /** How long after creation a missing execution is taken for Step Functions' eventual consistency, not a failure. */
   readonly startGraceMs: number;
   readonly listPageSize: number;
+  /**
+   * The most active tasks (submitted, working, input_required) one owner may have at once, plain calls included;
+   * at most {@link MAX_ACTIVE_TASKS_LIMIT} (the owner's active tasks are tracked in one DynamoDB item).
+   */
+  readonly maxActiveTasksPerOwner: number;
+  /** The most tasks one owner may create per clock minute, plain calls included. */
+  readonly maxTaskCreationsPerMinute: number;
 }
+
+/** The largest `maxActiveTasksPerOwner`: 5,000 task keys of 64 characters stay well inside DynamoDB's 400 KB item. */
+export const MAX_ACTIVE_TASKS_LIMIT = 5_000;
 
 export const DEFAULT_SETTINGS: TaskServiceSettings = {
   pollIntervalMs: 2_000,
@@ -34,4 +44,6 @@ export const DEFAULT_SETTINGS: TaskServiceSettings = {
   resultWaitMs: 14 * 60 * 1000,
   startGraceMs: 30_000,
   listPageSize: 20,
+  maxActiveTasksPerOwner: 100,
+  maxTaskCreationsPerMinute: 60,
 };

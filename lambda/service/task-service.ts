@@ -8,6 +8,7 @@ import {
   StartOutcomeUnknownError,
   TaskAlreadyExistsError,
   TaskExpiredError,
+  TaskLimitExceededError,
   TaskNotFoundError,
 } from '../core/errors.js';
 import { outcomeOfExecution, type ExecutionSnapshot } from '../core/execution-status.js';
@@ -17,6 +18,7 @@ import { textResult, type ToolResult } from '../core/tool-result.js';
 import type { StartRequest, TaskExecutor } from '../executor/task-executor.js';
 import type { TaskPage, TaskStore } from '../store/task-store.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
+import { audit, AuditEvent, auditTask, terminalEvent } from './audit.js';
 import { sleep } from './sleep.js';
 import type { TaskServiceSettings } from './settings.js';
 
@@ -24,6 +26,8 @@ import type { TaskServiceSettings } from './settings.js';
 const WITHDRAWAL_READ_ATTEMPTS = 4;
 /** First backoff between those reads, doubled each time (50, 100, 200 ms). */
 const WITHDRAWAL_READ_BACKOFF_MS = 50;
+/** The window of the per-owner creation limit. */
+const CREATION_WINDOW_MS = 60_000;
 
 export interface Logger {
   info(message: string, extra: Record<string, unknown>): void;
@@ -82,6 +86,10 @@ export class TaskService {
    * created by this very call (same tool, same input) and is still active, its start is issued again
    * first, which can only find the existing execution, so a retry repairs an attempt that died between
    * its two writes and never runs the work twice.
+   *
+   * Per-owner limits come first: past the creations per minute, or with the owner's active-task slots all held,
+   * it throws `TaskLimitExceededError` and nothing is kept or started (a task stored before its slot was refused is
+   * removed again before any start).
    */
   async createTask(request: CreateTaskRequest): Promise<TaskRecord> {
     return (await this.createAndStart(request)).task;
@@ -92,6 +100,7 @@ export class TaskService {
     const tool = this.tools.get(request.toolName);
     this.tools.validateArguments(tool.name, request.arguments);
     const now = this.now();
+    await this.countCreation(request, tool.name, now);
     const taskId = request.taskId ?? randomBytes(16).toString('hex');
     const executionName = executionNameFor(taskKey(request.owner, taskId), newExecutionNonce());
     const start = { stateMachineArn: tool.stateMachineArn, executionName, input: JSON.stringify(request.arguments) };
@@ -116,6 +125,7 @@ export class TaskService {
       if (error instanceof TaskAlreadyExistsError) await this.repairRetriedStart(task, start);
       throw error;
     }
+    await this.holdActiveSlot(task);
     let started = true;
     try {
       await this.executor.start(start);
@@ -131,7 +141,55 @@ export class TaskService {
     // the execution that start then began, so none runs without a live task.
     if (request.taskId !== undefined) await this.stopIfWithdrawn(task);
     this.logger.info('Task created', { taskId, tool: tool.name, origin: task.origin, executionArn: task.executionArn });
+    auditTask(this.logger, AuditEvent.Created, task);
     return { task, started };
+  }
+
+  /** Counts the creation against the owner's per-minute limit; throws `TaskLimitExceededError` when the minute is used up. */
+  private async countCreation(request: CreateTaskRequest, toolName: string, now: number): Promise<void> {
+    const max = this.settings.maxTaskCreationsPerMinute;
+    const start = now - (now % CREATION_WINDOW_MS);
+    if (await this.store.countCreation(request.owner, { start, ms: CREATION_WINDOW_MS }, max)) return;
+    const outcome = 'limit:creations-per-minute';
+    audit(this.logger, { event: AuditEvent.Refused, owner: request.owner, ...(request.taskId !== undefined ? { taskId: request.taskId } : {}), tool: toolName, ...(request.requestId !== undefined ? { requestId: request.requestId } : {}), outcome });
+    throw new TaskLimitExceededError('creations-per-minute', max, Math.max(1, Math.ceil((start + CREATION_WINDOW_MS - now) / 1000)));
+  }
+
+  /**
+   * Holds one of the owner's active-task slots for the just-stored task, repairing the owner's slots once when
+   * they look full (a release lost to a crash, a task swept unseen). The slot is taken after the task is stored, so
+   * a slot whose task is absent is always a leftover. When no slot is free, or the store fails, the task is removed
+   * before anything starts and the error thrown: `TaskLimitExceededError` when the limit refused.
+   */
+  private async holdActiveSlot(task: TaskRecord): Promise<void> {
+    const max = this.settings.maxActiveTasksPerOwner;
+    let failure: unknown;
+    try {
+      if (await this.store.holdActiveSlot(task.owner, task.taskId, max)) return;
+      if ((await this.store.reconcileActiveSlots(task.owner)) > 0 && (await this.store.holdActiveSlot(task.owner, task.taskId, max))) return;
+      auditTask(this.logger, AuditEvent.Refused, task, 'limit:active-tasks');
+      failure = new TaskLimitExceededError('active-tasks', max, Math.max(1, Math.ceil(this.settings.pollIntervalMs / 1000)));
+    } catch (error) {
+      failure = error;
+    }
+    await this.store.delete(task.owner, task.taskId).catch((error: unknown) => {
+      this.logger.warn('Could not remove a task refused an active-task slot', { taskId: task.taskId, error: String(error) });
+    });
+    throw failure;
+  }
+
+  /** Frees the task's active-task slot, logging instead of throwing: a lost release is repaired when the owner's slots look full. */
+  private async releaseActiveSlot(task: TaskRecord): Promise<void> {
+    await this.store.releaseActiveSlot(task.owner, task.taskId).catch((error: unknown) => {
+      this.logger.warn('Could not free an active-task slot', { taskId: task.taskId, error: String(error) });
+    });
+  }
+
+  /** What follows a terminal status this caller recorded (conditional writes make that once per task): audit it, free the slot. */
+  private async finished(task: TaskRecord): Promise<TaskRecord> {
+    auditTask(this.logger, terminalEvent(task.status), task);
+    await this.releaseActiveSlot(task);
+    return task;
   }
 
   /**
@@ -141,9 +199,10 @@ export class TaskService {
   private async withdrawRefused(task: TaskRecord, refusal: ExecutionStartError): Promise<void> {
     // The SDK retries: an earlier attempt whose answer was lost may have started the execution before a quota refused a later one.
     if (refusal.fault === 'capacity') await this.stopBestEffort(task, 'The start was refused for capacity.');
-    await this.store.delete(task.owner, task.taskId).catch((error: unknown) => {
-      this.logger.warn('Could not remove the task of a refused start', { taskId: task.taskId, error: String(error) });
-    });
+    await this.store.delete(task.owner, task.taskId).then(
+      () => this.releaseActiveSlot(task),
+      (error: unknown) => this.logger.warn('Could not remove the task of a refused start', { taskId: task.taskId, error: String(error) }),
+    );
   }
 
   /**
@@ -184,6 +243,7 @@ export class TaskService {
       // Nobody can read an expired task any more, so its execution must not run on unseen.
       if (error instanceof TaskExpiredError && error.task !== undefined && !isTerminal(error.task.status)) {
         await this.executor.stop(error.task.executionArn, { error: 'TaskExpired', cause: 'The task expired before its execution finished.' }).catch(() => undefined);
+        await this.releaseActiveSlot(error.task);
       }
       throw error;
     }
@@ -215,7 +275,7 @@ export class TaskService {
     if (isTerminal(task.status)) throw new IllegalTransitionError(taskId, task.status, TaskStatus.Cancelled);
     await this.executor.stop(task.executionArn, { error: 'TaskCancelled', cause: reason });
     try {
-      return await this.store.update(task, { status: TaskStatus.Cancelled, statusMessage: reason, at: this.now() });
+      return await this.finished(await this.store.update(task, { status: TaskStatus.Cancelled, statusMessage: reason, at: this.now() }));
     } catch (error) {
       // A poll that saw the stopped execution may have recorded the cancellation first.
       if (error instanceof IllegalTransitionError && error.from === TaskStatus.Cancelled) return this.getTask(owner, taskId);
@@ -232,6 +292,8 @@ export class TaskService {
     if (task === null) throw new TaskNotFoundError(taskId);
     if (!isTerminal(task.status)) await this.executor.stop(task.executionArn, { error: 'TaskDeleted', cause: 'The client deleted the task.' });
     if (!(await this.store.delete(owner, taskId))) throw new TaskNotFoundError(taskId);
+    await this.releaseActiveSlot(task);
+    auditTask(this.logger, AuditEvent.Deleted, task);
   }
 
   /**
@@ -292,7 +354,7 @@ export class TaskService {
       await this.stopBestEffort(created, 'The tool call failed while waiting for its execution.');
       throw error;
     }
-    if (isTerminal(task.status)) return (await this.resultOf(task)) ?? textResult('The tool finished without a result.', true);
+    if (isTerminal(task.status)) return (await this.resultFor(task)).result ?? textResult('The tool finished without a result.', true);
     const reason = signal?.aborted
       ? 'The client went away before the tool finished; the execution was stopped.'
       : `The tool did not finish within ${Math.round(bound / 1000)} s, so its execution was stopped. Call it as a task (params.task) to let it run longer and fetch the result later.`;
@@ -305,7 +367,7 @@ export class TaskService {
         throw error;
       }
       const finished = await this.getTask(owner, created.taskId);
-      return (await this.resultOf(finished)) ?? textResult(reason, true);
+      return (await this.resultFor(finished)).result ?? textResult(reason, true);
     }
     return textResult(reason, true);
   }
@@ -317,10 +379,20 @@ export class TaskService {
       .catch((error: unknown) => this.logger.warn('Could not stop an abandoned execution', { taskId: task.taskId, error: String(error) }));
   }
 
-  /** What the tool call returns for a terminal task (list pages leave the output out, so this may read the full record). */
+  /**
+   * What the tool call returns for a terminal task (list pages leave the output out, so this may read the full
+   * record), for a client: a result handed out is audited as retrieved.
+   */
   async resultOf(task: TaskRecord): Promise<ToolResult | undefined> {
+    const { result, read } = await this.resultFor(task);
+    if (result !== undefined) auditTask(this.logger, AuditEvent.Retrieved, read);
+    return result;
+  }
+
+  private async resultFor(task: TaskRecord): Promise<{ result: ToolResult | undefined; read: TaskRecord }> {
     const needsOutput = task.status === TaskStatus.Completed && task.output === undefined;
-    return toolResultOf(needsOutput ? ((await this.store.get(task.owner, task.taskId)) ?? task) : task);
+    const read = needsOutput ? ((await this.store.get(task.owner, task.taskId)) ?? task) : task;
+    return { result: toolResultOf(read), read };
   }
 
   /**
@@ -368,7 +440,8 @@ export class TaskService {
     const outcome = outcomeOfExecution(execution);
     if (outcome.status === task.status) return task;
     try {
-      return await this.store.update(task, { ...outcome, at: now });
+      const updated = await this.store.update(task, { ...outcome, at: now });
+      return isTerminal(updated.status) ? await this.finished(updated) : updated;
     } catch (error) {
       if (!(error instanceof IllegalTransitionError)) throw error;
       // Someone else recorded a terminal status first; theirs stands.

@@ -5,7 +5,7 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteComma
 import { IllegalTransitionError, InvalidCursorError, TaskAlreadyExistsError, TaskExpiredError, TaskNotFoundError } from '../core/errors.js';
 import { ACTIVE_STATUSES, expiresAt, isExpired, isTerminal, statusesThatMayBecome, TaskOrigin, type TaskRecord, type TaskStatus } from '../core/task.js';
 import { taskKey } from '../core/task-key.js';
-import { EXPIRY_MS_ATTRIBUTE, OWNER_INDEX, OWNER_INDEX_PARTITION_KEY, PARTITION_KEY, requestKey, TTL_ATTRIBUTE } from './table-schema.js';
+import { activeTasksKey, creationsKey, EXPIRY_MS_ATTRIBUTE, OWNER_INDEX, OWNER_INDEX_PARTITION_KEY, PARTITION_KEY, requestKey, TTL_ATTRIBUTE } from './table-schema.js';
 import type { TaskChange, TaskPage, TaskStore } from './task-store.js';
 
 export interface DynamoDbTaskStoreOptions {
@@ -23,6 +23,8 @@ export interface DynamoDbTaskStoreOptions {
 type Item = Record<string, unknown>;
 
 const DEFAULT_MAX_UNFINISHED_LIFETIME_MS = 366 * 24 * 60 * 60 * 1000;
+/** Task reads in flight at once while reconciling an owner's active-task slots. */
+const RECONCILE_READS_AT_ONCE = 25;
 
 export class DynamoDbTaskStore implements TaskStore {
   private readonly client: DynamoDBDocumentClient;
@@ -217,6 +219,89 @@ export class DynamoDbTaskStore implements TaskStore {
       await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: { [PARTITION_KEY]: requestKey(owner, deleted.requestId) } }));
     }
     return deleted !== null;
+  }
+
+  async countCreation(owner: string, window: { start: number; ms: number }, max: number): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { [PARTITION_KEY]: creationsKey(owner, window.start) },
+          UpdateExpression: 'ADD #count :one SET #ttl = :ttl',
+          ConditionExpression: 'attribute_not_exists(#count) OR #count < :max',
+          ExpressionAttributeNames: { '#count': 'creations', '#ttl': TTL_ATTRIBUTE },
+          // Swept a minute after its window closes: nothing reads a past window.
+          ExpressionAttributeValues: { ':one': 1, ':max': max, ':ttl': Math.ceil((window.start + window.ms) / 1000) + 60 },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  // The owner's active tasks are a string set of task keys in one item: adding and removing a member is
+  // idempotent, so a release that runs twice cannot free another task's slot, and the set can be repaired by
+  // checking its members (reconcileActiveSlots), which a bare counter could not.
+  async holdActiveSlot(owner: string, taskId: string, max: number): Promise<boolean> {
+    const key = taskKey(owner, taskId);
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { [PARTITION_KEY]: activeTasksKey(owner) },
+          UpdateExpression: 'ADD #active :key SET #ttl = :ttl',
+          ConditionExpression: 'attribute_not_exists(#active) OR size(#active) < :max OR contains(#active, :member)',
+          ExpressionAttributeNames: { '#active': 'activeTasks', '#ttl': TTL_ATTRIBUTE },
+          // Outlives any task it can hold; an owner idle that long leaves nothing behind.
+          ExpressionAttributeValues: { ':key': new Set([key]), ':member': key, ':max': max, ':ttl': Math.ceil((this.now() + this.maxUnfinishedLifetimeMs) / 1000) },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  async releaseActiveSlot(owner: string, taskId: string): Promise<void> {
+    await this.removeActiveSlots(owner, [taskKey(owner, taskId)]);
+  }
+
+  async reconcileActiveSlots(owner: string): Promise<number> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.tableName, Key: { [PARTITION_KEY]: activeTasksKey(owner) }, ConsistentRead: true }));
+    const keys = [...((Item?.['activeTasks'] as Set<string> | undefined) ?? [])];
+    const stale: string[] = [];
+    // A slot is held only after its task is stored, so a member whose task is absent is a leftover, not a task being created.
+    for (let i = 0; i < keys.length; i += RECONCILE_READS_AT_ONCE) {
+      const batch = keys.slice(i, i + RECONCILE_READS_AT_ONCE);
+      const tasks = await Promise.all(batch.map((key) => this.getByKey(key)));
+      tasks.forEach((task, index) => {
+        if (task === null || isTerminal(task.status)) stale.push(batch[index]!);
+      });
+    }
+    await this.removeActiveSlots(owner, stale);
+    return stale.length;
+  }
+
+  private async removeActiveSlots(owner: string, keys: string[]): Promise<void> {
+    if (keys.length === 0) return;
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { [PARTITION_KEY]: activeTasksKey(owner) },
+          UpdateExpression: 'DELETE #active :keys',
+          // No item, no slots: do not create an empty one.
+          ConditionExpression: 'attribute_exists(#pk)',
+          ExpressionAttributeNames: { '#active': 'activeTasks', '#pk': PARTITION_KEY },
+          ExpressionAttributeValues: { ':keys': new Set(keys) },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
   }
 
   /** The owner's task in `item`, wrapped as `{ expired }` when past its retention, `null` when absent or another owner's. */

@@ -9,6 +9,16 @@ export const PARTITION_KEY = 'pk';
 export function requestKey(owner: string, requestId: string): string {
   return `request#${taskKey(owner, requestId)}`;
 }
+/** Key of the item holding the keys of an owner's active tasks (per-owner limit); `active#` keeps it apart from task keys. */
+export function activeTasksKey(owner: string): string {
+  return `active#${taskKey(owner, '')}`;
+}
+
+/** Key of the item counting an owner's task creations in the minute window starting at `windowStart` (epoch ms). */
+export function creationsKey(owner: string, windowStart: number): string {
+  return `creations#${taskKey(owner, String(windowStart))}`;
+}
+
 /** Epoch seconds; DynamoDB's TTL attribute. Absent means no expiry. */
 export const TTL_ATTRIBUTE = 'expiresAt';
 /**

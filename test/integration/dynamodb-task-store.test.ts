@@ -325,4 +325,74 @@ describe('DynamoDbTaskStore', () => {
       expect(await store().delete(task.owner, task.taskId)).toBe(false);
     });
   });
+
+  describe('countCreation', () => {
+    const window = { start: 1_700_000_040_000, ms: 60_000 };
+
+    it('counts up to the limit in a window and refuses past it', async () => {
+      const owner = `owner-${randomUUID()}`;
+      const counted = await Promise.all([1, 2, 3, 4].map(() => store().countCreation(owner, window, 3)));
+      expect(counted.filter(Boolean)).toHaveLength(3);
+      expect(await store().countCreation(owner, window, 3)).toBe(false);
+    });
+
+    it('starts every window and every owner afresh', async () => {
+      const owner = `owner-${randomUUID()}`;
+      expect(await store().countCreation(owner, window, 1)).toBe(true);
+      expect(await store().countCreation(owner, window, 1)).toBe(false);
+      expect(await store().countCreation(owner, { ...window, start: window.start + window.ms }, 1)).toBe(true);
+      expect(await store().countCreation(`owner-${randomUUID()}`, window, 1)).toBe(true);
+    });
+  });
+
+  describe('active-task slots', () => {
+    it('holds at most the limit, atomically, across store instances', async () => {
+      const owner = `owner-${randomUUID()}`;
+      const held = await Promise.all([1, 2, 3, 4, 5].map((n) => store().holdActiveSlot(owner, `t${n}`, 3)));
+      expect(held.filter(Boolean)).toHaveLength(3);
+    });
+
+    it('counts a task once however often it holds its slot', async () => {
+      const owner = `owner-${randomUUID()}`;
+      expect(await store().holdActiveSlot(owner, 'a', 2)).toBe(true);
+      expect(await store().holdActiveSlot(owner, 'a', 2)).toBe(true);
+      expect(await store().holdActiveSlot(owner, 'b', 2)).toBe(true);
+      expect(await store().holdActiveSlot(owner, 'a', 2)).toBe(true);
+      expect(await store().holdActiveSlot(owner, 'c', 2)).toBe(false);
+    });
+
+    it('frees a slot on release, and a second release of it frees no other', async () => {
+      const owner = `owner-${randomUUID()}`;
+      await store().holdActiveSlot(owner, 'a', 2);
+      await store().holdActiveSlot(owner, 'b', 2);
+      await store().releaseActiveSlot(owner, 'a');
+      await store().releaseActiveSlot(owner, 'a');
+      expect(await store().holdActiveSlot(owner, 'c', 2)).toBe(true);
+      expect(await store().holdActiveSlot(owner, 'd', 2)).toBe(false);
+    });
+
+    it('releases harmlessly for an owner that holds nothing', async () => {
+      await expect(store().releaseActiveSlot(`owner-${randomUUID()}`, 'none')).resolves.toBeUndefined();
+    });
+
+    it('reconciles by freeing the slots of terminal, deleted and missing tasks, and keeps the active ones', async () => {
+      const owner = `owner-${randomUUID()}`;
+      const active = newTask({ owner });
+      const finished = newTask({ owner });
+      const deleted = newTask({ owner });
+      for (const task of [active, finished, deleted]) {
+        await store().create(task);
+        expect(await store().holdActiveSlot(owner, task.taskId, 4)).toBe(true);
+      }
+      expect(await store().holdActiveSlot(owner, 'never-stored', 4)).toBe(true);
+      await store().update(finished, { status: TaskStatus.Completed, output: '{}', at: clock });
+      await store().delete(owner, deleted.taskId);
+      expect(await store().reconcileActiveSlots(owner)).toBe(3);
+      expect(await store().holdActiveSlot(owner, 'b', 4)).toBe(true);
+      expect(await store().holdActiveSlot(owner, 'c', 4)).toBe(true);
+      expect(await store().holdActiveSlot(owner, 'd', 4)).toBe(true);
+      expect(await store().holdActiveSlot(owner, 'e', 4)).toBe(false);
+      expect(await store().reconcileActiveSlots(`owner-${randomUUID()}`)).toBe(0);
+    });
+  });
 });

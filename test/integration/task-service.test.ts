@@ -1,15 +1,16 @@
 // The task service over DynamoDB Local and the Step Functions emulator, with faults injected where the
 // stand-ins cannot produce them (lost answers, throttling, a crash between the two writes).
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { ListExecutionsCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { ExecutionStartError, IllegalTransitionError, StartOutcomeUnknownError, TaskAlreadyExistsError, TaskNotFoundError } from '../../lambda/core/errors.js';
+import { ExecutionStartError, IllegalTransitionError, StartOutcomeUnknownError, TaskAlreadyExistsError, TaskLimitExceededError, TaskNotFoundError } from '../../lambda/core/errors.js';
 import { TaskOrigin, TaskStatus } from '../../lambda/core/task.js';
 import { StepFunctionsExecutor } from '../../lambda/executor/step-functions-executor.js';
 import type { TaskExecutor } from '../../lambda/executor/task-executor.js';
 import { DEFAULT_SETTINGS, type TaskServiceSettings } from '../../lambda/service/settings.js';
-import { TaskService } from '../../lambda/service/task-service.js';
+import { TaskService, type Logger } from '../../lambda/service/task-service.js';
 import { DynamoDbTaskStore } from '../../lambda/store/dynamodb-task-store.js';
 import type { TaskStore } from '../../lambda/store/task-store.js';
 import { ToolRegistry } from '../../lambda/tools/tool-registry.js';
@@ -24,14 +25,14 @@ beforeAll(async () => {
 const realStore = (): TaskStore => new DynamoDbTaskStore({ client: DynamoDBDocumentClient.from(localAwsClients().dynamoDb), tableName });
 const realExecutor = (): TaskExecutor => new StepFunctionsExecutor({ client: localAwsClients().stepFunctions });
 
-function service(parts: { store?: TaskStore; executor?: TaskExecutor; settings?: Partial<TaskServiceSettings>; now?: () => number } = {}): TaskService {
+function service(parts: { store?: TaskStore; executor?: TaskExecutor; settings?: Partial<TaskServiceSettings>; now?: () => number; logger?: Logger } = {}): TaskService {
   return new TaskService({
     ...(parts.now ? { now: parts.now } : {}),
     store: parts.store ?? realStore(),
     executor: parts.executor ?? realExecutor(),
     tools: new ToolRegistry(exampleTools()),
     settings: { ...DEFAULT_SETTINGS, pollIntervalMs: 100, refreshIntervalMs: 100, ...parts.settings },
-    logger: silentLogger,
+    logger: parts.logger ?? silentLogger,
   });
 }
 
@@ -376,6 +377,130 @@ describe('TaskService', () => {
     it('stops the execution and says so when the bound passes first', async () => {
       const result = await service({ settings: { directCallTimeoutMs: 500 } }).runToCompletion('bounded', 'analyze_documents', { documents: ['x'], reviewSeconds: 60 });
       expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringMatching(/did not finish within .* was stopped/) }] });
+    });
+  });
+
+  describe('per-owner limits', () => {
+    const limited = (parts: Parameters<typeof service>[0] = {}) => service({ ...parts, settings: { maxActiveTasksPerOwner: 2, ...parts.settings } });
+    const newOwner = (prefix: string) => `${prefix}-${randomUUID()}`;
+
+    function countingStarts(): { executor: TaskExecutor; started: () => number } {
+      let started = 0;
+      const executor = realExecutor();
+      return { executor: { ...bind(executor), start: async (request) => (started++, executor.start(request)) }, started: () => started };
+    }
+
+    it('refuses a task past the active-task limit, and stores and starts nothing for it', async () => {
+      const owner = newOwner('at-limit');
+      await limited().createTask(analyze(owner, 60));
+      await limited().createTask(analyze(owner, 60));
+      const { executor, started } = countingStarts();
+      const refused = limited({ executor }).createTask(analyze(owner, 60));
+      await expect(refused).rejects.toMatchObject({ name: 'TaskLimitExceededError', limit: 'active-tasks', max: 2, retryAfterSeconds: expect.any(Number) });
+      expect(started()).toBe(0);
+      expect((await realStore().list(owner, { limit: 10 })).tasks).toHaveLength(2);
+    });
+
+    it('shares the count between two service instances', async () => {
+      const owner = newOwner('shared');
+      const [one, two] = [limited(), limited()];
+      await one.createTask(analyze(owner, 60));
+      await two.createTask(analyze(owner, 60));
+      await expect(one.createTask(analyze(owner, 60))).rejects.toBeInstanceOf(TaskLimitExceededError);
+      await expect(two.createTask(analyze(owner, 60))).rejects.toBeInstanceOf(TaskLimitExceededError);
+    });
+
+    it('frees a slot when a task finishes', async () => {
+      const owner = newOwner('finishes');
+      const quick = await limited().createTask({ owner, toolName: 'text_stats', arguments: { text: 'a b' }, origin: TaskOrigin.Mcp20251125 });
+      await limited().createTask(analyze(owner, 60));
+      expect((await limited().waitForTerminal(owner, quick.taskId, { timeoutMs: GENEROUS_WAIT.timeout })).status).toBe('completed');
+      await expect(limited().createTask(analyze(owner, 60))).resolves.toMatchObject({ status: 'submitted' });
+    });
+
+    it('frees a slot when a task is cancelled, and another when one is deleted', async () => {
+      const owner = newOwner('withdrawn');
+      const first = await limited().createTask(analyze(owner, 60));
+      const second = await limited().createTask(analyze(owner, 60));
+      await limited().cancelTask(owner, first.taskId);
+      const third = await limited().createTask(analyze(owner, 60));
+      await expect(limited().createTask(analyze(owner, 60))).rejects.toBeInstanceOf(TaskLimitExceededError);
+      await limited().deleteTask(owner, second.taskId);
+      await expect(limited().createTask(analyze(owner, 60))).resolves.toMatchObject({ status: 'submitted' });
+      expect(third.status).toBe('submitted');
+    });
+
+    it('frees a slot that a lost release left held once the owner reaches the limit', async () => {
+      const owner = newOwner('leftover');
+      await realStore().holdActiveSlot(owner, 'crashed-before-release', 2);
+      await realStore().holdActiveSlot(owner, 'swept-unseen', 2);
+      await expect(limited().createTask(analyze(owner, 60))).resolves.toMatchObject({ status: 'submitted' });
+    });
+
+    it('counts plain tool calls, and refuses one past the limit without starting it', async () => {
+      const owner = newOwner('plain-limit');
+      await limited({ settings: { maxActiveTasksPerOwner: 1 } }).createTask(analyze(owner, 60));
+      const { executor, started } = countingStarts();
+      const call = limited({ executor, settings: { maxActiveTasksPerOwner: 1 } }).runToCompletion(owner, 'text_stats', { text: 'a' });
+      await expect(call).rejects.toMatchObject({ name: 'TaskLimitExceededError', limit: 'active-tasks' });
+      expect(started()).toBe(0);
+    });
+
+    it('refuses creations past the per-minute limit until the next minute, starting nothing', async () => {
+      const owner = newOwner('rate');
+      const t = Date.now();
+      const windowEnd = t - (t % 60_000) + 60_000;
+      const rated = (now: number, executor?: TaskExecutor) => service({ now: () => now, settings: { maxTaskCreationsPerMinute: 2 }, ...(executor ? { executor } : {}) });
+      const quick = { owner, toolName: 'text_stats', arguments: { text: 'a' }, origin: TaskOrigin.Mcp20251125 };
+      await rated(t).createTask(quick);
+      await rated(t).createTask(quick);
+      const { executor, started } = countingStarts();
+      await expect(rated(t, executor).createTask(quick)).rejects.toMatchObject({
+        name: 'TaskLimitExceededError',
+        limit: 'creations-per-minute',
+        retryAfterSeconds: Math.ceil((windowEnd - t) / 1000),
+      });
+      expect(started()).toBe(0);
+      await expect(rated(windowEnd).createTask(quick)).resolves.toMatchObject({ status: 'submitted' });
+    });
+  });
+
+  describe('the audit trail', () => {
+    function capturing(): { logger: Logger; records: unknown[] } {
+      const records: unknown[] = [];
+      const logger = { ...silentLogger, info: (message: string, extra: Record<string, unknown>) => void (message === 'audit' && records.push(extra['audit'])) };
+      return { logger, records };
+    }
+
+    it('records created, completed, retrieved and deleted, once each, for a task run to the end', async () => {
+      const { logger, records } = capturing();
+      const audited = service({ logger });
+      const owner = `audit-${randomUUID()}`;
+      await audited.createTask({ owner, toolName: 'text_stats', arguments: { text: 'a b' }, origin: TaskOrigin.Sep1686, taskId: 'audited', requestId: 'req-1' });
+      const done = await audited.waitForTerminal(owner, 'audited', { timeoutMs: GENEROUS_WAIT.timeout });
+      await audited.resultOf(done);
+      await audited.deleteTask(owner, 'audited');
+      const record = { owner, taskId: 'audited', tool: 'text_stats', requestId: 'req-1' };
+      expect(records).toEqual([
+        { event: 'task.created', ...record, outcome: 'submitted' },
+        { event: 'task.completed', ...record, outcome: 'completed' },
+        { event: 'task.retrieved', ...record, outcome: 'completed' },
+        { event: 'task.deleted', ...record, outcome: 'completed' },
+      ]);
+    });
+
+    it('records created and cancelled for a cancelled task, and nothing more when it is polled after', async () => {
+      const { logger, records } = capturing();
+      const audited = service({ logger });
+      const owner = `audit-${randomUUID()}`;
+      const task = await audited.createTask(analyze(owner, 60));
+      await audited.cancelTask(owner, task.taskId);
+      await audited.getTask(owner, task.taskId);
+      const record = { owner, taskId: task.taskId, tool: 'analyze_documents' };
+      expect(records).toEqual([
+        { event: 'task.created', ...record, outcome: 'submitted' },
+        { event: 'task.cancelled', ...record, outcome: 'cancelled' },
+      ]);
     });
   });
 });

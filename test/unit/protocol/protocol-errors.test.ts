@@ -1,6 +1,6 @@
 // Start refusals and unanswered starts leave as definite JSON-RPC errors that say whether to retry.
 import { describe, expect, it } from 'vitest';
-import { ExecutionStartError, StartOutcomeUnknownError } from '../../../lambda/core/errors.js';
+import { ExecutionStartError, StartOutcomeUnknownError, TaskLimitExceededError } from '../../../lambda/core/errors.js';
 import { toMcpError } from '../../../lambda/protocol/protocol-errors.js';
 
 const logger = { info: () => {}, warn: () => {}, error: () => {} };
@@ -22,5 +22,14 @@ describe('toMcpError', () => {
 
   it('answers an unanswered start with whether the call is safe to retry', () => {
     expect(toMcpError(new StartOutcomeUnknownError('t1', true), logger)).toMatchObject({ code: -32603, message: expect.stringMatching(/Retry the call/), data: { retryable: true } });
+  });
+
+  it('answers a per-owner limit as a retryable server error naming the limit and when to retry', () => {
+    expect(toMcpError(new TaskLimitExceededError('creations-per-minute', 60, 17), logger)).toMatchObject({
+      code: -32000,
+      message: expect.stringMatching(/60 per minute; retry in 17 s/),
+      data: { retryable: true, retryAfterSeconds: 17, limit: 'creations-per-minute', max: 60 },
+    });
+    expect(toMcpError(new TaskLimitExceededError('active-tasks', 100, 2), logger)).toMatchObject({ code: -32000, message: expect.stringMatching(/100 active tasks \(the limit\)/) });
   });
 });
