@@ -23,11 +23,15 @@ function capabilitiesNeededBy(tool: ToolDefinition): Capabilities {
   return tool.taskSupport === 'required' ? { ...needed, ...TASKS_EXTENSION_CAPABILITY } : needed;
 }
 
-/** The tools' input schemas in the SDK's schema form, made once and shared by every request's server. */
+/**
+ * The input schemas, in the SDK's schema form, of the tools that declare SEP-2243 `x-mcp-header` parameters: the
+ * only ones whose headers the SDK has anything to check. Made once and shared by every request's server.
+ */
 export type ToolSchemas = ReadonlyMap<string, StandardSchemaWithJSON>;
 
 export function toolSchemasOf(tools: readonly ToolDefinition[]): ToolSchemas {
-  return new Map(tools.map((tool) => [tool.name, fromJsonSchema(tool.inputSchema)]));
+  const declaresHeaders = (tool: ToolDefinition): boolean => JSON.stringify(tool.inputSchema).includes('"x-mcp-header"');
+  return new Map(tools.filter(declaresHeaders).map((tool) => [tool.name, fromJsonSchema(tool.inputSchema)]));
 }
 
 export function createModernMcpServer(deps: McpServerDependencies, schemas: ToolSchemas, owner: string): McpServer {
@@ -40,7 +44,7 @@ export function createModernMcpServer(deps: McpServerDependencies, schemas: Tool
   });
   // Registered so that the SDK's entry checks SEP-2243 `Mcp-Param-*` headers against each tool's schema before
   // dispatch. Listing and calling stay ours (below): the SDK's tool handlers know nothing of tasks.
-  for (const tool of tools.list()) mcp.registerTool(tool.name, { description: tool.description, inputSchema: schemas.get(tool.name)! }, () => textResult('') as CallToolResult);
+  for (const [name, inputSchema] of schemas) mcp.registerTool(name, { inputSchema }, () => textResult('') as CallToolResult);
   const { server } = mcp;
   const handle = <A extends unknown[], R>(handler: (...args: A) => Promise<R>) => translatingErrors(logger, handler);
   const detailed = async (task: TaskRecord) => toDetailedTask(task, await service.resultOf(task));

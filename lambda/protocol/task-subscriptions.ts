@@ -5,6 +5,7 @@
 import {
   CLIENT_CAPABILITIES_META_KEY,
   classifyInboundRequest,
+  MissingRequiredClientCapabilityError,
   SERVER_INFO_META_KEY,
   SUBSCRIPTION_ID_META_KEY,
   type ClientCapabilities,
@@ -14,6 +15,7 @@ import { TaskExpiredError, TaskNotFoundError } from '../core/errors.js';
 import { isTerminal, type TaskRecord } from '../core/task.js';
 import type { TaskService } from '../service/task-service.js';
 import { sleep } from '../service/sleep.js';
+import { missingCapabilities } from './client-capabilities.js';
 import { SERVER_INFO } from './mcp-dependencies.js';
 import { TASKS_EXTENSION, TASKS_EXTENSION_CAPABILITY, toDetailedTask } from './tasks-extension.js';
 
@@ -49,10 +51,10 @@ function headerValue<K extends string>(request: Request, name: string, key: K): 
   return value === null ? {} : ({ [key]: value } as Record<K, string>);
 }
 
-function declaresTasks(message: JSONRPCRequest): boolean {
+/** What the listen request's `_meta` declared of the Tasks extension; `undefined` when nothing is missing. */
+function missingTasksCapability(message: JSONRPCRequest): Record<string, object> | undefined {
   const meta = (message.params as { _meta?: Record<string, unknown> } | undefined)?._meta;
-  const capabilities = meta?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
-  return capabilities?.extensions?.[TASKS_EXTENSION] !== undefined;
+  return missingCapabilities(TASKS_EXTENSION_CAPABILITY, (meta?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? {});
 }
 
 /**
@@ -67,8 +69,10 @@ export function serveTaskSubscription(
   options: TaskSubscriptionOptions,
 ): Response {
   const { message } = subscription;
-  if (!declaresTasks(message)) {
-    const error = { code: -32021, message: `Missing required client capability: declare the ${TASKS_EXTENSION} extension to subscribe to tasks`, data: { requiredCapabilities: TASKS_EXTENSION_CAPABILITY } };
+  const missing = missingTasksCapability(message);
+  if (missing !== undefined) {
+    const { code, data } = new MissingRequiredClientCapabilityError({ requiredCapabilities: missing });
+    const error = { code, message: `Missing required client capability: declare the ${TASKS_EXTENSION} extension to subscribe to tasks`, data };
     return Response.json({ jsonrpc: '2.0', id: message.id, error }, { status: 400 });
   }
   const { service } = options;
