@@ -5,7 +5,7 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteComma
 import { IllegalTransitionError, InvalidCursorError, TaskAlreadyExistsError, TaskExpiredError, TaskNotFoundError } from '../core/errors.js';
 import { ACTIVE_STATUSES, expiresAt, isExpired, isTerminal, statusesThatMayBecome, TaskOrigin, type TaskRecord, type TaskStatus } from '../core/task.js';
 import { taskKey } from '../core/task-key.js';
-import { activeTasksKey, creationsKey, EXPIRY_MS_ATTRIBUTE, OWNER_INDEX, OWNER_INDEX_PARTITION_KEY, PARTITION_KEY, requestKey, TTL_ATTRIBUTE } from './table-schema.js';
+import { ACTIVE_EXPIRY_PARTITION_KEY, activeExpiryShard, activeTasksKey, creationsKey, EXPIRY_MS_ATTRIBUTE, OWNER_INDEX, OWNER_INDEX_PARTITION_KEY, PARTITION_KEY, requestKey, TTL_ATTRIBUTE } from './table-schema.js';
 import type { TaskChange, TaskPage, TaskStore } from './task-store.js';
 
 export interface DynamoDbTaskStoreOptions {
@@ -126,6 +126,8 @@ export class DynamoDbTaskStore implements TaskStore {
     }
     if (terminal) {
       sets.push('completedAt = :at');
+      // Out of the expiry sweep's index: a terminal task has no execution left to stop.
+      removes.push(ACTIVE_EXPIRY_PARTITION_KEY);
       names['#expiresAtMs'] = EXPIRY_MS_ATTRIBUTE;
       if (end === null) removes.push('#ttl', '#expiresAtMs');
       else {
@@ -341,6 +343,8 @@ export class DynamoDbTaskStore implements TaskStore {
       [TTL_ATTRIBUTE]: end === null ? undefined : Math.ceil(end / 1000),
       [EXPIRY_MS_ATTRIBUTE]: expiresAt(task) ?? undefined,
       [OWNER_INDEX_PARTITION_KEY]: task.origin === TaskOrigin.Direct ? undefined : task.owner,
+      // In the expiry sweep's index while active with a retention end (one counted from completion has none yet).
+      [ACTIVE_EXPIRY_PARTITION_KEY]: !isTerminal(task.status) && expiresAt(task) !== null ? activeExpiryShard(taskKey(task.owner, task.taskId)) : undefined,
     });
   }
 
