@@ -174,6 +174,17 @@ describe('ExpirySweep', () => {
     expect(await f.item(failing!)).toMatchObject({ status: TaskStatus.Cancelled });
   });
 
+  it('starts no task once its deadline has passed, leaving them for the next run', async () => {
+    const f = await fixture();
+    const task = await slowTask(f);
+    const at = task.createdAt + 1_000;
+    const { executor: counting, stops } = countingStops();
+
+    expect(await f.sweep({ at, executor: counting }).run({ deadline: at })).toMatchObject({ found: 1, expired: 0, deferred: 1 });
+    expect(stops.size).toBe(0);
+    expect(await f.sweep({ at }).run({ deadline: at + 1 })).toMatchObject({ found: 1, expired: 1 });
+  });
+
   it('handles at most maxTasksPerRun tasks in one run, the earliest expired first', async () => {
     const f = await fixture();
     const tasks = await Promise.all([slowTask(f, 1_000), slowTask(f, 2_000), slowTask(f, 3_000)]);
