@@ -64,6 +64,12 @@ export const ACTIVE_EXPIRY_SORT_KEY = EXPIRY_MS_ATTRIBUTE;
  * Changing it strands tasks in shards a sweep no longer queries, so it is fixed for the table's life.
  */
 export const ACTIVE_EXPIRY_SHARDS = 8;
+/**
+ * How long past its end DynamoDB's TTL keeps a task that is still active: longer than the sweep can take to reach it
+ * (its rate is at most a day), so the item is never deleted while its execution may still run. Reads and conditional
+ * writes judge expiry by {@link EXPIRY_MS_ATTRIBUTE}, so to clients the task is gone at its end all the same.
+ */
+export const ACTIVE_EXPIRY_TTL_GRACE_MS = 2 * 24 * 60 * 60 * 1000;
 /** What the sweep needs of a task; the output and the rest stay out of the index. */
 export const ACTIVE_EXPIRY_PROJECTED_ATTRIBUTES = ['owner', 'taskId', 'toolName', 'executionArn', 'status', 'requestId'] as const;
 
