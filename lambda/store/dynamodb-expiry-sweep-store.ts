@@ -6,7 +6,7 @@ import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-s
 import { ACTIVE_STATUSES, type TaskStatus } from '../core/task.js';
 import { taskKey } from '../core/task-key.js';
 import type { ExpiredTask, ExpirySweepStore } from './expiry-sweep-store.js';
-import { ACTIVE_EXPIRY_INDEX, ACTIVE_EXPIRY_PARTITION_KEY, activeExpiryShards, EXPIRY_MS_ATTRIBUTE, PARTITION_KEY } from './table-schema.js';
+import { ACTIVE_EXPIRY_INDEX, ACTIVE_EXPIRY_PARTITION_KEY, activeExpiryShards, EXPIRY_MS_ATTRIBUTE, PARTITION_KEY, TTL_ATTRIBUTE } from './table-schema.js';
 
 export interface DynamoDbExpirySweepStoreOptions {
   readonly client: DynamoDBDocumentClient;
@@ -68,13 +68,14 @@ export class DynamoDbExpirySweepStore implements ExpirySweepStore {
   }
 
   async finish(task: ExpiredTask, change: { status: TaskStatus; statusMessage: string; at: number }): Promise<boolean> {
-    // The TTL and expiry stay as they are (already past): DynamoDB deletes the item as it would have.
+    // The TTL comes back from the grace an active task gets (ACTIVE_EXPIRY_TTL_GRACE_MS) to the task's end: nothing is
+    // left to stop, so DynamoDB may delete the item as it would any expired task.
     return this.conditionally({
       task,
-      update: 'SET #status = :status, statusMessage = :statusMessage, completedAt = :at, lastUpdatedAt = :at REMOVE #shard, #claim',
+      update: 'SET #status = :status, statusMessage = :statusMessage, completedAt = :at, lastUpdatedAt = :at, #ttl = :ttl REMOVE #shard, #claim',
       condition: 'attribute_exists(#shard)',
-      names: { '#shard': ACTIVE_EXPIRY_PARTITION_KEY, '#claim': CLAIM_ATTRIBUTE },
-      values: { ':status': change.status, ':statusMessage': change.statusMessage, ':at': change.at },
+      names: { '#shard': ACTIVE_EXPIRY_PARTITION_KEY, '#claim': CLAIM_ATTRIBUTE, '#ttl': TTL_ATTRIBUTE },
+      values: { ':status': change.status, ':statusMessage': change.statusMessage, ':at': change.at, ':ttl': Math.ceil(task.expiredAt / 1000) },
     });
   }
 
