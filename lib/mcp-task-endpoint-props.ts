@@ -112,6 +112,13 @@ export interface McpTaskEndpointProps {
    * @default - none: the function draws on the account's unreserved concurrency
    */
   readonly mcpFunctionReservedConcurrency?: number;
+  /**
+   * How often the expiry sweep runs. A task whose retention ends while it is still active can no longer be read,
+   * cancelled or deleted, so the sweep stops its execution; it does so within this rate plus one minute (the sweep
+   * function's timeout). Whole minutes, from 1 minute to 1 day.
+   * @default Duration.minutes(5)
+   */
+  readonly expirySweepRate?: Duration;
   /** Active X-Ray tracing on the functions and the stage. @default false */
   readonly tracing?: boolean;
   /** Retention of the functions' and the access log groups. @default logs.RetentionDays.ONE_MONTH */

@@ -26,6 +26,10 @@ export function propsProblems(props: McpTaskEndpointProps): string[] {
   if (wait !== undefined && !wait.isUnresolved() && (wait.toMilliseconds() < 1000 || wait.toMilliseconds() > MAX_RESULT_WAIT.toMilliseconds())) {
     problems.push(`resultWait must be between 1 second and ${MAX_RESULT_WAIT.toHumanString()} (a regional API Gateway stream closes after 5 idle minutes)`);
   }
+  const rate = props.expirySweepRate;
+  if (rate !== undefined && !rate.isUnresolved() && !(Number.isInteger(rate.toSeconds() / 60) && rate.toMinutes() >= 1 && rate.toMinutes() <= 24 * 60)) {
+    problems.push(`expirySweepRate must be a whole number of minutes between 1 minute and 1 day, got ${rate.toHumanString()}`);
+  }
   for (const [key, value] of [
     ['throttlingRateLimit', props.throttlingRateLimit],
     ['throttlingBurstLimit', props.throttlingBurstLimit],

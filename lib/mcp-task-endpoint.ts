@@ -21,6 +21,7 @@ import type { McpTaskEndpointProps, McpToolProps } from './mcp-task-endpoint-pro
 import { propsProblems, throwIfProblems, toolProblems, type ToolEnvironment } from './mcp-task-endpoint-validation.js';
 import { McpRestApi } from './mcp-rest-api.js';
 import { acknowledgeWildcardResource } from './nag-acknowledgements.js';
+import { ExpirySweepSchedule } from './expiry-sweep.js';
 import { createStatusDeadLetterAlarm, createStatusDeadLetterQueue, createStatusRule } from './status-events.js';
 import { createTaskTable } from './task-table.js';
 
@@ -43,6 +44,8 @@ export class McpTaskEndpoint extends Construct {
    * may only catch up by a poll's refresh. No action is attached; add yours (`addAlarmAction`).
    */
   public readonly statusDeadLetterAlarm: cloudwatch.Alarm;
+  /** Stops the executions of tasks that expired unread, every `expirySweepRate`. */
+  public readonly expirySweep: ExpirySweepSchedule;
   public readonly restApi: McpRestApi;
   /** Cognito user pool, clients, domain and authorizer; absent when the endpoint is open. */
   public readonly auth?: CognitoAuth;
@@ -104,6 +107,7 @@ export class McpTaskEndpoint extends Construct {
     });
     this.statusSyncFunction = this.statusSyncHandler.function;
     this.grantTableAccess();
+    this.expirySweep = new ExpirySweepSchedule(this, 'ExpirySweep', { ...common, table: this.table, rate: props.expirySweepRate ?? defaults.DEFAULT_EXPIRY_SWEEP_RATE });
 
     if (props.openEndpoint) {
       Annotations.of(this).addWarningV2(
@@ -166,6 +170,7 @@ export class McpTaskEndpoint extends Construct {
     const reason = `Execution names are made per task at run time (task-<key>-<nonce>); the wildcard covers only this backend's executions of the machine behind tool '${tool.name}'.`;
     acknowledgeWildcardResource(this.mcpHandler.role, executions, reason);
     acknowledgeWildcardResource(this.statusSyncHandler.role, executions, reason);
+    this.expirySweep.grantStopExecutions(executions, reason);
     this.rules.push(
       createStatusRule(this, `StatusRule-${tool.name}`, { stateMachineArn: machine.stateMachineArn, handler: this.statusSyncFunction, deadLetterQueue: this.statusDeadLetterQueue }),
     );

@@ -4,6 +4,10 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import {
+  ACTIVE_EXPIRY_INDEX,
+  ACTIVE_EXPIRY_PARTITION_KEY,
+  ACTIVE_EXPIRY_PROJECTED_ATTRIBUTES,
+  ACTIVE_EXPIRY_SORT_KEY,
   OWNER_INDEX,
   OWNER_INDEX_PARTITION_KEY,
   OWNER_INDEX_PROJECTED_ATTRIBUTES,
@@ -20,7 +24,8 @@ export interface TaskTableProps {
 
 /**
  * On-demand, TTL on `expiresAt` (DynamoDB sweeps lazily; the store hides expired items on read), point-in-time
- * recovery, encryption at rest with a KMS key, and the sparse owner index tasks/list queries.
+ * recovery, encryption at rest with a KMS key, the sparse owner index tasks/list queries and the sparse active-expiry
+ * index the expiry sweep queries.
  */
 export function createTaskTable(scope: Construct, id: string, props: TaskTableProps): dynamodb.Table {
   const table = new dynamodb.Table(scope, id, {
@@ -39,6 +44,13 @@ export function createTaskTable(scope: Construct, id: string, props: TaskTablePr
     sortKey: { name: OWNER_INDEX_SORT_KEY, type: dynamodb.AttributeType.NUMBER },
     projectionType: dynamodb.ProjectionType.INCLUDE,
     nonKeyAttributes: [...OWNER_INDEX_PROJECTED_ATTRIBUTES],
+  });
+  table.addGlobalSecondaryIndex({
+    indexName: ACTIVE_EXPIRY_INDEX,
+    partitionKey: { name: ACTIVE_EXPIRY_PARTITION_KEY, type: dynamodb.AttributeType.STRING },
+    sortKey: { name: ACTIVE_EXPIRY_SORT_KEY, type: dynamodb.AttributeType.NUMBER },
+    projectionType: dynamodb.ProjectionType.INCLUDE,
+    nonKeyAttributes: [...ACTIVE_EXPIRY_PROJECTED_ATTRIBUTES],
   });
   return table;
 }

@@ -5,14 +5,18 @@ import { CONFORMANCE_TOOLS } from '../lambda/conformance-tools/catalog.js';
 import { EXAMPLE_TOOLS } from '../lambda/example-tools/catalog.js';
 import { createBackend } from '../lambda/handlers/backend.js';
 import { configFromEnvironment, ENV } from '../lambda/handlers/environment.js';
+import { createExpirySweep } from '../lambda/handlers/expiry-sweep-core.js';
 import { bearerTokenOwners, LOOPBACK_HOSTS, singleOwner, startDevServer } from './dev-server.js';
 import { JavaMissingError } from './dynamodb-local.js';
+import { startExpirySweepTimer } from './expiry-sweep-timer.js';
 import { startLocalInfrastructure } from './infrastructure.js';
 import { localAwsEnvironment } from './local-aws.js';
 
 const TABLE_NAME = 'mcp-tasks-local';
 const CONFORMANCE_POLL_INTERVAL_MS = 100;
 const CONFORMANCE_CREATIONS_PER_MINUTE = 10_000;
+/** How often the expiry sweep runs locally (every 5 minutes in AWS): an expired task's execution is stopped within this. */
+const LOCAL_EXPIRY_SWEEP_INTERVAL_MS = 10_000;
 
 async function main(): Promise<void> {
   const port = Number(process.env['PORT'] ?? 3000);
@@ -51,6 +55,11 @@ async function main(): Promise<void> {
         : {}),
     });
     const backend = createBackend(configFromEnvironment(process.env));
+    const sweep = startExpirySweepTimer(createExpirySweep({ tableName: TABLE_NAME }), {
+      intervalMs: Number(process.env['EXPIRY_SWEEP_INTERVAL_MS'] ?? LOCAL_EXPIRY_SWEEP_INTERVAL_MS),
+      onError: (error) => console.error('Expiry sweep failed:', error),
+    });
+    stopAll.push(sweep.stop);
     const tokens = process.env['LOCAL_TOKENS'];
     const resolveOwner = tokens ? bearerTokenOwners(JSON.parse(tokens) as Record<string, string>) : singleOwner();
     const server = await startDevServer(backend.app, { port, resolveOwner });

@@ -1,6 +1,10 @@
 // Creates the task table on DynamoDB Local with the same layout the CDK construct deploys.
 import { CreateTableCommand, UpdateTimeToLiveCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
+  ACTIVE_EXPIRY_INDEX,
+  ACTIVE_EXPIRY_PARTITION_KEY,
+  ACTIVE_EXPIRY_PROJECTED_ATTRIBUTES,
+  ACTIVE_EXPIRY_SORT_KEY,
   OWNER_INDEX,
   OWNER_INDEX_PARTITION_KEY,
   OWNER_INDEX_PROJECTED_ATTRIBUTES,
@@ -18,6 +22,8 @@ export async function createTaskTable(client: DynamoDBClient, tableName: string)
         { AttributeName: PARTITION_KEY, AttributeType: 'S' },
         { AttributeName: OWNER_INDEX_PARTITION_KEY, AttributeType: 'S' },
         { AttributeName: OWNER_INDEX_SORT_KEY, AttributeType: 'N' },
+        { AttributeName: ACTIVE_EXPIRY_PARTITION_KEY, AttributeType: 'S' },
+        { AttributeName: ACTIVE_EXPIRY_SORT_KEY, AttributeType: 'N' },
       ],
       KeySchema: [{ AttributeName: PARTITION_KEY, KeyType: 'HASH' }],
       GlobalSecondaryIndexes: [
@@ -28,6 +34,14 @@ export async function createTaskTable(client: DynamoDBClient, tableName: string)
             { AttributeName: OWNER_INDEX_SORT_KEY, KeyType: 'RANGE' },
           ],
           Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...OWNER_INDEX_PROJECTED_ATTRIBUTES] },
+        },
+        {
+          IndexName: ACTIVE_EXPIRY_INDEX,
+          KeySchema: [
+            { AttributeName: ACTIVE_EXPIRY_PARTITION_KEY, KeyType: 'HASH' },
+            { AttributeName: ACTIVE_EXPIRY_SORT_KEY, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...ACTIVE_EXPIRY_PROJECTED_ATTRIBUTES] },
         },
       ],
     }),

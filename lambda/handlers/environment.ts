@@ -1,7 +1,9 @@
 // Reads the backend's configuration from environment variables, once, at the composition root.
+import { DEFAULT_EXPIRY_SWEEP_SETTINGS } from '../service/expiry-sweep.js';
 import { DEFAULT_SETTINGS, MAX_ACTIVE_TASKS_LIMIT, type TaskServiceSettings } from '../service/settings.js';
 import { toolDefinitionProblems, type ToolDefinition } from '../tools/tool-definition.js';
 import type { BackendConfig } from './backend.js';
+import type { ExpirySweepConfig } from './expiry-sweep-core.js';
 import type { TaskCoreConfig } from './task-core.js';
 
 export const ENV = {
@@ -18,6 +20,8 @@ export const ENV = {
   maxTaskCreationsPerMinute: 'MAX_TASK_CREATIONS_PER_MINUTE',
   /** Comma-separated host names the Host and Origin headers may name; unset accepts any. */
   allowedHosts: 'ALLOWED_HOSTS',
+  /** The most expired tasks one expiry sweep run handles. */
+  expirySweepMaxTasks: 'EXPIRY_SWEEP_MAX_TASKS',
 } as const;
 
 function required(env: NodeJS.ProcessEnv, name: string): string {
@@ -45,6 +49,11 @@ export function configFromEnvironment(env: NodeJS.ProcessEnv): BackendConfig {
   if (problems.length > 0) throw new Error(`${ENV.toolCatalog} is invalid:\n- ${problems.join('\n- ')}`);
   const allowedHosts = env[ENV.allowedHosts]?.split(',').map((host) => host.trim()).filter((host) => host !== '');
   return { ...taskCoreConfigFromEnvironment(env), tools, ...(allowedHosts && allowedHosts.length > 0 ? { allowedHosts } : {}) };
+}
+
+/** Table and sweep bounds: for the expiry sweep function. */
+export function expirySweepConfigFromEnvironment(env: NodeJS.ProcessEnv): ExpirySweepConfig {
+  return { tableName: required(env, ENV.tableName), settings: { maxTasksPerRun: positiveInteger(env, ENV.expirySweepMaxTasks, DEFAULT_EXPIRY_SWEEP_SETTINGS.maxTasksPerRun) } };
 }
 
 function settingsFromEnvironment(env: NodeJS.ProcessEnv): TaskServiceSettings {

@@ -15,6 +15,8 @@ export const AuditEvent = {
   /** A client fetched the result of a terminal task. */
   Retrieved: 'task.retrieved',
   Deleted: 'task.deleted',
+  /** The task's retention ended while it was still active, unread; the expiry sweep stopped its execution. */
+  Expired: 'task.expired',
 } as const;
 export type AuditEvent = (typeof AuditEvent)[keyof typeof AuditEvent];
 

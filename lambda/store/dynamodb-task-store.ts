@@ -5,7 +5,7 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteComma
 import { IllegalTransitionError, InvalidCursorError, TaskAlreadyExistsError, TaskExpiredError, TaskNotFoundError } from '../core/errors.js';
 import { ACTIVE_STATUSES, expiresAt, isExpired, isTerminal, statusesThatMayBecome, TaskOrigin, type TaskRecord, type TaskStatus } from '../core/task.js';
 import { taskKey } from '../core/task-key.js';
-import { activeTasksKey, creationsKey, EXPIRY_MS_ATTRIBUTE, OWNER_INDEX, OWNER_INDEX_PARTITION_KEY, PARTITION_KEY, requestKey, TTL_ATTRIBUTE } from './table-schema.js';
+import { ACTIVE_EXPIRY_PARTITION_KEY, ACTIVE_EXPIRY_TTL_GRACE_MS, activeExpiryShard, activeTasksKey, creationsKey, EXPIRY_MS_ATTRIBUTE, OWNER_INDEX, OWNER_INDEX_PARTITION_KEY, PARTITION_KEY, requestKey, TTL_ATTRIBUTE } from './table-schema.js';
 import type { TaskChange, TaskPage, TaskStore } from './task-store.js';
 
 export interface DynamoDbTaskStoreOptions {
@@ -100,11 +100,12 @@ export class DynamoDbTaskStore implements TaskStore {
     const terminal = isTerminal(change.status);
     const completedAt = terminal ? change.at : undefined;
     const end = expiresAt({ ...task, completedAt });
-    const names: Record<string, string> = { '#pk': PARTITION_KEY, '#status': 'status', '#ttl': TTL_ATTRIBUTE };
+    const names: Record<string, string> = { '#pk': PARTITION_KEY, '#status': 'status', '#ttl': TTL_ATTRIBUTE, '#expiresAtMs': EXPIRY_MS_ATTRIBUTE };
     const values: Record<string, unknown> = {
       ':status': change.status,
       ':at': change.at,
       ':nowSeconds': Math.floor(this.now() / 1000),
+      ':nowMs': this.now(),
       ':executionArn': task.executionArn,
     };
     const sets = ['#status = :status', 'lastUpdatedAt = :at'];
@@ -126,7 +127,8 @@ export class DynamoDbTaskStore implements TaskStore {
     }
     if (terminal) {
       sets.push('completedAt = :at');
-      names['#expiresAtMs'] = EXPIRY_MS_ATTRIBUTE;
+      // Out of the expiry sweep's index: a terminal task has no execution left to stop.
+      removes.push(ACTIVE_EXPIRY_PARTITION_KEY);
       if (end === null) removes.push('#ttl', '#expiresAtMs');
       else {
         sets.push('#ttl = :ttl', '#expiresAtMs = :expiresAtMs');
@@ -143,7 +145,7 @@ export class DynamoDbTaskStore implements TaskStore {
           Key: { [PARTITION_KEY]: taskKey(task.owner, task.taskId) },
           UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
           // executionArn pins the very task read: a task created anew under the same ID is another task.
-          ConditionExpression: `attribute_exists(#pk) AND executionArn = :executionArn AND (attribute_not_exists(#ttl) OR #ttl > :nowSeconds) AND #status IN (${allowed.map((_, i) => `:from${i}`).join(', ')})`,
+          ConditionExpression: `attribute_exists(#pk) AND executionArn = :executionArn AND (attribute_not_exists(#ttl) OR #ttl > :nowSeconds) AND (attribute_not_exists(#expiresAtMs) OR #expiresAtMs > :nowMs) AND #status IN (${allowed.map((_, i) => `:from${i}`).join(', ')})`,
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
           ReturnValues: 'ALL_NEW',
@@ -317,7 +319,10 @@ export class DynamoDbTaskStore implements TaskStore {
   }
 
   private toItem(task: TaskRecord): Item {
-    const end = expiresAt(task) ?? (task.retention.ms === null ? null : task.createdAt + this.maxUnfinishedLifetimeMs);
+    const swept = !isTerminal(task.status) && expiresAt(task) !== null;
+    // An active task stays in the table past its end until the expiry sweep has stopped its execution: were DynamoDB
+    // to delete it first, nothing would find the execution again. Reads judge expiry by the end itself.
+    const end = swept ? expiresAt(task)! + ACTIVE_EXPIRY_TTL_GRACE_MS : (expiresAt(task) ?? (task.retention.ms === null ? null : task.createdAt + this.maxUnfinishedLifetimeMs));
     return withoutUndefined({
       [PARTITION_KEY]: taskKey(task.owner, task.taskId),
       owner: task.owner,
@@ -341,6 +346,8 @@ export class DynamoDbTaskStore implements TaskStore {
       [TTL_ATTRIBUTE]: end === null ? undefined : Math.ceil(end / 1000),
       [EXPIRY_MS_ATTRIBUTE]: expiresAt(task) ?? undefined,
       [OWNER_INDEX_PARTITION_KEY]: task.origin === TaskOrigin.Direct ? undefined : task.owner,
+      // In the expiry sweep's index while active with a retention end (one counted from completion has none yet).
+      [ACTIVE_EXPIRY_PARTITION_KEY]: swept ? activeExpiryShard(taskKey(task.owner, task.taskId)) : undefined,
     });
   }
 

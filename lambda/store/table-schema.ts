@@ -48,3 +48,37 @@ export const OWNER_INDEX_PROJECTED_ATTRIBUTES = [
   'toolError',
   TTL_ATTRIBUTE,
 ] as const;
+
+/**
+ * Sparse index of tasks that are still active and have a retention end, ordered by that end (the sort key is
+ * {@link EXPIRY_MS_ATTRIBUTE}): the expiry sweep queries it for tasks past their end whose execution may still run,
+ * without scanning the table. The partition attribute is set only while the task is active with an end, and
+ * removed when it reaches a terminal status, so the index holds only what the sweep may have to stop.
+ */
+export const ACTIVE_EXPIRY_INDEX = 'byActiveExpiry';
+export const ACTIVE_EXPIRY_PARTITION_KEY = 'activeExpiryShard';
+export const ACTIVE_EXPIRY_SORT_KEY = EXPIRY_MS_ATTRIBUTE;
+/**
+ * Shards of the index's partition key: every create and every terminal status writes to the index, and one
+ * partition of it takes about 1,000 writes a second; eight keep the index far from that, and a sweep queries all eight.
+ * Changing it strands tasks in shards a sweep no longer queries, so it is fixed for the table's life.
+ */
+export const ACTIVE_EXPIRY_SHARDS = 8;
+/**
+ * How long past its end DynamoDB's TTL keeps a task that is still active: longer than the sweep can take to reach it
+ * (its rate is at most a day), so the item is never deleted while its execution may still run. Reads and conditional
+ * writes judge expiry by {@link EXPIRY_MS_ATTRIBUTE}, so to clients the task is gone at its end all the same.
+ */
+export const ACTIVE_EXPIRY_TTL_GRACE_MS = 2 * 24 * 60 * 60 * 1000;
+/** What the sweep needs of a task; the output and the rest stay out of the index. */
+export const ACTIVE_EXPIRY_PROJECTED_ATTRIBUTES = ['owner', 'taskId', 'toolName', 'executionArn', 'status', 'requestId'] as const;
+
+/** The shard of the task stored under `key` (a hex sha256, see core/task-key): spreads tasks evenly and stays put. */
+export function activeExpiryShard(key: string): string {
+  return `shard-${Number.parseInt(key.slice(0, 8), 16) % ACTIVE_EXPIRY_SHARDS}`;
+}
+
+/** Every shard value, for the sweep's queries. */
+export function activeExpiryShards(): string[] {
+  return Array.from({ length: ACTIVE_EXPIRY_SHARDS }, (_, index) => `shard-${index}`);
+}

@@ -69,7 +69,8 @@ describe('McpTaskEndpoint tool validation (at synth)', () => {
     const stack = testStack();
     const endpoint = new McpTaskEndpoint(stack, 'Endpoint', { tools: [tool('first'), tool('second')] });
     expect(endpoint.statusRules).toHaveLength(1);
-    Template.fromStack(stack).resourceCountIs('AWS::Events::Rule', 1);
+    // One status rule, beside the expiry sweep's schedule.
+    Template.fromStack(stack).resourceCountIs('AWS::Events::Rule', 2);
   });
 
   it('includes a tool added after something already resolved the function’s environment', () => {

@@ -55,6 +55,11 @@ function joined(value: unknown): string {
   throw new Error(`cannot render ${JSON.stringify(value)}`);
 }
 
+/** The status push rules: every rule but the expiry sweep's schedule (test/cdk/expiry-sweep.test.ts). */
+function statusRules(): Resource[] {
+  return Object.values(resources('AWS::Events::Rule')).filter((rule) => rule.Properties['EventPattern'] !== undefined);
+}
+
 function policyStatements(functionId: string): Statement[] {
   const roleId = (resource(functionId).Properties['Role'] as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
   const policies = Object.values(resources('AWS::IAM::Policy')).filter((policy) => (policy.Properties['Roles'] as { Ref: string }[]).some((role) => role.Ref === roleId));
@@ -77,7 +82,8 @@ describe('task table', () => {
 
   it('has the sparse owner index with the projection tasks/list reads', () => {
     template.hasResourceProperties('AWS::DynamoDB::Table', {
-      GlobalSecondaryIndexes: [
+      // Beside the expiry sweep's index (test/cdk/expiry-sweep.test.ts).
+      GlobalSecondaryIndexes: Match.arrayWith([
         {
           IndexName: OWNER_INDEX,
           KeySchema: [
@@ -86,7 +92,7 @@ describe('task table', () => {
           ],
           Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...OWNER_INDEX_PROJECTED_ATTRIBUTES] },
         },
-      ],
+      ]),
     });
   });
 
@@ -102,7 +108,8 @@ describe('task table', () => {
 describe('functions', () => {
   it('run every handler on Node.js 22, arm64, with JSON logs in its own log group', () => {
     const functions = Object.values(resources('AWS::Lambda::Function'));
-    expect(functions).toHaveLength(2 + EXAMPLE_TOOLS.flatMap((tool) => Object.keys(tool.lambdaSteps)).length);
+    // MCP, status sync and expiry sweep, then the example tools' steps.
+    expect(functions).toHaveLength(3 + EXAMPLE_TOOLS.flatMap((tool) => Object.keys(tool.lambdaSteps)).length);
     for (const fn of functions) {
       expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], Handler: 'index.handler', LoggingConfig: { LogFormat: 'JSON' } });
       expect(fn.Properties['LoggingConfig']['LogGroup']).toEqual({ Ref: expect.any(String) });
@@ -249,7 +256,7 @@ describe('Cognito', () => {
 
 describe('status push', () => {
   it('has one rule per registered machine, matching only its status-change events', () => {
-    const rules = Object.values(resources('AWS::Events::Rule')).map((rule) => rule.Properties['EventPattern']);
+    const rules = statusRules().map((rule) => rule.Properties['EventPattern']);
     expect(rules).toEqual(
       ids.machines.map((machine) => ({
         source: ['aws.states'],
@@ -279,7 +286,7 @@ describe('status push', () => {
   });
 
   it('targets the status-sync function with retries and the dead-letter queue', () => {
-    for (const rule of Object.values(resources('AWS::Events::Rule'))) {
+    for (const rule of statusRules()) {
       expect(rule.Properties['Targets']).toEqual([
         expect.objectContaining({
           Arn: { 'Fn::GetAtt': [ids.statusFunction, 'Arn'] },

@@ -6,6 +6,7 @@ import { IllegalTransitionError, InvalidCursorError, TaskAlreadyExistsError, Tas
 import { RetentionClock, TaskOrigin, TaskStatus, type TaskRecord } from '../../lambda/core/task.js';
 import { taskKey } from '../../lambda/core/task-key.js';
 import { DynamoDbTaskStore } from '../../lambda/store/dynamodb-task-store.js';
+import { ACTIVE_EXPIRY_PARTITION_KEY, ACTIVE_EXPIRY_TTL_GRACE_MS } from '../../lambda/store/table-schema.js';
 import { createTestTable, localAwsClients } from '../support/local-backend.js';
 
 let tableName: string;
@@ -88,7 +89,19 @@ describe('DynamoDbTaskStore', () => {
       const task = newTask({ createdAt: 1_700_000_000_123, lastUpdatedAt: 1_700_000_000_123, retention: { ms: 10 ** 12, clock: RetentionClock.FromCreation } });
       await store().create(task);
       const { Item } = await documentClient().send(new GetCommand({ TableName: tableName, Key: { pk: taskKey(task.owner, task.taskId) } }));
-      expect(Item?.['expiresAt']).toBe(Math.ceil((1_700_000_000_123 + 10 ** 12) / 1000));
+      // Active, so kept past its end for the expiry sweep (see the next test).
+      expect(Item?.['expiresAt']).toBe(Math.ceil((1_700_000_000_123 + 10 ** 12 + ACTIVE_EXPIRY_TTL_GRACE_MS) / 1000));
+    });
+
+    it('keeps an active task past its end until the expiry sweep has had it, and a terminal one only until its end', async () => {
+      const task = newTask({ retention: { ms: 60_000, clock: RetentionClock.FromCreation } });
+      await store().create(task);
+      const item = async () => (await documentClient().send(new GetCommand({ TableName: tableName, Key: { pk: taskKey(task.owner, task.taskId) } }))).Item;
+      expect(await item()).toMatchObject({ expiresAt: Math.ceil((task.createdAt + 60_000 + ACTIVE_EXPIRY_TTL_GRACE_MS) / 1000), [ACTIVE_EXPIRY_PARTITION_KEY]: expect.any(String) });
+      await store().update(task, { status: TaskStatus.Completed, at: clock + 1_000 });
+      const finished = await item();
+      expect(finished?.['expiresAt']).toBe(Math.ceil((task.createdAt + 60_000) / 1000));
+      expect(finished?.[ACTIVE_EXPIRY_PARTITION_KEY]).toBeUndefined();
     });
 
     it('is set at completion for a keep-alive counted from completion', async () => {
@@ -152,6 +165,13 @@ describe('DynamoDbTaskStore', () => {
       await expect(late).rejects.toBeInstanceOf(IllegalTransitionError);
       await expect(late).rejects.toMatchObject({ from: 'cancelled', to: 'completed' });
       expect((await store().get(task.owner, task.taskId))?.status).toBe('cancelled');
+    });
+
+    it('refuses to update a task past its end, though its item is kept for the expiry sweep', async () => {
+      const task = newTask({ retention: { ms: 10_000, clock: RetentionClock.FromCreation } });
+      await store().create(task);
+      clock += 10_000;
+      await expect(store().update(task, { status: TaskStatus.Completed, at: clock })).rejects.toBeInstanceOf(TaskNotFoundError);
     });
 
     it('lets exactly one of two racing terminal writes win', async () => {
