@@ -119,6 +119,19 @@ export interface McpTaskEndpointProps {
    * @default Duration.minutes(5)
    */
   readonly expirySweepRate?: Duration;
+  /**
+   * The most active tasks (submitted, working, input_required) one owner may hold at once, plain calls included; a
+   * create beyond it is refused with JSON-RPC -32000 and retry data. At most 5,000 (the owner's active tasks are
+   * tracked in one DynamoDB item).
+   * @default 100
+   */
+  readonly maxActiveTasksPerOwner?: number;
+  /**
+   * The most tasks one owner may create per clock minute, plain calls included: bounds how fast one caller can start
+   * executions (and spend on them), whatever API Gateway's stage throttling lets through.
+   * @default 60
+   */
+  readonly maxTaskCreationsPerMinute?: number;
   /** Active X-Ray tracing on the functions and the stage. @default false */
   readonly tracing?: boolean;
   /** Retention of the functions' and the access log groups. @default logs.RetentionDays.ONE_MONTH */

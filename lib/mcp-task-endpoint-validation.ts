@@ -1,6 +1,7 @@
 // Checks of McpTaskEndpoint's props and tools. Each check collects every problem, so one synth reports them all.
 import { Token } from 'aws-cdk-lib';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import { MAX_ACTIVE_TASKS_LIMIT } from '../lambda/service/settings.js';
 import { toolDefinitionProblems } from '../lambda/tools/tool-definition.js';
 import { MAX_RESULT_WAIT } from './mcp-task-endpoint-defaults.js';
 import type { McpTaskEndpointProps, McpToolProps } from './mcp-task-endpoint-props.js';
@@ -34,9 +35,13 @@ export function propsProblems(props: McpTaskEndpointProps): string[] {
     ['throttlingRateLimit', props.throttlingRateLimit],
     ['throttlingBurstLimit', props.throttlingBurstLimit],
     ['mcpFunctionReservedConcurrency', props.mcpFunctionReservedConcurrency],
+    ['maxActiveTasksPerOwner', props.maxActiveTasksPerOwner],
+    ['maxTaskCreationsPerMinute', props.maxTaskCreationsPerMinute],
   ] as const) {
     if (value !== undefined && !(Number.isInteger(value) && value > 0)) problems.push(`${key} must be a positive integer, got ${value}`);
   }
+  const maxActive = props.maxActiveTasksPerOwner;
+  if (maxActive !== undefined && maxActive > MAX_ACTIVE_TASKS_LIMIT) problems.push(`maxActiveTasksPerOwner must be at most ${MAX_ACTIVE_TASKS_LIMIT}, got ${maxActive}`);
   for (const origin of props.corsAllowOrigins ?? []) {
     if (origin !== '*' && !/^https?:\/\/[^/\s,]+$/.test(origin)) problems.push(`corsAllowOrigins entry '${origin}' must be '*' or a scheme://host[:port] origin`);
   }

@@ -88,6 +88,8 @@ export class McpTaskEndpoint extends Construct {
         // Produced afresh at each resolution (not cached), so tools added after any early resolution still count.
         [MCP_HTTP_ENV.packedToolCatalog]: Lazy.uncachedString({ produce: () => this.packedCatalog() }),
         [MCP_HTTP_ENV.toolStateMachineArns]: Lazy.uncachedString({ produce: () => this.tools.map((tool) => stateMachineArnOf(tool)).join(',') }),
+        ...(props.maxActiveTasksPerOwner !== undefined ? { [ENV.maxActiveTasksPerOwner]: String(props.maxActiveTasksPerOwner) } : {}),
+        ...(props.maxTaskCreationsPerMinute !== undefined ? { [ENV.maxTaskCreationsPerMinute]: String(props.maxTaskCreationsPerMinute) } : {}),
         ...(props.openEndpoint ? { [MCP_HTTP_ENV.openEndpointOwner]: defaults.OPEN_ENDPOINT_OWNER } : {}),
         ...(props.corsAllowOrigins?.length ? { [MCP_HTTP_ENV.corsAllowOrigins]: props.corsAllowOrigins.join(',') } : {}),
       },

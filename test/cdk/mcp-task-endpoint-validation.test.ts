@@ -137,12 +137,14 @@ describe('McpTaskEndpoint props validation (at construction)', () => {
         cognitoDomainPrefix: 'My_AWS_Prefix',
         throttlingRateLimit: -1,
         mcpFunctionReservedConcurrency: 1.5,
+        maxActiveTasksPerOwner: 10_000,
+        maxTaskCreationsPerMinute: 0,
         corsAllowOrigins: ['app.example.com'],
         resultWait: { isUnresolved: () => false, toMilliseconds: () => 10 * 60 * 1000 } as never,
       });
     const message = errorOf(build);
     expect(message).toContain('McpTaskEndpoint props is invalid:');
-    for (const problem of ['machineClient would have no effect', 'cognitoDomainPrefix would have no effect', "cognitoDomainPrefix 'My_AWS_Prefix' must be", 'throttlingRateLimit must be a positive integer', 'mcpFunctionReservedConcurrency must be a positive integer', "corsAllowOrigins entry 'app.example.com'", 'resultWait must be between']) {
+    for (const problem of ['machineClient would have no effect', 'cognitoDomainPrefix would have no effect', "cognitoDomainPrefix 'My_AWS_Prefix' must be", 'throttlingRateLimit must be a positive integer', 'mcpFunctionReservedConcurrency must be a positive integer', 'maxActiveTasksPerOwner must be at most 5000', 'maxTaskCreationsPerMinute must be a positive integer', "corsAllowOrigins entry 'app.example.com'", 'resultWait must be between']) {
       expect(message).toContain(problem);
     }
   });
@@ -150,6 +152,16 @@ describe('McpTaskEndpoint props validation (at construction)', () => {
   it('refuses an existing user pool together with props for a new one', () => {
     const stack = testStack();
     expect(() => new McpTaskEndpoint(stack, 'Endpoint', { existingUserPoolObj: {} as never, userPoolProps: {} })).toThrow('Pass existingUserPoolObj or userPoolProps, not both');
+  });
+});
+
+describe('McpTaskEndpoint per-owner limits', () => {
+  it('passes the limits to the MCP function, which reads them at start', () => {
+    const stack = testStack();
+    new McpTaskEndpoint(stack, 'Endpoint', { maxActiveTasksPerOwner: 250, maxTaskCreationsPerMinute: 600, tools: [tool('limited')] });
+    Template.fromStack(stack).hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ MAX_ACTIVE_TASKS_PER_OWNER: '250', MAX_TASK_CREATIONS_PER_MINUTE: '600' }) },
+    });
   });
 });
 
