@@ -1,95 +1,219 @@
-// `npm run bench`: latency of the task operations on the local stack, against a `ping` round trip measured
-// in the same run as the baseline, plus the AWS calls each operation makes. Figures vary with the machine;
-// the ratios and call counts are what to compare between runs.
+// `npm run bench`: the project on the local stack against an anchor (bench/anchor.ts: the official SDK's stateless
+// server with its in-memory task store and a tool that sleeps 50 ms), measured in the same run, alternating, each
+// server in its own process. Every figure is printed as a ratio against its baseline; absolute times vary with the
+// machine, the ratios and the AWS call counts are what to compare between runs.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { DescribeExecutionCommand } from '@aws-sdk/client-sfn';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { EXAMPLE_TOOLS } from '../lambda/example-tools/catalog.js';
-import { createBackend } from '../lambda/handlers/backend.js';
 import { DEFAULT_SETTINGS } from '../lambda/service/settings.js';
-import { LOOPBACK_HOSTS, singleOwner, startDevServer } from '../local/dev-server.js';
 import { localClients, startLocalInfrastructure } from '../local/infrastructure.js';
+import { ANCHOR_PLAIN_TOOL, ANCHOR_TASK_TOOL } from './anchor.js';
+import type { BenchServerConfig, BenchServerStats } from './bench-server.js';
+import { seedTasks, storedTask } from './seed-tasks.js';
 
-const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 100);
-const quiet = { info: () => {}, warn: () => {}, error: () => {} };
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 20);
+const POLL_ROUNDS = ROUNDS * 10;
+const POLLERS = 50;
+const THROUGHPUT_MS = 3_000;
+const LIST_TASKS = Number(process.env['BENCH_LIST_TASKS'] ?? 5_000);
+const OWNER = 'bench';
 
-interface CallCounts {
-  dynamoDb: number;
-  stepFunctions: number;
+interface Server {
+  readonly url: string;
+  readonly client: Client;
+  stats(): Promise<BenchServerStats>;
+  stop(): void;
 }
 
-function countCalls(client: { middlewareStack: { add: (mw: never, options: { step: 'initialize'; name: string }) => void } }, counts: CallCounts, key: keyof CallCounts): void {
-  const middleware = ((next: (args: unknown) => Promise<unknown>) => (args: unknown) => {
-    counts[key]++;
-    return next(args);
-  }) as never;
-  client.middlewareStack.add(middleware, { step: 'initialize', name: `count-${key}` });
-}
-
-async function measure(label: string, rounds: number, run: () => Promise<unknown>, counts: CallCounts): Promise<{ label: string; median: number; p95: number; dynamoDb: number; stepFunctions: number }> {
-  for (let warmup = 0; warmup < 5; warmup++) await run();
-  const before = { ...counts };
-  const samples: number[] = [];
-  for (let round = 0; round < rounds; round++) {
-    const start = performance.now();
-    await run();
-    samples.push(performance.now() - start);
-  }
-  samples.sort((a, b) => a - b);
+async function startServer(config: BenchServerConfig): Promise<Server> {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bench/bench-server.ts'], {
+    env: { ...process.env, BENCH_SERVER: JSON.stringify(config) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const [line] = await Promise.race([
+    createInterface({ input: child.stdout! })[Symbol.asyncIterator]().next().then((next) => [next.value as string]),
+    new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`bench server exited (${code})`)))),
+  ]);
+  const { url } = JSON.parse(line!) as { url: string };
+  const client = new Client({ name: 'bench', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
   return {
-    label,
-    median: samples[Math.floor(rounds / 2)]!,
-    p95: samples[Math.floor(rounds * 0.95)]!,
-    dynamoDb: (counts.dynamoDb - before.dynamoDb) / rounds,
-    stepFunctions: (counts.stepFunctions - before.stepFunctions) / rounds,
+    url,
+    client,
+    stats: async () => (await (await fetch(new URL('/bench/stats', url))).json()) as BenchServerStats,
+    stop: () => void child.kill(),
   };
 }
 
+const median = (samples: number[]): number => [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)]!;
+const worst = (samples: number[]): number => Math.max(...samples);
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function timed(run: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await run();
+  return performance.now() - start;
+}
+
+/** Runs `ours` and `anchor` in alternation, `rounds` times each after a warm-up; per-call times, CPU and AWS calls per call. */
+async function alternate(servers: { ours: Server; anchor: Server }, rounds: number, runs: { ours: () => Promise<unknown>; anchor: () => Promise<unknown> }) {
+  for (let warmup = 0; warmup < 3; warmup++) await Promise.all([runs.ours(), runs.anchor()]);
+  const before = { ours: await servers.ours.stats(), anchor: await servers.anchor.stats() };
+  const samples = { ours: [] as number[], anchor: [] as number[] };
+  for (let round = 0; round < rounds; round++) {
+    samples.ours.push(await timed(runs.ours));
+    samples.anchor.push(await timed(runs.anchor));
+  }
+  const after = { ours: await servers.ours.stats(), anchor: await servers.anchor.stats() };
+  const per = (key: 'ours' | 'anchor', field: keyof BenchServerStats) => (after[key][field] - before[key][field]) / rounds;
+  return {
+    ours: { median: median(samples.ours), worst: worst(samples.ours), cpuMs: per('ours', 'cpuMicros') / 1000, dynamoDb: per('ours', 'dynamoDb'), stepFunctions: per('ours', 'stepFunctions') },
+    anchor: { median: median(samples.anchor), worst: worst(samples.anchor), cpuMs: per('anchor', 'cpuMicros') / 1000 },
+  };
+}
+
+/** Requests per second that `POLLERS` concurrent callers of `run` complete. */
+async function throughput(run: () => Promise<unknown>): Promise<number> {
+  let completed = 0;
+  const end = performance.now() + THROUGHPUT_MS;
+  await Promise.all(Array.from({ length: POLLERS }, async () => {
+    while (performance.now() < end) await run().then(() => completed++);
+  }));
+  return completed / (THROUGHPUT_MS / 1000);
+}
+
+const rows: string[][] = [];
+function row(figure: string, ours: string, baseline: string, ratio: number, goal: string): void {
+  rows.push([figure, ours, baseline, ratio.toFixed(2), goal]);
+}
+const ms = (value: number): string => `${value.toFixed(1)} ms`;
+
 async function main(): Promise<void> {
   const infrastructure = await startLocalInfrastructure({ example: EXAMPLE_TOOLS });
+  const started: Server[] = [];
   try {
     await infrastructure.createTable('bench');
-    const counts: CallCounts = { dynamoDb: 0, stepFunctions: 0 };
-    const clients = localClients(infrastructure);
-    countCalls(clients.dynamoDb as never, counts, 'dynamoDb');
-    countCalls(clients.stepFunctions as never, counts, 'stepFunctions');
-    // A long refresh interval keeps tasks/get on the steady-state path (one read, no DescribeExecution), as with EventBridge push.
-    const steady = createBackend({ tableName: 'bench', tools: infrastructure.tools.example, settings: { ...DEFAULT_SETTINGS, refreshIntervalMs: 3_600_000 }, allowedHosts: LOOPBACK_HOSTS }, clients, quiet);
-    // A 1 ms refresh interval makes every tasks/get describe the execution: the refresh-on-read fallback.
-    const refreshing = createBackend({ tableName: 'bench', tools: infrastructure.tools.example, settings: { ...DEFAULT_SETTINGS, refreshIntervalMs: 1 }, allowedHosts: LOOPBACK_HOSTS }, clients, quiet);
-    const steadyServer = await startDevServer(steady.app, { resolveOwner: singleOwner('bench') });
-    const refreshServer = await startDevServer(refreshing.app, { resolveOwner: singleOwner('bench') });
-    const connect = async (url: string): Promise<Client> => {
-      const client = new Client({ name: 'bench', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-      return client;
-    };
-    const client = await connect(steadyServer.url);
-    const refreshClient = await connect(refreshServer.url);
-    const create = () => client.request({ method: 'tools/call', params: { name: 'analyze_documents', arguments: { documents: ['a b c'], reviewSeconds: 3600 }, task: {} } }, CreateTaskResultSchema);
-    const { task } = await create();
-    const { task: refreshTask } = await refreshClient.request({ method: 'tools/call', params: { name: 'analyze_documents', arguments: { documents: ['a'], reviewSeconds: 3600 }, task: {} } }, CreateTaskResultSchema);
+    const project = (refreshIntervalMs: number): BenchServerConfig => ({
+      kind: 'project',
+      dynamoDbEndpoint: infrastructure.dynamoDbEndpoint,
+      stepFunctionsEndpoint: infrastructure.stepFunctionsEndpoint,
+      tableName: 'bench',
+      tools: infrastructure.tools.example,
+      // Limits out of the way: the bench creates tasks much faster than any one person would.
+      settings: { ...DEFAULT_SETTINGS, refreshIntervalMs, maxActiveTasksPerOwner: 5_000, maxTaskCreationsPerMinute: 1_000_000 },
+    });
+    // As `npm start` runs it (no status events: polls refresh every 2 s), and as in AWS, where EventBridge pushes
+    // status changes and a poll is one read (refresh interval 60 s).
+    const local = await startServer(project(DEFAULT_SETTINGS.refreshIntervalMs));
+    started.push(local);
+    const pushed = await startServer(project(60_000));
+    started.push(pushed);
+    const anchor = await startServer({ kind: 'anchor' });
+    started.push(anchor);
+    const aws = localClients(infrastructure);
 
-    const results = [
-      await measure('ping (baseline: HTTP + MCP, no AWS)', ROUNDS, () => client.ping(), counts),
-      await measure('tools/call with params.task -> CreateTaskResult', ROUNDS, create, counts),
-      await measure('tasks/get, steady state', ROUNDS, () => client.experimental.tasks.getTask(task.taskId), counts),
-      await measure('tasks/get, refresh due (DescribeExecution)', ROUNDS, () => refreshClient.experimental.tasks.getTask(refreshTask.taskId), counts),
-      await measure('tasks/list, one page', ROUNDS, () => client.experimental.tasks.listTasks(), counts),
-    ];
-    const baseline = results[0]!.median;
-    console.log(`\n${ROUNDS} rounds each on the local stack (DynamoDB Local, Step Functions emulator), loopback HTTP:\n`);
-    console.log(`${'operation'.padEnd(50)} ${'median ms'.padStart(10)} ${'p95 ms'.padStart(8)} ${'x ping'.padStart(7)} ${'DDB calls'.padStart(10)} ${'SFN calls'.padStart(10)}`);
-    for (const result of results) {
-      console.log(
-        `${result.label.padEnd(50)} ${result.median.toFixed(2).padStart(10)} ${result.p95.toFixed(2).padStart(8)} ${(result.median / baseline).toFixed(1).padStart(7)} ${result.dynamoDb.toFixed(2).padStart(10)} ${result.stepFunctions.toFixed(2).padStart(10)}`,
-      );
+    const textStats = { name: 'text_stats', arguments: { text: 'a b c' } };
+    const callThenResult = async (client: Client, params: { name: string; arguments: Record<string, unknown> }) => {
+      const { task } = await client.request({ method: 'tools/call', params: { ...params, task: { ttl: 600_000 } } }, CreateTaskResultSchema);
+      await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+      return task.taskId;
+    };
+
+    // Fast results: a blocking tasks/result and a plain tools/call, against the anchor's 50 ms tool.
+    const callResult = await alternate({ ours: local, anchor }, ROUNDS, {
+      ours: () => callThenResult(local.client, textStats),
+      anchor: () => callThenResult(anchor.client, { name: ANCHOR_TASK_TOOL, arguments: {} }),
+    });
+    row('tools/call (task) -> blocking tasks/result', ms(callResult.ours.median), ms(callResult.anchor.median), callResult.ours.median / callResult.anchor.median, '<= 0.5');
+    const plain = await alternate({ ours: local, anchor }, ROUNDS, {
+      ours: () => local.client.callTool(textStats),
+      anchor: () => anchor.client.callTool({ name: ANCHOR_PLAIN_TOOL, arguments: {} }),
+    });
+    row('plain tools/call', ms(plain.ours.median), ms(plain.anchor.median), plain.ours.median / plain.anchor.median, '(info)');
+
+    // How long after the execution's end the blocking result arrives (the emulator records when it stopped).
+    const lateness: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const taskId = await callThenResult(local.client, textStats);
+      const answered = Date.now();
+      const { stopDate } = await aws.stepFunctions.send(new DescribeExecutionCommand({ executionArn: (await storedTask(aws.dynamoDb, 'bench', OWNER, taskId)).executionArn }));
+      lateness.push(answered - stopDate!.getTime());
     }
-    await client.close();
-    await refreshClient.close();
-    await steadyServer.close();
-    await refreshServer.close();
+    row('blocking result after the execution ends (median)', ms(median(lateness)), '100 ms', median(lateness) / 100, '<= 1');
+    row('blocking result after the execution ends (worst)', ms(worst(lateness)), '100 ms', worst(lateness) / 100, '(info)');
+
+    // A client polling tasks/get at the hinted interval (and just under it) on a task that runs a few seconds.
+    const pollers = [2, 3, 4].flatMap((reviewSeconds) => [1, 0.95].map((factor) => ({ reviewSeconds, factor })));
+    const seenLate = await Promise.all(
+      pollers.map(async ({ reviewSeconds, factor }) => {
+        const { task } = await local.client.request(
+          { method: 'tools/call', params: { name: 'analyze_documents', arguments: { documents: ['a'], reviewSeconds }, task: { ttl: 600_000 } } },
+          CreateTaskResultSchema,
+        );
+        let status = task.status;
+        while (status !== 'completed' && status !== 'failed') {
+          await sleep(task.pollInterval! * factor);
+          status = (await local.client.experimental.tasks.getTask(task.taskId)).status;
+        }
+        const seen = Date.now();
+        const { stopDate } = await aws.stepFunctions.send(new DescribeExecutionCommand({ executionArn: (await storedTask(aws.dynamoDb, 'bench', OWNER, task.taskId)).executionArn }));
+        return seen - stopDate!.getTime();
+      }),
+    );
+    const pollBound = DEFAULT_SETTINGS.pollIntervalMs + 100;
+    row('polling at pollInterval: completion seen after end (worst)', ms(worst(seenLate)), `${pollBound} ms`, worst(seenLate) / pollBound, '<= 1');
+
+    // Polls: tasks/get of a running task, steady state (no refresh due).
+    const running = async (server: Server, name: string, args: Record<string, unknown>) =>
+      (await server.client.request({ method: 'tools/call', params: { name, arguments: args, task: { ttl: 3_600_000 } } }, CreateTaskResultSchema)).task.taskId;
+    const ourTask = await running(pushed, 'analyze_documents', { documents: ['a'], reviewSeconds: 3600 });
+    await pushed.client.experimental.tasks.getTask(ourTask); // the first poll checks the execution; the rest are reads
+    const anchorTask = await running(anchor, ANCHOR_TASK_TOOL, {});
+    const polls = await alternate({ ours: pushed, anchor }, POLL_ROUNDS, {
+      ours: () => pushed.client.experimental.tasks.getTask(ourTask),
+      anchor: () => anchor.client.experimental.tasks.getTask(anchorTask),
+    });
+    row('tasks/get median', ms(polls.ours.median), ms(polls.anchor.median), polls.ours.median / polls.anchor.median, '<= 1.5');
+    row('tasks/get server CPU per request', ms(polls.ours.cpuMs), ms(polls.anchor.cpuMs), polls.ours.cpuMs / polls.anchor.cpuMs, '<= 1.5');
+    row('tasks/get AWS calls (DynamoDB + Step Functions)', `${polls.ours.dynamoDb.toFixed(2)} + ${polls.ours.stepFunctions.toFixed(2)}`, '1 read', polls.ours.dynamoDb + polls.ours.stepFunctions, '1');
+    const rates = { ours: [] as number[], anchor: [] as number[] };
+    for (let round = 0; round < 2; round++) {
+      rates.ours.push(await throughput(() => pushed.client.experimental.tasks.getTask(ourTask)));
+      rates.anchor.push(await throughput(() => anchor.client.experimental.tasks.getTask(anchorTask)));
+    }
+    const rate = { ours: median(rates.ours), anchor: median(rates.anchor) };
+    row(`tasks/get throughput, ${POLLERS} concurrent pollers`, `${rate.ours.toFixed(0)}/s`, `${rate.anchor.toFixed(0)}/s`, rate.ours / rate.anchor, '>= 0.6');
+
+    // Lists: a page of 20 active tasks, each due for a refresh on the local server (none checked since creation).
+    for (let index = 0; index < 20; index++) await running(local, 'analyze_documents', { documents: ['a'], reviewSeconds: 3600 });
+    const lists = await alternate({ ours: local, anchor }, ROUNDS, {
+      ours: () => local.client.experimental.tasks.listTasks(),
+      anchor: () => anchor.client.experimental.tasks.listTasks(),
+    });
+    row('tasks/list page of 20 active tasks', ms(lists.ours.median), ms(lists.anchor.median), lists.ours.median / lists.anchor.median, '(info)');
+    row('tasks/list AWS calls per page (DynamoDB + Step Functions)', `${lists.ours.dynamoDb.toFixed(2)} + ${lists.ours.stepFunctions.toFixed(2)}`, '1 Query', lists.ours.dynamoDb + lists.ours.stepFunctions, '1');
+    const listTimes = async (): Promise<number[]> => {
+      const samples: number[] = [];
+      for (let round = 0; round < ROUNDS; round++) samples.push(await timed(() => pushed.client.experimental.tasks.listTasks()));
+      return samples;
+    };
+    const smallList = median(await listTimes());
+    await seedTasks(aws.dynamoDb, 'bench', OWNER, LIST_TASKS);
+    const bigList = median(await listTimes());
+    row(`tasks/list page with ${LIST_TASKS} more tasks stored vs without`, ms(bigList), ms(smallList), bigList / smallList, '~1 (flat)');
+
+    console.log(`\nnpm run bench: ${ROUNDS} rounds (tasks/get ${POLL_ROUNDS}), alternating with the anchor, local stack (DynamoDB Local, Step Functions emulator), Node ${process.version}\n`);
+    const widths = [58, 14, 14, 7, 10];
+    const header = ['figure', 'project', 'baseline', 'ratio', 'goal'];
+    console.log(header.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' '));
+    for (const cells of rows) console.log(cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' '));
+    for (const server of started) await server.client.close();
   } finally {
+    for (const server of started) server.stop();
     await infrastructure.stop();
   }
 }

@@ -122,10 +122,32 @@ export function isExpired(task: Pick<TaskRecord, 'retention' | 'createdAt' | 'co
   return end !== null && now >= end;
 }
 
-/** Whether an active task's execution is due to be described again, `intervalMs` after it last was. */
-export function isRefreshDue(task: Pick<TaskRecord, 'status' | 'lastCheckedAt' | 'createdAt'>, now: number, intervalMs: number): boolean {
+/**
+ * Whether an active task's execution is due to be described again, `intervalMs` after it last was. A task whose
+ * execution was never described is due at once: a fast tool's result must not wait a whole interval.
+ */
+export function isRefreshDue(task: Pick<TaskRecord, 'status' | 'lastCheckedAt'>, now: number, intervalMs: number): boolean {
   if (isTerminal(task.status)) return false;
-  return now - (task.lastCheckedAt ?? task.createdAt) >= intervalMs;
+  return task.lastCheckedAt === undefined || now - task.lastCheckedAt >= intervalMs;
+}
+
+/**
+ * The least time between two refreshes a poll may claim: a quarter less than the refresh interval. A client polling at
+ * the hinted interval arrives a little early or late (timers, network); with the exact interval, every early poll
+ * would find the refresh not yet due and see news a whole interval late.
+ */
+export function pollRefreshIntervalMs(refreshIntervalMs: number): number {
+  return Math.ceil(refreshIntervalMs * 0.75);
+}
+
+/** The first pause of a caller waiting for a task to finish (tasks/result, a plain tools/call): a fast tool's result comes back at once. */
+export const FIRST_WAIT_STEP_MS = 25;
+/** Each pause of such a wait is this much longer than the one before, up to the refresh interval, so Step Functions' throttle sees few calls. */
+export const WAIT_STEP_GROWTH = 1.5;
+
+/** The pause after `step` in a wait for a terminal status: geometric growth, capped at `maxMs`. */
+export function nextWaitStepMs(step: number, maxMs: number): number {
+  return Math.min(Math.ceil(step * WAIT_STEP_GROWTH), Math.max(maxMs, FIRST_WAIT_STEP_MS));
 }
 
 /**

@@ -143,12 +143,12 @@ export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
 type Body = { readonly tooLarge: true } | { readonly tooLarge: false; readonly unparsable: boolean; readonly parsedBody: unknown };
 
 /**
- * The JSON body of a POST, read from a clone up to the size cap (the original stays readable for the SDK
- * transports); other methods have none.
+ * The JSON body of a POST, read up to the size cap; other methods have none. Read once, here: every SDK entry below
+ * is handed the parsed body and reads the stream no more, so no clone (a copy of every body) is needed.
  */
 async function readBody(request: Request): Promise<Body> {
   if (request.method !== 'POST') return { tooLarge: false, unparsable: false, parsedBody: undefined };
-  const read = await readRequestBody(request.clone(), MAX_REQUEST_BODY_BYTES);
+  const read = await readRequestBody(request, MAX_REQUEST_BODY_BYTES);
   if (read.tooLarge) return read;
   try {
     return { tooLarge: false, unparsable: false, parsedBody: JSON.parse(read.text) };

@@ -17,6 +17,7 @@ import {
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import * as z from 'zod/v4';
 import { isTerminal, TaskOrigin, TaskStatus, type TaskRecord } from '../core/task.js';
 import { RELATED_TASK_META_KEY_2025, toMcpTask } from './mcp-2025-11-25.js';
@@ -49,6 +50,20 @@ const DeleteTaskRequestSchema = z.object({
   params: z.object({ taskId: z.string(), _meta: z.record(z.string(), z.unknown()).optional() }),
 });
 
+/**
+ * One JSON Schema validator for every request's server. The SDK makes a new one (a new Ajv, the costliest part of a
+ * server) per server unless given one; it holds only compiled schemas, nothing of a request, so sharing it is safe.
+ */
+const SHARED_VALIDATOR = new AjvJsonSchemaValidator();
+
+/** What the SDK dispatches a method on (params are checked by the handler): made once per method, not per request. */
+const DISPATCH_SCHEMAS = new Map<string, z.ZodObject<{ method: z.ZodLiteral<string> }>>();
+function dispatchSchemaFor(method: string): z.ZodObject<{ method: z.ZodLiteral<string> }> {
+  let schema = DISPATCH_SCHEMAS.get(method);
+  if (schema === undefined) DISPATCH_SCHEMAS.set(method, (schema = z.looseObject({ method: z.literal(method) })));
+  return schema;
+}
+
 const Dialect = { Mcp20251125: 'mcp-2025-11-25', Sep1686: 'sep-1686' } as const;
 type Dialect = (typeof Dialect)[keyof typeof Dialect];
 
@@ -80,6 +95,7 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
       ...(offersTasks ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
     },
     instructions: 'Each tool runs a Step Functions state machine. Call tools as tasks (params.task) to run them for minutes or hours and fetch the result later.',
+    jsonSchemaValidator: SHARED_VALIDATOR,
   });
   const handle = <A extends unknown[], R>(handler: (...args: A) => Promise<R>) => translatingErrors(logger, handler);
   /**
@@ -89,7 +105,7 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
   const on = <S extends z.ZodObject<{ method: z.ZodLiteral<string> }>, R>(schema: S, handler: (request: z.output<S>, extra: Extra) => Promise<R>): void => {
     const method = schema.shape.method.value;
     server.setRequestHandler(
-      z.looseObject({ method: z.literal(method) }),
+      dispatchSchemaFor(method),
       handle(async (request: unknown, extra: Extra) => {
         const parsed = schema.safeParse(request);
         if (!parsed.success) throw invalidParamsError(method, parsed.error.issues);

@@ -4,9 +4,11 @@ export interface TaskServiceSettings {
   /** The poll interval suggested to clients. */
   readonly pollIntervalMs: number;
   /**
-   * The least time between two DescribeExecution calls for one task when a read finds it active. Where status
-   * events are pushed (EventBridge in AWS) this is only the fallback for a missed event and can be long, so a
-   * steady-state poll is one DynamoDB read; on the local stack, with no events, it matches the poll interval.
+   * How often a poll that finds a task active describes its execution (a quarter early is allowed, see
+   * `pollRefreshIntervalMs`; a new task's execution is described on its first poll). Where status events are pushed
+   * (EventBridge in AWS) this is only the fallback for a missed event and can be long, so a steady-state poll is
+   * one DynamoDB read; on the local stack, with no events, it matches the poll interval. A waiting tasks/result
+   * checks more often at first, backing off to this interval.
    */
   readonly refreshIntervalMs: number;
   /** Retention when the client asks for none. */

@@ -11,16 +11,17 @@ import {
   TaskLimitExceededError,
   TaskNotFoundError,
 } from '../core/errors.js';
-import { outcomeOfExecution, type ExecutionSnapshot } from '../core/execution-status.js';
-import { isRefreshDue, isTerminal, RetentionClock, TaskOrigin, TaskStatus, toolResultOf, type Retention, type TaskRecord } from '../core/task.js';
-import { executionNameFor, executionNameOf, newExecutionNonce, taskKey, taskKeyFromExecutionName } from '../core/task-key.js';
+import type { ExecutionSnapshot } from '../core/execution-status.js';
+import { isTerminal, RetentionClock, TaskOrigin, TaskStatus, toolResultOf, type Retention, type TaskRecord } from '../core/task.js';
+import { executionNameFor, executionNameOf, newExecutionNonce, taskKey } from '../core/task-key.js';
 import { textResult, type ToolResult } from '../core/tool-result.js';
 import type { StartRequest, TaskExecutor } from '../executor/task-executor.js';
 import type { TaskPage, TaskStore } from '../store/task-store.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
-import { audit, AuditEvent, auditTask, terminalEvent } from './audit.js';
+import { audit, AuditEvent, auditTask } from './audit.js';
 import { sleep } from './sleep.js';
 import type { TaskServiceSettings } from './settings.js';
+import { TaskTracker } from './task-tracker.js';
 
 /** Reads of a just-started task before a withdrawal check gives up (a short outage must not cancel live work). */
 const WITHDRAWAL_READ_ATTEMPTS = 4;
@@ -65,6 +66,8 @@ export class TaskService {
   private readonly settings: TaskServiceSettings;
   private readonly logger: Logger;
   private readonly now: () => number;
+  /** Reads, waits and status events: keeping stored status in step with the executions. */
+  private readonly tracker: TaskTracker;
 
   constructor(options: TaskServiceOptions) {
     this.store = options.store;
@@ -73,6 +76,7 @@ export class TaskService {
     this.settings = options.settings;
     this.logger = options.logger;
     this.now = options.now ?? Date.now;
+    this.tracker = new TaskTracker({ store: this.store, executor: this.executor, settings: this.settings, logger: this.logger, now: this.now });
   }
 
   /**
@@ -113,7 +117,6 @@ export class TaskService {
       status: TaskStatus.Submitted,
       createdAt: now,
       lastUpdatedAt: now,
-      lastCheckedAt: now,
       retention: this.retentionFor(request),
       pollIntervalMs: this.settings.pollIntervalMs,
       inputDigest: createHash('sha256').update(tool.name).update('\u0000').update(start.input).digest('hex'),
@@ -178,20 +181,6 @@ export class TaskService {
     throw failure;
   }
 
-  /** Frees the task's active-task slot, logging instead of throwing: a lost release is repaired when the owner's slots look full. */
-  private async releaseActiveSlot(task: TaskRecord): Promise<void> {
-    await this.store.releaseActiveSlot(task.owner, task.taskId).catch((error: unknown) => {
-      this.logger.warn('Could not free an active-task slot', { taskId: task.taskId, error: String(error) });
-    });
-  }
-
-  /** What follows a terminal status this caller recorded (conditional writes make that once per task): audit it, free the slot. */
-  private async finished(task: TaskRecord): Promise<TaskRecord> {
-    auditTask(this.logger, terminalEvent(task.status), task);
-    await this.releaseActiveSlot(task);
-    return task;
-  }
-
   /**
    * Removes the task of a refused start, so the caller's error is the whole story. A failed removal leaves a task
    * that polls fail once the start grace period passes; the caller still gets the refusal.
@@ -200,7 +189,7 @@ export class TaskService {
     // The SDK retries: an earlier attempt whose answer was lost may have started the execution before a quota refused a later one.
     if (refusal.fault === 'capacity') await this.stopBestEffort(task, 'The start was refused for capacity.');
     await this.store.delete(task.owner, task.taskId).then(
-      () => this.releaseActiveSlot(task),
+      () => this.tracker.releaseActiveSlot(task),
       (error: unknown) => this.logger.warn('Could not remove the task of a refused start', { taskId: task.taskId, error: String(error) }),
     );
   }
@@ -234,35 +223,14 @@ export class TaskService {
     await this.executor.start(repair).catch((error: unknown) => this.logger.warn('Repeated start of a retried task failed', { taskId: retry.taskId, error: String(error) }));
   }
 
-  /** The task as it stands, refreshed from its execution when a refresh interval has passed. Throws `TaskNotFoundError` or `TaskExpiredError`. */
-  async getTask(owner: string, taskId: string): Promise<TaskRecord> {
-    let task;
-    try {
-      task = await this.store.get(owner, taskId);
-    } catch (error) {
-      // Nobody can read an expired task any more, so its execution must not run on unseen.
-      if (error instanceof TaskExpiredError && error.task !== undefined && !isTerminal(error.task.status)) {
-        await this.executor.stop(error.task.executionArn, { error: 'TaskExpired', cause: 'The task expired before its execution finished.' }).catch(() => undefined);
-        await this.releaseActiveSlot(error.task);
-      }
-      throw error;
-    }
-    if (task === null) throw new TaskNotFoundError(taskId);
-    return isRefreshDue(task, this.now(), this.settings.refreshIntervalMs) ? this.refresh(task) : task;
+  /** The task as it stands, refreshed from its execution when a refresh is due. Throws `TaskNotFoundError` or `TaskExpiredError`. */
+  getTask(owner: string, taskId: string): Promise<TaskRecord> {
+    return this.tracker.getTask(owner, taskId);
   }
 
-  /**
-   * Polls until the task is terminal, the wait bound passes or `signal` aborts; returns the task as last seen
-   * (non-terminal when the bound passed first).
-   */
-  async waitForTerminal(owner: string, taskId: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<TaskRecord> {
-    const deadline = this.now() + options.timeoutMs;
-    let task = await this.getTask(owner, taskId);
-    while (!isTerminal(task.status) && this.now() < deadline && !options.signal?.aborted) {
-      await sleep(Math.min(task.pollIntervalMs, deadline - this.now()), options.signal);
-      task = await this.getTask(owner, taskId);
-    }
-    return task;
+  /** Waits until the task is terminal, the wait bound passes or `signal` aborts: see {@link TaskTracker.waitForTerminal}. */
+  waitForTerminal(owner: string, taskId: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<TaskRecord> {
+    return this.tracker.waitForTerminal(owner, taskId, options);
   }
 
   /**
@@ -275,7 +243,7 @@ export class TaskService {
     if (isTerminal(task.status)) throw new IllegalTransitionError(taskId, task.status, TaskStatus.Cancelled);
     await this.executor.stop(task.executionArn, { error: 'TaskCancelled', cause: reason });
     try {
-      return await this.finished(await this.store.update(task, { status: TaskStatus.Cancelled, statusMessage: reason, at: this.now() }));
+      return await this.tracker.finished(await this.store.update(task, { status: TaskStatus.Cancelled, statusMessage: reason, at: this.now() }));
     } catch (error) {
       // A poll that saw the stopped execution may have recorded the cancellation first.
       if (error instanceof IllegalTransitionError && error.from === TaskStatus.Cancelled) return this.getTask(owner, taskId);
@@ -292,7 +260,7 @@ export class TaskService {
     if (task === null) throw new TaskNotFoundError(taskId);
     if (!isTerminal(task.status)) await this.executor.stop(task.executionArn, { error: 'TaskDeleted', cause: 'The client deleted the task.' });
     if (!(await this.store.delete(owner, taskId))) throw new TaskNotFoundError(taskId);
-    await this.releaseActiveSlot(task);
+    await this.tracker.releaseActiveSlot(task);
     auditTask(this.logger, AuditEvent.Deleted, task);
   }
 
@@ -311,13 +279,13 @@ export class TaskService {
     }
   }
 
-  /** One page of the owner's tasks, newest first; tasks due for a check are refreshed so the page is current. */
-  async listTasks(owner: string, cursor?: string): Promise<TaskPage> {
-    const page = await this.store.list(owner, { cursor, limit: this.settings.listPageSize });
-    const now = this.now();
-    // A refresh that fails (the task deleted meanwhile, Step Functions throttling) leaves that task as listed.
-    const refreshed = await Promise.allSettled(page.tasks.map((task) => (isRefreshDue(task, now, this.settings.refreshIntervalMs) ? this.refresh(task) : task)));
-    return { ...page, tasks: refreshed.map((outcome, index) => (outcome.status === 'fulfilled' ? outcome.value : page.tasks[index]!)) };
+  /**
+   * One page of the owner's tasks, newest first, as stored: one query, whatever the tasks' states. Stored statuses
+   * are kept current by status events (EventBridge in AWS) and by polls of each task; describing every active task
+   * of a page would spend Step Functions' account-wide throttle on a listing.
+   */
+  listTasks(owner: string, cursor?: string): Promise<TaskPage> {
+    return this.store.list(owner, { cursor, limit: this.settings.listPageSize });
   }
 
   /**
@@ -395,60 +363,9 @@ export class TaskService {
     return { result: toolResultOf(read), read };
   }
 
-  /**
-   * Records what an execution status event reports (pushed by EventBridge in AWS) on the task the execution
-   * belongs to. `execution` is described afresh when the event left its output out. Duplicate, late and
-   * out-of-order events are harmless: a terminal status is never overwritten. Returns `null` when the
-   * execution belongs to no live task.
-   */
-  async recordExecutionEvent(executionArn: string, execution: ExecutionSnapshot | 'describe'): Promise<TaskRecord | null> {
-    const key = taskKeyFromExecutionName(executionNameOf(executionArn));
-    const task = key === null ? null : await this.store.getByKey(key);
-    // Another execution than the task's own (an older task under a reused ID, another machine): not this task's news.
-    if (task === null || task.executionArn !== executionArn) return null;
-    if (isTerminal(task.status)) return task;
-    const snapshot = execution === 'describe' ? await this.executor.describe(task.executionArn) : execution;
-    return this.applyOutcome(task, snapshot, this.now());
-  }
-
-  private async refresh(task: TaskRecord): Promise<TaskRecord> {
-    const now = this.now();
-    if (!(await this.store.claimRefresh(task, now, this.settings.refreshIntervalMs))) return task;
-    let execution;
-    try {
-      execution = await this.executor.describe(task.executionArn);
-    } catch (error) {
-      // Throttled or unreachable: answer with what is stored; the next poll tries again.
-      this.logger.warn('Could not describe execution', { taskId: task.taskId, error: String(error) });
-      return task;
-    }
-    // DescribeExecution is eventually consistent: a just-started execution may not be visible yet.
-    if (execution === null && now - task.createdAt < this.settings.startGraceMs) return { ...task, lastCheckedAt: now };
-    const checked = { ...task, lastCheckedAt: now };
-    try {
-      return await this.applyOutcome(checked, execution, now);
-    } catch (error) {
-      if (error instanceof TaskNotFoundError || error instanceof TaskExpiredError) throw error;
-      // The store could not record the news (throttled, unreachable): answer with what is stored; the next
-      // poll sees the execution again and retries the write.
-      this.logger.warn('Could not record the execution status', { taskId: task.taskId, error: String(error) });
-      return checked;
-    }
-  }
-
-  private async applyOutcome(task: TaskRecord, execution: ExecutionSnapshot | null, now: number): Promise<TaskRecord> {
-    const outcome = outcomeOfExecution(execution);
-    if (outcome.status === task.status) return task;
-    try {
-      const updated = await this.store.update(task, { ...outcome, at: now });
-      return isTerminal(updated.status) ? await this.finished(updated) : updated;
-    } catch (error) {
-      if (!(error instanceof IllegalTransitionError)) throw error;
-      // Someone else recorded a terminal status first; theirs stands.
-      const current = await this.store.get(task.owner, task.taskId);
-      if (current === null) throw new TaskNotFoundError(task.taskId, { cause: error });
-      return current;
-    }
+  /** Records what an execution status event reports on the task the execution belongs to: see {@link TaskTracker.recordExecutionEvent}. */
+  recordExecutionEvent(executionArn: string, execution: ExecutionSnapshot | 'describe'): Promise<TaskRecord | null> {
+    return this.tracker.recordExecutionEvent(executionArn, execution);
   }
 
   private retentionFor(request: CreateTaskRequest): Retention {

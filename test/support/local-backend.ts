@@ -46,12 +46,12 @@ export interface TestServer {
 
 export async function startTestServer(
   settings: Partial<TaskServiceSettings> = {},
-  options: { tableName?: string; tools?: ToolDefinition[]; resolveOwner?: OwnerResolver } = {},
+  options: { tableName?: string; tools?: ToolDefinition[]; resolveOwner?: OwnerResolver; clients?: ReturnType<typeof localAwsClients> } = {},
 ): Promise<TestServer> {
   const tableName = options.tableName ?? (await createTestTable());
   const backend = createBackend(
     { tableName, tools: options.tools ?? exampleTools(), settings: { ...DEFAULT_SETTINGS, pollIntervalMs: 200, refreshIntervalMs: 200, ...settings }, allowedHosts: LOOPBACK_HOSTS },
-    localAwsClients(),
+    options.clients ?? localAwsClients(),
     silentLogger,
   );
   const server = await startDevServer(backend.app, { resolveOwner: options.resolveOwner ?? bearerTokenOwners({ [TOKENS.alice]: 'alice', [TOKENS.bob]: 'bob' }) });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canTransition, expiresAt, isExpired, isRefreshDue, isTerminal, RetentionClock, statusesThatMayBecome, TaskStatus } from '../../../lambda/core/task.js';
+import { canTransition, expiresAt, FIRST_WAIT_STEP_MS, isExpired, isRefreshDue, isTerminal, nextWaitStepMs, pollRefreshIntervalMs, RetentionClock, statusesThatMayBecome, TaskStatus } from '../../../lambda/core/task.js';
 
 const ALL = Object.values(TaskStatus);
 const LEGAL: Record<TaskStatus, TaskStatus[]> = {
@@ -60,14 +60,25 @@ describe('retention', () => {
 describe('refresh scheduling', () => {
   const base = { status: TaskStatus.Working, createdAt: 0 };
 
-  it('is due once a poll interval has passed since the last check', () => {
+  it('is due once the interval has passed since the last check', () => {
     expect(isRefreshDue({ ...base, lastCheckedAt: 500 }, 1_499, 1_000)).toBe(false);
     expect(isRefreshDue({ ...base, lastCheckedAt: 500 }, 1_500, 1_000)).toBe(true);
   });
 
-  it('counts from creation when the execution was never checked', () => {
-    expect(isRefreshDue(base, 999, 1_000)).toBe(false);
-    expect(isRefreshDue(base, 1_000, 1_000)).toBe(true);
+  it('is due at once when the execution was never checked', () => {
+    expect(isRefreshDue(base, 0, 1_000)).toBe(true);
+  });
+
+  it('lets a poll refresh a quarter interval early, so a client polling at the interval never skips one', () => {
+    expect(pollRefreshIntervalMs(2_000)).toBe(1_500);
+  });
+
+  it('waits in pauses that start short and grow to the cap', () => {
+    const steps = [FIRST_WAIT_STEP_MS];
+    while (steps.length < 20) steps.push(nextWaitStepMs(steps.at(-1)!, 2_000));
+    expect(steps[0]).toBeLessThanOrEqual(50);
+    expect(steps.every((step, index) => index === 0 || step >= steps[index - 1]!)).toBe(true);
+    expect(steps.at(-1)).toBe(2_000);
   });
 
   it('is never due for a terminal task', () => {

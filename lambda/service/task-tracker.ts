@@ -1,0 +1,151 @@
+// Keeps a task's stored status in step with its execution: reads refreshed from Step Functions when due, waits for a
+// terminal status, execution status events, and what follows a terminal status (audit, the owner's active-task slot).
+// The task service builds one and delegates to it; reads never call Step Functions more often than the refresh
+// policy in core/task.ts allows, so DescribeExecution's account-wide throttle stays out of reach.
+import { IllegalTransitionError, TaskExpiredError, TaskNotFoundError } from '../core/errors.js';
+import { outcomeOfExecution, type ExecutionSnapshot } from '../core/execution-status.js';
+import { FIRST_WAIT_STEP_MS, isRefreshDue, isTerminal, nextWaitStepMs, pollRefreshIntervalMs, type TaskRecord } from '../core/task.js';
+import { executionNameOf, taskKeyFromExecutionName } from '../core/task-key.js';
+import type { TaskExecutor } from '../executor/task-executor.js';
+import type { TaskStore } from '../store/task-store.js';
+import { auditTask, terminalEvent } from './audit.js';
+import type { TaskServiceSettings } from './settings.js';
+import { sleep } from './sleep.js';
+import type { Logger } from './task-service.js';
+
+export interface TaskTrackerOptions {
+  readonly store: TaskStore;
+  readonly executor: TaskExecutor;
+  readonly settings: TaskServiceSettings;
+  readonly logger: Logger;
+  readonly now: () => number;
+}
+
+export class TaskTracker {
+  private readonly store: TaskStore;
+  private readonly executor: TaskExecutor;
+  private readonly settings: TaskServiceSettings;
+  private readonly logger: Logger;
+  private readonly now: () => number;
+  /** The least time between two refreshes that polls claim (see {@link pollRefreshIntervalMs}). */
+  private readonly pollRefreshMs: number;
+
+  constructor(options: TaskTrackerOptions) {
+    this.store = options.store;
+    this.executor = options.executor;
+    this.settings = options.settings;
+    this.logger = options.logger;
+    this.now = options.now;
+    this.pollRefreshMs = pollRefreshIntervalMs(options.settings.refreshIntervalMs);
+  }
+
+  /** The task as it stands, refreshed from its execution when a refresh is due. Throws `TaskNotFoundError` or `TaskExpiredError`. */
+  getTask(owner: string, taskId: string): Promise<TaskRecord> {
+    return this.read(owner, taskId, this.pollRefreshMs);
+  }
+
+  /**
+   * Polls until the task is terminal, the wait bound passes or `signal` aborts; returns the task as last seen
+   * (non-terminal when the bound passed first). The pauses start at {@link FIRST_WAIT_STEP_MS} and grow to the
+   * refresh interval; each one may describe the execution (claimed in the store, so several waiters on one task
+   * share it), and the store is read at least once per poll interval, where status events land.
+   */
+  async waitForTerminal(owner: string, taskId: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<TaskRecord> {
+    const deadline = this.now() + options.timeoutMs;
+    let task = await this.getTask(owner, taskId);
+    let step = FIRST_WAIT_STEP_MS;
+    while (!isTerminal(task.status) && this.now() < deadline && !options.signal?.aborted) {
+      await sleep(Math.min(step, task.pollIntervalMs, deadline - this.now()), options.signal);
+      task = await this.read(owner, taskId, Math.min(step, this.pollRefreshMs));
+      step = nextWaitStepMs(step, this.settings.refreshIntervalMs);
+    }
+    return task;
+  }
+
+  /**
+   * Records what an execution status event reports (pushed by EventBridge in AWS) on the task the execution
+   * belongs to. `execution` is described afresh when the event left its output out. Duplicate, late and
+   * out-of-order events are harmless: a terminal status is never overwritten. Returns `null` when the
+   * execution belongs to no live task.
+   */
+  async recordExecutionEvent(executionArn: string, execution: ExecutionSnapshot | 'describe'): Promise<TaskRecord | null> {
+    const key = taskKeyFromExecutionName(executionNameOf(executionArn));
+    const task = key === null ? null : await this.store.getByKey(key);
+    // Another execution than the task's own (an older task under a reused ID, another machine): not this task's news.
+    if (task === null || task.executionArn !== executionArn) return null;
+    if (isTerminal(task.status)) return task;
+    const snapshot = execution === 'describe' ? await this.executor.describe(task.executionArn) : execution;
+    return this.applyOutcome(task, snapshot, this.now());
+  }
+
+  /** What follows a terminal status this caller recorded (conditional writes make that once per task): audit it, free the slot. */
+  async finished(task: TaskRecord): Promise<TaskRecord> {
+    auditTask(this.logger, terminalEvent(task.status), task);
+    await this.releaseActiveSlot(task);
+    return task;
+  }
+
+  /** Frees the task's active-task slot, logging instead of throwing: a lost release is repaired when the owner's slots look full. */
+  async releaseActiveSlot(task: TaskRecord): Promise<void> {
+    await this.store.releaseActiveSlot(task.owner, task.taskId).catch((error: unknown) => {
+      this.logger.warn('Could not free an active-task slot', { taskId: task.taskId, error: String(error) });
+    });
+  }
+
+  /** The stored task, refreshed when its execution was not described within `refreshAfterMs`. */
+  private async read(owner: string, taskId: string, refreshAfterMs: number): Promise<TaskRecord> {
+    let task;
+    try {
+      task = await this.store.get(owner, taskId);
+    } catch (error) {
+      // Nobody can read an expired task any more, so its execution must not run on unseen.
+      if (error instanceof TaskExpiredError && error.task !== undefined && !isTerminal(error.task.status)) {
+        await this.executor.stop(error.task.executionArn, { error: 'TaskExpired', cause: 'The task expired before its execution finished.' }).catch(() => undefined);
+        await this.releaseActiveSlot(error.task);
+      }
+      throw error;
+    }
+    if (task === null) throw new TaskNotFoundError(taskId);
+    return isRefreshDue(task, this.now(), refreshAfterMs) ? this.refresh(task, refreshAfterMs) : task;
+  }
+
+  private async refresh(task: TaskRecord, intervalMs: number): Promise<TaskRecord> {
+    const now = this.now();
+    if (!(await this.store.claimRefresh(task, now, intervalMs))) return task;
+    let execution;
+    try {
+      execution = await this.executor.describe(task.executionArn);
+    } catch (error) {
+      // Throttled or unreachable: answer with what is stored; the next poll tries again.
+      this.logger.warn('Could not describe execution', { taskId: task.taskId, error: String(error) });
+      return task;
+    }
+    // DescribeExecution is eventually consistent: a just-started execution may not be visible yet.
+    if (execution === null && now - task.createdAt < this.settings.startGraceMs) return { ...task, lastCheckedAt: now };
+    const checked = { ...task, lastCheckedAt: now };
+    try {
+      return await this.applyOutcome(checked, execution, now);
+    } catch (error) {
+      if (error instanceof TaskNotFoundError || error instanceof TaskExpiredError) throw error;
+      // The store could not record the news (throttled, unreachable): answer with what is stored; the next
+      // poll sees the execution again and retries the write.
+      this.logger.warn('Could not record the execution status', { taskId: task.taskId, error: String(error) });
+      return checked;
+    }
+  }
+
+  private async applyOutcome(task: TaskRecord, execution: ExecutionSnapshot | null, now: number): Promise<TaskRecord> {
+    const outcome = outcomeOfExecution(execution);
+    if (outcome.status === task.status) return task;
+    try {
+      const updated = await this.store.update(task, { ...outcome, at: now });
+      return isTerminal(updated.status) ? await this.finished(updated) : updated;
+    } catch (error) {
+      if (!(error instanceof IllegalTransitionError)) throw error;
+      // Someone else recorded a terminal status first; theirs stands.
+      const current = await this.store.get(task.owner, task.taskId);
+      if (current === null) throw new TaskNotFoundError(task.taskId, { cause: error });
+      return current;
+    }
+  }
+}

@@ -1,0 +1,57 @@
+// What each task operation costs in AWS calls, counted on the real clients (DynamoDB Local, the Step Functions
+// emulator): a listing never calls Step Functions, and a new task's first poll looks at its execution at once.
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { countAwsCalls, type AwsCallCounter } from '../../local/aws-call-counter.js';
+import { connectClient, localAwsClients, startTestServer, type TestServer } from '../support/local-backend.js';
+
+let server: TestServer;
+let client: Client;
+let counter: AwsCallCounter;
+
+beforeAll(async () => {
+  const clients = localAwsClients();
+  counter = countAwsCalls(clients);
+  // A refresh interval far longer than the test: any Step Functions call below is one the operation itself makes.
+  server = await startTestServer({ refreshIntervalMs: 600_000, pollIntervalMs: 600_000 }, { clients });
+  client = await connectClient(server.url);
+});
+afterAll(async () => {
+  await client?.close();
+  await server?.close();
+});
+beforeEach(() => counter.reset());
+
+const startTask = async (name: string, args: Record<string, unknown>) =>
+  (await client.request({ method: 'tools/call', params: { name, arguments: args, task: { ttl: 600_000 } } }, CreateTaskResultSchema)).task;
+
+describe('AWS calls per task operation', () => {
+  it('tasks/list: one Query per page and no Step Functions call, whatever the states of the listed tasks', async () => {
+    for (let index = 0; index < 3; index++) await startTask('analyze_documents', { documents: ['a'], reviewSeconds: 600 });
+    const finished = await startTask('text_stats', { text: 'done soon' });
+    await client.experimental.tasks.getTaskResult(finished.taskId, CallToolResultSchema);
+    counter.reset();
+    const page = await client.experimental.tasks.listTasks();
+    expect(page.tasks.length).toBeGreaterThanOrEqual(4);
+    expect(counter.calls).toEqual({ QueryCommand: 1 });
+  });
+
+  it('tasks/get: the first poll of a new task describes its execution at once, later polls only read the store', async () => {
+    const task = await startTask('analyze_documents', { documents: ['a'], reviewSeconds: 600 });
+    counter.reset();
+    expect((await client.experimental.tasks.getTask(task.taskId)).status).toBe('working');
+    expect(counter.calls['DescribeExecutionCommand']).toBe(1);
+    counter.reset();
+    await client.experimental.tasks.getTask(task.taskId);
+    expect(counter.calls).toEqual({ GetItemCommand: 1 });
+  });
+
+  it('tasks/result of a fast tool sees the finished execution without waiting for a refresh interval', async () => {
+    // The refresh interval here is ten minutes: only the wait's own short, growing pauses can see the end in time.
+    const task = await startTask('text_stats', { text: 'one two' });
+    const result = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+    expect(result.isError).not.toBe(true);
+    expect(counter.total('stepFunctions')).toBeGreaterThanOrEqual(1);
+  });
+});
