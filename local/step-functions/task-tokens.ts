@@ -10,6 +10,9 @@ import { stateError } from './lambda-invoke.js';
  */
 export const MAX_TIMER_SECONDS = 2_147_483;
 
+/** How long after TimeoutSeconds the emulator fails a wait itself if the library has not (it always should). */
+const TIMEOUT_FALLBACK_MS = 5_000;
+
 export interface WaitLimits {
   /** HeartbeatSeconds: the wait fails with States.HeartbeatTimeout unless answered or heartbeated within it. */
   readonly heartbeatSeconds?: number;
@@ -72,13 +75,13 @@ export class TaskTokens {
     this.tokens.set(token, task);
     this.armHeartbeat(token, task);
     if (limits.timeoutSeconds !== undefined) {
-      // Armed before the library arms its own timer of the same length (it does so right after calling the handler),
-      // so this fires first in the same timers phase: the token closes before any SendTask* request can be read,
-      // and the library's States.Timeout (which States.TaskFailed does not match) fails the state. The rejection
-      // is only a fallback should the library's timer not come.
+      // Armed just before the library arms its own timer of the same length (right after it calls the handler), so
+      // this closes the token, and the library's timer, at most a millisecond later, fails the state with its own
+      // States.Timeout (which, unlike an error made here, States.TaskFailed does not match). The rejection is only a
+      // fallback should the library's timer never come; unref'd, it cannot hold the process open.
       task.timeoutTimer = setTimeout(() => {
         this.close(token);
-        setImmediate(() => reject(stateError('States.Timeout', 'Task timed out', true)));
+        setTimeout(() => reject(stateError('States.Timeout', 'Task timed out', true)), TIMEOUT_FALLBACK_MS).unref();
       }, limits.timeoutSeconds * 1000);
     }
     return { token, result };

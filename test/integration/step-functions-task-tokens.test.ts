@@ -1,113 +1,21 @@
 // The emulator's callback pattern: `.waitForTaskToken` states answered through the real SFN client over HTTP.
 import { randomUUID } from 'node:crypto';
 import {
-  CreateStateMachineCommand,
-  DescribeExecutionCommand,
   InvalidOutput,
   InvalidToken,
   SendTaskFailureCommand,
   SendTaskHeartbeatCommand,
   SendTaskSuccessCommand,
-  SFNClient,
-  StartExecutionCommand,
   StopExecutionCommand,
   TaskTimedOut,
-  type DescribeExecutionCommandOutput,
 } from '@aws-sdk/client-sfn';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startStepFunctionsEmulator, type StepFunctionsEmulator } from '../../local/step-functions/emulator.js';
+import { describe, expect, it, vi } from 'vitest';
 import { GENEROUS_WAIT } from '../support/local-backend.js';
+import { askState, useTaskTokenFixture } from '../support/task-token-fixture.js';
 
-const ROLE_ARN = 'arn:aws:iam::000000000000:role/local-sfn';
-const ASK_FUNCTION = 'arn:aws:lambda:us-east-1:000000000000:function:ask';
-
-interface AskEvent {
-  readonly label: string;
-  readonly TaskToken: string;
-  readonly [other: string]: unknown;
-}
-
-class BoomError extends Error {
-  override name = 'BoomError';
-}
-
-/** What the local "ask" functions received, as an "ask" Lambda would record an input request with its token. */
-const asked: AskEvent[] = [];
-const lambdaHandlers = {
-  ask: (event: unknown) => {
-    asked.push(event as AskEvent);
-    return { recorded: true }; // discarded by the callback integration
-  },
-  askBroken: (event: unknown) => {
-    asked.push(event as AskEvent);
-    throw new BoomError('could not record the question');
-  },
-};
-
-let emulator: StepFunctionsEmulator;
-let sfn: SFNClient;
-
-beforeAll(async () => {
-  emulator = await startStepFunctionsEmulator({ lambdaHandlers });
-  sfn = new SFNClient({
-    endpoint: emulator.url,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    maxAttempts: 1,
-  });
-});
-
-afterAll(async () => {
-  sfn?.destroy();
-  await emulator?.close();
-});
-
-/** A `lambda:invoke.waitForTaskToken` state that hands `ask` the state's label and the task token. */
-function askState(extra: Record<string, unknown> = {}, functionName = 'ask'): Record<string, unknown> {
-  return {
-    Type: 'Task',
-    Resource: 'arn:aws:states:::lambda:invoke.waitForTaskToken',
-    Parameters: {
-      FunctionName: functionName === 'ask' ? ASK_FUNCTION : functionName,
-      Payload: { 'label.$': '$.label', 'request.$': '$', 'TaskToken.$': '$$.Task.Token' },
-    },
-    ...extra,
-  };
-}
-
-async function createMachine(definition: object): Promise<string> {
-  const out = await sfn.send(
-    new CreateStateMachineCommand({ name: `tokens-${randomUUID()}`, roleArn: ROLE_ARN, definition: JSON.stringify(definition) }),
-  );
-  return out.stateMachineArn ?? '';
-}
-
-async function start(stateMachineArn: string, input: Record<string, unknown>): Promise<string> {
-  const out = await sfn.send(new StartExecutionCommand({ stateMachineArn, input: JSON.stringify(input) }));
-  return out.executionArn ?? '';
-}
-
-/** The token the ask function received for `label`, once it has been invoked. */
-async function tokenFor(label: string): Promise<string> {
-  const event = await vi.waitUntil(() => asked.find((e) => e.label === label), GENEROUS_WAIT);
-  return event.TaskToken;
-}
-
-function describeExecution(executionArn: string): Promise<DescribeExecutionCommandOutput> {
-  return sfn.send(new DescribeExecutionCommand({ executionArn }));
-}
-
-async function settled(executionArn: string): Promise<DescribeExecutionCommandOutput> {
-  let execution: DescribeExecutionCommandOutput | undefined;
-  await vi.waitUntil(async () => {
-    execution = await describeExecution(executionArn);
-    return execution.status !== 'RUNNING';
-  }, GENEROUS_WAIT);
-  return execution as DescribeExecutionCommandOutput;
-}
-
-const succeed = (taskToken: string, output: unknown) =>
-  sfn.send(new SendTaskSuccessCommand({ taskToken, output: JSON.stringify(output) }));
+const fixture = useTaskTokenFixture();
+const { createMachine, start, tokenFor, settled, succeed } = fixture;
+const describeExecution = fixture.describe;
 
 describe('step functions emulator: waitForTaskToken', () => {
   const approval = {
@@ -127,7 +35,7 @@ describe('step functions emulator: waitForTaskToken', () => {
   it('hands the function its Payload with the token and pauses until the token is answered', async () => {
     const label = randomUUID();
     const executionArn = await start(await createMachine(approval), { label, question: 'Deploy?' });
-    const event = await vi.waitUntil(() => asked.find((e) => e.label === label), GENEROUS_WAIT);
+    const event = await vi.waitUntil(() => fixture.asked.find((e) => e.label === label), GENEROUS_WAIT);
     expect(event).toMatchObject({ label, request: { label, question: 'Deploy?' } });
     expect(event.TaskToken).toMatch(/^[A-Za-z0-9+/=]{16,1024}$/);
     await expect(describeExecution(executionArn)).resolves.toMatchObject({ status: 'RUNNING' });
@@ -164,8 +72,8 @@ describe('step functions emulator: waitForTaskToken', () => {
     const [caught, uncaught] = [randomUUID(), randomUUID()];
     const caughtRun = await start(stateMachineArn, { label: caught });
     const uncaughtRun = await start(stateMachineArn, { label: uncaught });
-    await sfn.send(new SendTaskFailureCommand({ taskToken: await tokenFor(caught), error: 'Declined', cause: 'not today' }));
-    await sfn.send(new SendTaskFailureCommand({ taskToken: await tokenFor(uncaught), error: 'Other', cause: 'why' }));
+    await fixture.sfn.send(new SendTaskFailureCommand({ taskToken: await tokenFor(caught), error: 'Declined', cause: 'not today' }));
+    await fixture.sfn.send(new SendTaskFailureCommand({ taskToken: await tokenFor(uncaught), error: 'Other', cause: 'why' }));
 
     const handled = await settled(caughtRun);
     expect(handled.status).toBe('SUCCEEDED');
@@ -193,15 +101,15 @@ describe('step functions emulator: answering task tokens', () => {
   it('answers a token it never issued with InvalidToken, on every SendTask operation', async () => {
     const unknown = Buffer.from(randomUUID()).toString('base64');
     await expect(succeed(unknown, {})).rejects.toBeInstanceOf(InvalidToken);
-    await expect(sfn.send(new SendTaskFailureCommand({ taskToken: 'not a token' }))).rejects.toBeInstanceOf(InvalidToken);
-    await expect(sfn.send(new SendTaskHeartbeatCommand({ taskToken: unknown }))).rejects.toBeInstanceOf(InvalidToken);
+    await expect(fixture.sfn.send(new SendTaskFailureCommand({ taskToken: 'not a token' }))).rejects.toBeInstanceOf(InvalidToken);
+    await expect(fixture.sfn.send(new SendTaskHeartbeatCommand({ taskToken: unknown }))).rejects.toBeInstanceOf(InvalidToken);
   });
 
   it('answers output that is not JSON with InvalidOutput and keeps the task waiting for a valid answer', async () => {
     const label = randomUUID();
     const executionArn = await start(await createMachine(single), { label });
     const taskToken = await tokenFor(label);
-    await expect(sfn.send(new SendTaskSuccessCommand({ taskToken, output: '{not json' }))).rejects.toBeInstanceOf(
+    await expect(fixture.sfn.send(new SendTaskSuccessCommand({ taskToken, output: '{not json' }))).rejects.toBeInstanceOf(
       InvalidOutput,
     );
     await expect(describeExecution(executionArn)).resolves.toMatchObject({ status: 'RUNNING' });
@@ -215,8 +123,8 @@ describe('step functions emulator: answering task tokens', () => {
     const taskToken = await tokenFor(label);
     await succeed(taskToken, { first: true });
     await expect(succeed(taskToken, { second: true })).rejects.toBeInstanceOf(TaskTimedOut);
-    await expect(sfn.send(new SendTaskFailureCommand({ taskToken, error: 'Late' }))).rejects.toBeInstanceOf(TaskTimedOut);
-    await expect(sfn.send(new SendTaskHeartbeatCommand({ taskToken }))).rejects.toBeInstanceOf(TaskTimedOut);
+    await expect(fixture.sfn.send(new SendTaskFailureCommand({ taskToken, error: 'Late' }))).rejects.toBeInstanceOf(TaskTimedOut);
+    await expect(fixture.sfn.send(new SendTaskHeartbeatCommand({ taskToken }))).rejects.toBeInstanceOf(TaskTimedOut);
     const done = await settled(executionArn);
     expect(JSON.parse(done.output ?? '')).toEqual({ first: true });
   });
@@ -225,9 +133,9 @@ describe('step functions emulator: answering task tokens', () => {
     const label = randomUUID();
     const executionArn = await start(await createMachine(single), { label });
     const taskToken = await tokenFor(label);
-    await sfn.send(new StopExecutionCommand({ executionArn, error: 'Cancelled' }));
+    await fixture.sfn.send(new StopExecutionCommand({ executionArn, error: 'Cancelled' }));
     await expect(describeExecution(executionArn)).resolves.toMatchObject({ status: 'ABORTED', error: 'Cancelled' });
     await expect(succeed(taskToken, {})).rejects.toBeInstanceOf(TaskTimedOut);
-    await expect(sfn.send(new SendTaskHeartbeatCommand({ taskToken }))).rejects.toBeInstanceOf(TaskTimedOut);
+    await expect(fixture.sfn.send(new SendTaskHeartbeatCommand({ taskToken }))).rejects.toBeInstanceOf(TaskTimedOut);
   });
 });
