@@ -10,21 +10,20 @@ const { createMachine, start, tokenFor, settled, succeed } = fixture;
 const heartbeat = (taskToken: string) => fixture.sfn.send(new SendTaskHeartbeatCommand({ taskToken }));
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Ask, and on the listed errors go on to a Pass state that keeps the error in $.failure. */
-function askOrHandle(askFields: Record<string, unknown>, errorEquals: string[]): object {
-  return {
+/** Starts a machine that asks, and on the listed errors goes on to a Pass state that keeps the error in $.failure. */
+async function startAskOrHandle(askFields: Record<string, unknown>, errorEquals: string[], label: string): Promise<string> {
+  const catcher = { ErrorEquals: errorEquals, ResultPath: '$.failure', Next: 'Handled' };
+  const stateMachineArn = await createMachine({
     StartAt: 'Ask',
-    States: {
-      Ask: askState({ ...askFields, Catch: [{ ErrorEquals: errorEquals, ResultPath: '$.failure', Next: 'Handled' }], End: true }),
-      Handled: { Type: 'Pass', End: true },
-    },
-  };
+    States: { Ask: askState({ ...askFields, Catch: [catcher], End: true }), Handled: { Type: 'Pass', End: true } },
+  });
+  return start(stateMachineArn, { label });
 }
 
 describe('step functions emulator: heartbeats and timeouts of waiting tasks', () => {
   it('fails the state with States.HeartbeatTimeout when no heartbeat comes, which a Catch on States.Timeout handles', async () => {
     const label = randomUUID();
-    const executionArn = await start(await createMachine(askOrHandle({ HeartbeatSeconds: 1 }, ['States.Timeout'])), { label });
+    const executionArn = await startAskOrHandle({ HeartbeatSeconds: 1 }, ['States.Timeout'], label);
     const taskToken = await tokenFor(label);
     const done = await settled(executionArn);
     expect(done.status).toBe('SUCCEEDED');
@@ -45,9 +44,9 @@ describe('step functions emulator: heartbeats and timeouts of waiting tasks', ()
 
   it('keeps waiting while heartbeats come within HeartbeatSeconds, then resumes with the answer', async () => {
     const label = randomUUID();
-    const executionArn = await start(await createMachine(askOrHandle({ HeartbeatSeconds: 2 }, ['States.ALL'])), { label });
+    const executionArn = await startAskOrHandle({ HeartbeatSeconds: 2 }, ['States.ALL'], label);
     const taskToken = await tokenFor(label);
-    // Twelve heartbeats a quarter second apart span more than one HeartbeatSeconds, so only the heartbeats kept it open.
+    // Twelve heartbeats a quarter second apart outlast HeartbeatSeconds: only the heartbeats can have kept it open.
     for (let beat = 0; beat < 12; beat += 1) {
       await heartbeat(taskToken);
       await pause(250);
@@ -59,7 +58,7 @@ describe('step functions emulator: heartbeats and timeouts of waiting tasks', ()
 
   it('fails the state with States.Timeout after TimeoutSeconds, which a Catch on States.TaskFailed does not handle', async () => {
     const label = randomUUID();
-    const executionArn = await start(await createMachine(askOrHandle({ TimeoutSeconds: 1 }, ['States.TaskFailed'])), { label });
+    const executionArn = await startAskOrHandle({ TimeoutSeconds: 1 }, ['States.TaskFailed'], label);
     const taskToken = await tokenFor(label);
     await expect(settled(executionArn)).resolves.toMatchObject({ status: 'FAILED', error: 'States.Timeout' });
     await expect(succeed(taskToken, {})).rejects.toBeInstanceOf(TaskTimedOut);
@@ -132,7 +131,11 @@ describe('step functions emulator: several tokens waiting at once', () => {
           Type: 'Map',
           ItemsPath: '$.labels',
           ItemSelector: { 'label.$': '$$.Map.Item.Value' },
-          ItemProcessor: { ProcessorConfig: { Mode: 'INLINE' }, StartAt: 'Ask', States: { Ask: askState({ End: true }) } },
+          ItemProcessor: {
+            ProcessorConfig: { Mode: 'INLINE' },
+            StartAt: 'Ask',
+            States: { Ask: askState({ End: true }) },
+          },
           End: true,
         },
       },

@@ -16,6 +16,9 @@ import { askState, useTaskTokenFixture } from '../support/task-token-fixture.js'
 const fixture = useTaskTokenFixture();
 const { createMachine, start, tokenFor, settled, succeed } = fixture;
 const describeExecution = fixture.describe;
+const fail = (taskToken: string, error?: string, cause?: string) =>
+  fixture.sfn.send(new SendTaskFailureCommand({ taskToken, error, cause }));
+const heartbeat = (taskToken: string) => fixture.sfn.send(new SendTaskHeartbeatCommand({ taskToken }));
 
 describe('step functions emulator: waitForTaskToken', () => {
   const approval = {
@@ -72,17 +75,21 @@ describe('step functions emulator: waitForTaskToken', () => {
     const [caught, uncaught] = [randomUUID(), randomUUID()];
     const caughtRun = await start(stateMachineArn, { label: caught });
     const uncaughtRun = await start(stateMachineArn, { label: uncaught });
-    await fixture.sfn.send(new SendTaskFailureCommand({ taskToken: await tokenFor(caught), error: 'Declined', cause: 'not today' }));
-    await fixture.sfn.send(new SendTaskFailureCommand({ taskToken: await tokenFor(uncaught), error: 'Other', cause: 'why' }));
+    await fail(await tokenFor(caught), 'Declined', 'not today');
+    await fail(await tokenFor(uncaught), 'Other', 'why');
 
     const handled = await settled(caughtRun);
     expect(handled.status).toBe('SUCCEEDED');
-    expect(JSON.parse(handled.output ?? '')).toEqual({ label: caught, failure: { Error: 'Declined', Cause: 'not today' } });
+    expect(JSON.parse(handled.output ?? '')).toEqual({
+      label: caught,
+      failure: { Error: 'Declined', Cause: 'not today' },
+    });
     await expect(settled(uncaughtRun)).resolves.toMatchObject({ status: 'FAILED', error: 'Other', cause: 'why' });
   });
 
   it('fails the state with the error of the invoked function when it throws, and closes the token', async () => {
-    const stateMachineArn = await createMachine({ StartAt: 'Ask', States: { Ask: askState({ End: true }, 'askBroken') } });
+    const broken = { StartAt: 'Ask', States: { Ask: askState({ End: true }, 'askBroken') } };
+    const stateMachineArn = await createMachine(broken);
     const label = randomUUID();
     const executionArn = await start(stateMachineArn, { label });
     const taskToken = await tokenFor(label);
@@ -101,8 +108,8 @@ describe('step functions emulator: answering task tokens', () => {
   it('answers a token it never issued with InvalidToken, on every SendTask operation', async () => {
     const unknown = Buffer.from(randomUUID()).toString('base64');
     await expect(succeed(unknown, {})).rejects.toBeInstanceOf(InvalidToken);
-    await expect(fixture.sfn.send(new SendTaskFailureCommand({ taskToken: 'not a token' }))).rejects.toBeInstanceOf(InvalidToken);
-    await expect(fixture.sfn.send(new SendTaskHeartbeatCommand({ taskToken: unknown }))).rejects.toBeInstanceOf(InvalidToken);
+    await expect(fail('not a token')).rejects.toBeInstanceOf(InvalidToken);
+    await expect(heartbeat(unknown)).rejects.toBeInstanceOf(InvalidToken);
   });
 
   it('answers output that is not JSON with InvalidOutput and keeps the task waiting for a valid answer', async () => {
@@ -123,8 +130,8 @@ describe('step functions emulator: answering task tokens', () => {
     const taskToken = await tokenFor(label);
     await succeed(taskToken, { first: true });
     await expect(succeed(taskToken, { second: true })).rejects.toBeInstanceOf(TaskTimedOut);
-    await expect(fixture.sfn.send(new SendTaskFailureCommand({ taskToken, error: 'Late' }))).rejects.toBeInstanceOf(TaskTimedOut);
-    await expect(fixture.sfn.send(new SendTaskHeartbeatCommand({ taskToken }))).rejects.toBeInstanceOf(TaskTimedOut);
+    await expect(fail(taskToken, 'Late')).rejects.toBeInstanceOf(TaskTimedOut);
+    await expect(heartbeat(taskToken)).rejects.toBeInstanceOf(TaskTimedOut);
     const done = await settled(executionArn);
     expect(JSON.parse(done.output ?? '')).toEqual({ first: true });
   });
@@ -136,6 +143,6 @@ describe('step functions emulator: answering task tokens', () => {
     await fixture.sfn.send(new StopExecutionCommand({ executionArn, error: 'Cancelled' }));
     await expect(describeExecution(executionArn)).resolves.toMatchObject({ status: 'ABORTED', error: 'Cancelled' });
     await expect(succeed(taskToken, {})).rejects.toBeInstanceOf(TaskTimedOut);
-    await expect(fixture.sfn.send(new SendTaskHeartbeatCommand({ taskToken }))).rejects.toBeInstanceOf(TaskTimedOut);
+    await expect(heartbeat(taskToken)).rejects.toBeInstanceOf(TaskTimedOut);
   });
 });
