@@ -101,7 +101,13 @@ export function buildTaskHandlers(
   const handlers: TaskHandlers = {};
   for (const [stateName, resource] of resources) {
     const handler = handlerFor(resource, scope);
-    handlers[stateName] = (input) => untilAborted(handler(input), signal);
+    handlers[stateName] = (input) => {
+      const work = untilAborted(handler(input), signal);
+      // The library evaluates TimeoutSecondsPath after calling the handler; when that throws, it never awaits this
+      // promise, and an unobserved rejection would take the whole emulator process down.
+      work.catch(() => undefined);
+      return work;
+    };
   }
   return handlers;
 }

@@ -2,8 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { SfnApiError } from './api-error.js';
-import { runExecution, type ExecutionOutcome, type ExecutionStatus, type JsonValue } from './execution-runner.js';
 import { prepareForLibrary } from './callback-tasks.js';
+import { runExecution, type ExecutionOutcome, type ExecutionStatus, type JsonValue } from './execution-runner.js';
 import { collectTaskResources, type LambdaHandlers } from './lambda-tasks.js';
 import { executionArn, stateMachineArn, validateName, type AccountScope } from './names-and-arns.js';
 import { TaskTokens } from './task-tokens.js';
@@ -66,7 +66,8 @@ function parseDefinition(definition: string): { runnable: StateMachine; taskReso
     throw new SfnApiError('InvalidDefinition', 'Invalid State Machine Definition: the definition must be a JSON object');
   }
   try {
-    // The constructor runs asl-validator (schema, reachability, JSONPath and ARN syntax).
+    // The constructor runs asl-validator (schema, reachability, JSONPath and ARN syntax) on the copy the library
+    // runs, whose callback states are adjusted for it (callback-tasks.ts); DescribeStateMachine shows the original.
     const runnable = new StateMachine(
       prepareForLibrary(parsed as Record<string, unknown>) as unknown as ConstructorParameters<typeof StateMachine>[0],
     );

@@ -93,6 +93,16 @@ describe('step functions emulator: heartbeats and timeouts of waiting tasks', ()
       answer: 'second answer',
     });
   });
+  it('fails the state with States.Runtime when a seconds path does not resolve to a positive integer', async () => {
+    const stateMachineArn = await createMachine({
+      StartAt: 'Ask',
+      States: { Ask: askState({ TimeoutSecondsPath: '$.limit', HeartbeatSecondsPath: '$.beat', End: true }) },
+    });
+    for (const limits of [{ limit: 0, beat: 1 }, { limit: 5, beat: 'soon' }]) {
+      const executionArn = await start(stateMachineArn, { label: randomUUID(), ...limits });
+      await expect(settled(executionArn)).resolves.toMatchObject({ status: 'FAILED', error: 'States.Runtime' });
+    }
+  });
 });
 
 describe('step functions emulator: several tokens waiting at once', () => {
