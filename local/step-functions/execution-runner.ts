@@ -1,7 +1,8 @@
 // Runs one execution on aws-local-stepfunctions and reduces its result to a Step Functions outcome.
 import './promise-polyfill.js';
 import { ExecutionError, ExecutionTimeoutError, StateMachine, type RunOptions } from 'aws-local-stepfunctions';
-import { buildTaskHandlers, type LambdaHandlers } from './lambda-tasks.js';
+import type { ExecutionScope } from './callback-tasks.js';
+import { buildTaskHandlers } from './lambda-tasks.js';
 
 export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
 
@@ -31,9 +32,11 @@ function failure(thrown: unknown): ExecutionOutcome {
   // ExecutionError wraps the state error that ended the run; its name/message are the ASL Error/Cause.
   const stateError = thrown instanceof ExecutionError ? thrown.cause : thrown;
   if (stateError instanceof Error) {
+    // An empty name is a SendTaskFailure without an error: AWS reports no error then.
+    const named = stateError.name !== FAIL_STATE_DEFAULT_ERROR && stateError.name !== '';
     return {
       status: 'FAILED',
-      ...(stateError.name === FAIL_STATE_DEFAULT_ERROR ? {} : { error: stateError.name }),
+      ...(named ? { error: stateError.name } : {}),
       ...(stateError.message === FAIL_STATE_DEFAULT_CAUSE ? {} : { cause: stateError.message }),
     };
   }
@@ -47,7 +50,7 @@ function failure(thrown: unknown): ExecutionOutcome {
 export function runExecution(
   machine: StateMachine,
   taskResources: ReadonlyMap<string, string>,
-  lambdas: LambdaHandlers,
+  scope: ExecutionScope,
   input: JsonValue,
   context: ExecutionContext,
 ): RunningExecution {
@@ -55,7 +58,7 @@ export function runExecution(
   // by timeout or stop, whose Task timeout timers would otherwise keep the process alive for up to a minute.
   const release = new AbortController();
   const run = machine.run(input, {
-    overrides: { taskResourceLocalHandlers: buildTaskHandlers(taskResources, lambdas, release.signal) },
+    overrides: { taskResourceLocalHandlers: buildTaskHandlers(taskResources, scope, release.signal) },
     context,
     noThrowOnAbort: true,
   });

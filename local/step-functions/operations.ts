@@ -9,6 +9,11 @@ export type Operation = (body: RequestBody) => Record<string, unknown>;
 const STATUSES: readonly ExecutionStatus[] = ['RUNNING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'ABORTED'];
 const TYPES: readonly StateMachineType[] = ['STANDARD', 'EXPRESS'];
 const DEFAULT_PAGE_SIZE = 100;
+// The API's length limits for SendTask* members (taskToken, output in UTF-8 bytes, error, cause).
+const MAX_TOKEN_LENGTH = 1024;
+const MAX_OUTPUT_BYTES = 262_144;
+const MAX_ERROR_LENGTH = 256;
+const MAX_CAUSE_LENGTH = 32_768;
 
 /**
  * Token = sequence number of the last item returned, so pages stay stable while new executions are added.
@@ -51,6 +56,26 @@ function executionSummary(e: ExecutionRecord): Record<string, unknown> {
     startDate: epochSeconds(e.startDate),
     ...(e.stopDate === undefined ? {} : { stopDate: epochSeconds(e.stopDate) }),
   };
+}
+
+function tooLong(field: string, limit: number): SfnApiError {
+  return new SfnApiError(
+    'ValidationException',
+    `1 validation error detected: Value at '${field}' failed to satisfy constraint: ` +
+      `Member must have length less than or equal to ${limit}`,
+  );
+}
+
+function taskTokenOf(body: RequestBody): string {
+  const token = requireString(body, 'taskToken');
+  if (token.length === 0 || token.length > MAX_TOKEN_LENGTH) throw tooLong('taskToken', MAX_TOKEN_LENGTH);
+  return token;
+}
+
+function limited(body: RequestBody, field: string, limit: number): string | undefined {
+  const value = optionalString(body, field);
+  if (value !== undefined && value.length > limit) throw tooLong(field, limit);
+  return value;
 }
 
 function machineArnOf(body: RequestBody): string {
@@ -122,6 +147,25 @@ export function createOperations(registry: Registry): Readonly<Record<string, Op
       const arn = executionArnOf(body);
       const stopDate = registry.stopExecution(arn, optionalString(body, 'error'), optionalString(body, 'cause'));
       return { stopDate: epochSeconds(stopDate) };
+    },
+
+    SendTaskSuccess: (body) => {
+      const taskToken = taskTokenOf(body);
+      const output = requireString(body, 'output');
+      if (Buffer.byteLength(output, 'utf8') > MAX_OUTPUT_BYTES) throw tooLong('output', MAX_OUTPUT_BYTES);
+      registry.tokens.succeed(taskToken, output);
+      return {};
+    },
+
+    SendTaskFailure: (body) => {
+      const taskToken = taskTokenOf(body);
+      registry.tokens.fail(taskToken, limited(body, 'error', MAX_ERROR_LENGTH), limited(body, 'cause', MAX_CAUSE_LENGTH));
+      return {};
+    },
+
+    SendTaskHeartbeat: (body) => {
+      registry.tokens.heartbeat(taskTokenOf(body));
+      return {};
     },
 
     ListExecutions: (body) => {

@@ -2,9 +2,11 @@
 import { randomUUID } from 'node:crypto';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { SfnApiError } from './api-error.js';
+import { prepareForLibrary } from './callback-tasks.js';
 import { runExecution, type ExecutionOutcome, type ExecutionStatus, type JsonValue } from './execution-runner.js';
 import { collectTaskResources, type LambdaHandlers } from './lambda-tasks.js';
 import { executionArn, stateMachineArn, validateName, type AccountScope } from './names-and-arns.js';
+import { TaskTokens } from './task-tokens.js';
 
 /** Step Functions' limit on an execution's input: 256 KiB of UTF-8. */
 const MAX_INPUT_BYTES = 262_144;
@@ -64,8 +66,11 @@ function parseDefinition(definition: string): { runnable: StateMachine; taskReso
     throw new SfnApiError('InvalidDefinition', 'Invalid State Machine Definition: the definition must be a JSON object');
   }
   try {
-    // The constructor runs asl-validator (schema, reachability, JSONPath and ARN syntax).
-    const runnable = new StateMachine(parsed as ConstructorParameters<typeof StateMachine>[0]);
+    // The constructor runs asl-validator (schema, reachability, JSONPath and ARN syntax) on the copy the library
+    // runs, whose callback states are adjusted for it (callback-tasks.ts); DescribeStateMachine shows the original.
+    const runnable = new StateMachine(
+      prepareForLibrary(parsed as Record<string, unknown>) as unknown as ConstructorParameters<typeof StateMachine>[0],
+    );
     return { runnable, taskResources: collectTaskResources(parsed) };
   } catch (error) {
     if (error instanceof SfnApiError) throw error;
@@ -79,6 +84,8 @@ export class Registry {
   private readonly executions = new Map<string, ExecutionRecord>();
   private seq = 0;
   executionsStarted = 0;
+  /** Task tokens of `.waitForTaskToken` states, answered through SendTaskSuccess / SendTaskFailure / SendTaskHeartbeat. */
+  readonly tokens = new TaskTokens();
 
   constructor(
     private readonly scope: AccountScope,
@@ -152,9 +159,11 @@ export class Registry {
     const record: ExecutionRecord = { seq: ++this.seq, arn, name, machine, input, startDate: new Date(), status: 'RUNNING' };
     this.executions.set(arn, record);
     this.executionsStarted += 1;
-    const running = runExecution(machine.runnable, machine.taskResources, this.lambdas, parsedInput, {
+    const scope = { executionArn: arn, lambdas: this.lambdas, tokens: this.tokens };
+    const running = runExecution(machine.runnable, machine.taskResources, scope, parsedInput, {
       Execution: { Id: arn, Name: name, RoleArn: machine.roleArn, StartTime: record.startDate.toISOString() },
       StateMachine: { Id: machine.arn, Name: machine.name },
+      Task: this.tokens.contextFor(arn),
     });
     record.stop = running.stop;
     record.settled = running.outcome.then((outcome) => this.settle(record, outcome));
@@ -163,6 +172,7 @@ export class Registry {
 
   private settle(record: ExecutionRecord, outcome: ExecutionOutcome): void {
     delete record.stop;
+    this.tokens.closeExecution(record.arn);
     if (record.status !== 'RUNNING') return; // already stopped; the stop decided the final state
     Object.assign(record, outcome, { stopDate: new Date() });
   }
@@ -188,6 +198,7 @@ export class Registry {
       record.stopDate = new Date();
       if (error !== undefined) record.error = error;
       if (cause !== undefined) record.cause = cause;
+      this.tokens.closeExecution(arn);
       record.stop?.();
     }
     return record.stopDate ?? new Date();
