@@ -44,10 +44,11 @@ describe('step functions emulator: heartbeats and timeouts of waiting tasks', ()
 
   it('keeps waiting while heartbeats come within HeartbeatSeconds, then resumes with the answer', async () => {
     const label = randomUUID();
-    const executionArn = await startAskOrHandle({ HeartbeatSeconds: 2 }, ['States.ALL'], label);
+    const executionArn = await startAskOrHandle({ HeartbeatSeconds: 3 }, ['States.ALL'], label);
     const taskToken = await tokenFor(label);
-    // Twelve heartbeats a quarter second apart outlast HeartbeatSeconds: only the heartbeats can have kept it open.
-    for (let beat = 0; beat < 12; beat += 1) {
+    // Sixteen heartbeats a quarter second apart outlast HeartbeatSeconds: only the heartbeats can have kept it open.
+    // The 3 s limit leaves a loaded machine room to stall between two beats.
+    for (let beat = 0; beat < 16; beat += 1) {
       await heartbeat(taskToken);
       await pause(250);
     }
