@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import { ESM_REQUIRE_BANNER } from '../lib/handler-function.js';
+import { ESM_REQUIRE_BANNER } from '../lib/handler-asset.js';
 
 const RUNS = Number(process.env['BENCH_ROUNDS'] ?? 10);
 const HANDLERS = { 'mcp-http': 'lambda/handlers/mcp-http.ts', 'status-sync': 'lambda/handlers/status-sync.ts' };
