@@ -21,7 +21,7 @@ let outdir: string;
 let ids: { table: string; mcpFunction: string; statusFunction: string; queue: string; userPool: string; resourceServer: string; api: string; machines: string[] };
 
 beforeAll(() => {
-  // Bundled once for the whole file, with local esbuild: this is also the proof that synth works offline.
+  // Synthesized once for the whole file, from the prebuilt assets: this is also the proof that synth works offline.
   const synth = exampleStack({ bundling: true });
   ({ stack, template } = synth);
   outdir = synth.app.outdir;
