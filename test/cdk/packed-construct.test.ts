@@ -22,6 +22,7 @@ let manifest: { name: string; version: string; dependencies?: object; peerDepend
 let packedFiles: string[];
 let resources: Record<string, Resource>;
 let refused: { code?: number; stderr: string };
+let typeCheck: { code?: number; stdout: string };
 
 function ofType(type: string): [string, Resource][] {
   return Object.entries(resources).filter(([, resource]) => resource.Type === type);
@@ -44,15 +45,24 @@ beforeAll(async () => {
   await run('npm', ['install', '--ignore-scripts', ...NPM_FLAGS, join(work, packed!.filename), local('aws-cdk-lib'), local('constructs'), local('cdk-nag')], { cwd: app });
   manifest = JSON.parse(readFileSync(join(app, 'node_modules/mcp-tasks-sfn/package.json'), 'utf8'));
 
-  // The two synths are independent: run them side by side.
-  const [, unlogged] = await Promise.all([
+  const tsc = join(PACKAGE_ROOT, 'node_modules/typescript/bin/tsc');
+  // The app checked as TypeScript sees it (checkJs) against the package's declarations, strict, Node ESM resolution.
+  const checkJs = ['--noEmit', '--allowJs', '--checkJs', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022'];
+  const nodeTypes = ['--skipLibCheck', '--typeRoots', join(PACKAGE_ROOT, 'node_modules/@types'), '--types', 'node'];
+  // The two synths and the type check are independent: run them side by side.
+  const [, unlogged, checked] = await Promise.all([
     run(process.execPath, ['app.mjs', 'cdk.out'], { cwd: app }),
     run(process.execPath, ['app.mjs', 'cdk.out.refused', '--unlogged-machine'], { cwd: app }).then(
       () => ({ stderr: '' }),
       (error: { code?: number; stderr: string }) => error,
     ),
+    run(process.execPath, [tsc, ...checkJs, ...nodeTypes, 'app.mjs'], { cwd: app }).then(
+      ({ stdout }) => ({ code: 0, stdout }),
+      (error: { code?: number; stdout: string }) => error,
+    ),
   ]);
   refused = unlogged;
+  typeCheck = checked;
   resources = JSON.parse(readFileSync(join(app, 'cdk.out/Consumer.template.json'), 'utf8')).Resources;
 }, 180_000);
 
@@ -82,6 +92,10 @@ describe('the packed package', () => {
 });
 
 describe('a fresh CDK app that installs the tarball', () => {
+  it('type-checks against the package’s declarations, imported by the package name', () => {
+    expect({ code: typeCheck.code, stdout: typeCheck.stdout }).toEqual({ code: 0, stdout: '' });
+  });
+
   it('synthesizes with cdk-nag AwsSolutionsChecks and no finding left', () => {
     // The synth itself failed the beforeAll otherwise; this one checks that the rules really ran in that app.
     expect(refused.code).toBe(1);
