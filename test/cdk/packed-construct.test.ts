@@ -18,11 +18,22 @@ type Resource = { Type: string; Properties: Record<string, any>; DependsOn?: str
 
 let work: string;
 let app: string;
-let manifest: { name: string; version: string; dependencies?: object; peerDependencies?: Record<string, string>; files?: string[] };
+let manifest: { name: string; version: string; peerDependencies?: Record<string, string>; files?: string[] };
 let packedFiles: string[];
 let resources: Record<string, Resource>;
 let refused: { code?: number; stderr: string };
 let typeCheck: { code?: number; stdout: string };
+
+/** The packages a module and everything it imports at run time (relative imports followed) import by name. */
+function packagesImportedFrom(entry: string, seen = new Set<string>(), packages = new Set<string>()): Set<string> {
+  if (seen.has(entry)) return packages;
+  seen.add(entry);
+  for (const [, specifier] of readFileSync(entry, 'utf8').matchAll(/^(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]/gm)) {
+    if (specifier!.startsWith('.')) packagesImportedFrom(join(entry, '..', specifier!), seen, packages);
+    else packages.add(specifier!.startsWith('@') ? specifier!.split('/').slice(0, 2).join('/') : specifier!.split('/')[0]!);
+  }
+  return packages;
+}
 
 function ofType(type: string): [string, Resource][] {
   return Object.entries(resources).filter(([, resource]) => resource.Type === type);
@@ -80,8 +91,9 @@ describe('the packed package', () => {
   });
 
   it('asks the app only for aws-cdk-lib and constructs: the handlers bring their dependencies in their bundles', () => {
-    expect(manifest.dependencies ?? {}).toEqual({});
     expect(Object.keys(manifest.peerDependencies ?? {}).sort()).toEqual(['aws-cdk-lib', 'constructs']);
+    const imported = [...packagesImportedFrom(join(app, 'node_modules/mcp-tasks-sfn/dist/lib/index.js'))].sort();
+    expect(imported.filter((name) => !name.startsWith('node:'))).toEqual(['aws-cdk-lib', 'constructs']);
   });
 
   it('ships each handler as a prebuilt bundle, and no TypeScript sources, tests or example tools', () => {
