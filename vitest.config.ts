@@ -5,7 +5,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     reporters: ['default', './test/support/plain-summary-reporter.ts'],
     // One DynamoDB Local and one Step Functions emulator for the whole run; each test file makes its own table.
-    globalSetup: ['test/support/global-setup.ts'],
+    // The Lambda assets first: CDK tests synthesize them (see scripts/build-assets.ts).
+    globalSetup: ['test/support/build-assets-setup.ts', 'test/support/global-setup.ts'],
     testTimeout: 90_000,
     hookTimeout: 90_000,
     env: { POWERTOOLS_LOG_LEVEL: 'SILENT' },

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import { ESM_REQUIRE_BANNER } from '../lib/handler-function.js';
+import { ESM_REQUIRE_BANNER } from '../lib/handler-asset.js';
 
 const RUNS = Number(process.env['BENCH_ROUNDS'] ?? 10);
 /** Enough configuration for the handler to compose its backend at load, as in Lambda; nothing calls AWS. */

@@ -4,7 +4,10 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { ExampleToolsStack } from '../lib/example-tools-stack.js';
 
 const app = new App();
+// `cdk deploy -c createApiGatewayAccountRole=false` where the account already has API Gateway's logging role.
+const accountRole = app.node.tryGetContext('createApiGatewayAccountRole') as string | boolean | undefined;
 new ExampleToolsStack(app, 'McpTasks', {
+  ...(String(accountRole) === 'false' ? { endpoint: { machineClient: true, createApiGatewayAccountRole: false } } : {}),
   description: 'MCP tasks on AWS: Step Functions state machines as MCP tools (example tools)',
   // The CLI sets CDK_DEFAULT_ACCOUNT and CDK_DEFAULT_REGION from its profile (the region falls back to us-east-1
   // when none is configured), so the template names a concrete region; without credentials the account stays a

@@ -12,9 +12,23 @@ import { McpTaskEndpoint } from './mcp-task-endpoint.js';
 import type { McpTaskEndpointProps } from './mcp-task-endpoint-props.js';
 
 export interface ExampleToolsStackProps extends StackProps {
-  /** Passed to the endpoint; tools are the example tools. @default - the endpoint's defaults, plus a machine client */
+  /**
+   * Passed to the endpoint; tools are the example tools. `createApiGatewayAccountRole` is on unless set to false
+   * here (see {@link EXAMPLE_ENDPOINT_DEFAULTS}).
+   * @default - the endpoint's defaults, plus a machine client
+   */
   readonly endpoint?: Omit<McpTaskEndpointProps, 'tools'>;
 }
+
+/**
+ * What the example deploys beyond the construct's defaults. The API Gateway account role: the stage always writes
+ * access logs, which API Gateway can only do through the role set in the account's per-region settings, and a new
+ * account has none, so without it the first deploy fails on the stage. The construct leaves that account-wide
+ * setting alone by default (a library should not change it quietly); the example, meant to deploy anywhere, sets
+ * it. Opt out with `endpoint: { createApiGatewayAccountRole: false }` (`cdk deploy -c createApiGatewayAccountRole=false`)
+ * where the account already has one, e.g. one managed by a landing zone.
+ */
+export const EXAMPLE_ENDPOINT_DEFAULTS = { createApiGatewayAccountRole: true } as const satisfies Partial<McpTaskEndpointProps>;
 
 export class ExampleToolsStack extends Stack {
   public readonly endpoint: McpTaskEndpoint;
@@ -23,7 +37,7 @@ export class ExampleToolsStack extends Stack {
 
   constructor(scope: Construct, id: string, props: ExampleToolsStackProps = {}) {
     super(scope, id, props);
-    const endpointProps = props.endpoint ?? { machineClient: true };
+    const endpointProps = { ...EXAMPLE_ENDPOINT_DEFAULTS, ...(props.endpoint ?? { machineClient: true }) };
     const tracing = endpointProps.tracing ?? false;
     const removalPolicy = endpointProps.removalPolicy ?? RemovalPolicy.RETAIN;
     this.endpoint = new McpTaskEndpoint(this, 'McpTasks', endpointProps);
@@ -75,14 +89,42 @@ export class ExampleToolsStack extends Stack {
     const { endpoint } = this;
     new CfnOutput(this, 'McpUrl', { value: endpoint.mcpUrl, description: 'MCP endpoint (Streamable HTTP)' });
     const auth = endpoint.auth;
+    new CfnOutput(this, 'InspectorCommand', {
+      value: inspectorCommand(endpoint.mcpUrl, auth !== undefined),
+      description: auth ? 'Lists the tools with MCP Inspector\'s CLI; set TOKEN first (TokenCommand)' : 'Lists the tools with MCP Inspector\'s CLI',
+    });
     if (auth === undefined) return;
     new CfnOutput(this, 'UserPoolId', { value: auth.userPool.userPoolId });
     new CfnOutput(this, 'InteractiveClientId', { value: auth.userPoolClient.userPoolClientId, description: 'Public client (authorization code + PKCE)' });
     if (auth.machineClient) new CfnOutput(this, 'MachineClientId', { value: auth.machineClient.userPoolClientId, description: 'Confidential client (client credentials)' });
     new CfnOutput(this, 'OAuthScope', { value: auth.scope });
-    if (auth.domain) new CfnOutput(this, 'TokenEndpoint', { value: `${auth.domain.baseUrl()}/oauth2/token` });
+    if (auth.domain) {
+      const tokenEndpoint = `${auth.domain.baseUrl()}/oauth2/token`;
+      new CfnOutput(this, 'TokenEndpoint', { value: tokenEndpoint });
+      if (auth.machineClient) {
+        new CfnOutput(this, 'TokenCommand', {
+          value: tokenCommand({ userPoolId: auth.userPool.userPoolId, clientId: auth.machineClient.userPoolClientId, scope: auth.scope, tokenEndpoint }),
+          description: 'Sets TOKEN to an access token of the machine client (client credentials); needs the AWS CLI, curl and node',
+        });
+      }
+    }
     if (endpoint.restApi.resourceMetadataUrl) new CfnOutput(this, 'ResourceMetadataUrl', { value: endpoint.restApi.resourceMetadataUrl });
   }
+}
+
+/**
+ * `npx @modelcontextprotocol/inspector --cli <url> --transport http --method tools/list`, in the modern era, with
+ * the bearer token from $TOKEN when the endpoint has auth (Inspector's `--header "Name: Value"`).
+ */
+export function inspectorCommand(mcpUrl: string, withToken: boolean): string {
+  const header = withToken ? ' --header "Authorization: Bearer $TOKEN"' : '';
+  return `npx @modelcontextprotocol/inspector --cli ${mcpUrl} --transport http --protocol-era modern --method tools/list${header}`;
+}
+
+/** A client-credentials token for the machine client: its secret read with the AWS CLI, then Cognito's token endpoint. */
+function tokenCommand(client: { userPoolId: string; clientId: string; scope: string; tokenEndpoint: string }): string {
+  const secret = `$(aws cognito-idp describe-user-pool-client --region ${Aws.REGION} --user-pool-id ${client.userPoolId} --client-id ${client.clientId} --query UserPoolClient.ClientSecret --output text)`;
+  return `export TOKEN=$(curl -s -u "${client.clientId}:${secret}" -d grant_type=client_credentials -d scope=${client.scope} ${client.tokenEndpoint} | node -pe 'JSON.parse(require("fs").readFileSync(0)).access_token')`;
 }
 
 function pascalCase(name: string): string {

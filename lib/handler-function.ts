@@ -1,27 +1,21 @@
-// One Lambda handler as this project deploys every handler: NodejsFunction bundled by local esbuild (ESM, Node 22,
-// arm64), JSON logs into its own log group, and a role that starts with nothing but writing to that log group.
-import { fileURLToPath } from 'node:url';
+// One Lambda handler as this project deploys every handler: its prebuilt asset (one ESM bundle for Node 22, see
+// scripts/build-assets.ts) on arm64, JSON logs into its own log group, and a role that starts with nothing but
+// writing to that log group.
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { prebuiltAsset } from './handler-asset.js';
 
-/** The repository root, where package-lock.json pins what esbuild bundles. */
-export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
-
-/** A file of the repository as an absolute path, e.g. `projectPath('lambda/handlers/mcp-http.ts')`. */
-export function projectPath(relative: string): string {
-  return fileURLToPath(new URL(`../${relative}`, import.meta.url));
-}
-
-/** Some bundled CommonJS packages call require() for Node built-ins; an ESM bundle has no require unless made. */
-export const ESM_REQUIRE_BANNER = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+export { ESM_REQUIRE_BANNER, projectPath } from './handler-asset.js';
 
 export interface HandlerFunctionProps {
-  /** The handler module (it exports `handler`), absolute path. */
+  /**
+   * The handler module (it exports `handler`), absolute path inside this package, e.g.
+   * `projectPath('lambda/handlers/mcp-http.ts')`. What deploys is its prebuilt asset, dist/assets/<path>/index.mjs.
+   */
   readonly entry: string;
   readonly description: string;
   /** @default - none */
@@ -47,7 +41,7 @@ export interface HandlerFunctionProps {
 }
 
 export class HandlerFunction extends Construct {
-  public readonly function: NodejsFunction;
+  public readonly function: lambda.Function;
   public readonly role: iam.Role;
   public readonly logGroup: logs.LogGroup;
 
@@ -60,9 +54,11 @@ export class HandlerFunction extends Construct {
     // An explicit role instead of AWSLambdaBasicExecutionRole, whose logs:* on every log group is more than needed.
     this.role = new iam.Role(this, 'Role', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'), description: props.description });
     this.logGroup.grantWrite(this.role);
-    this.function = new NodejsFunction(this, 'Function', {
-      entry: props.entry,
-      handler: 'handler',
+    // Always the prebuilt asset, in this repository as in an installed package: one code path, and the app that
+    // installs the package needs no esbuild, no Docker and none of the handlers' dependencies.
+    this.function = new lambda.Function(this, 'Function', {
+      code: lambda.Code.fromAsset(prebuiltAsset(props.entry)),
+      handler: 'index.handler',
       description: props.description,
       runtime: lambda.Runtime.NODEJS_22_X,
       architecture: lambda.Architecture.ARM_64,
@@ -79,23 +75,6 @@ export class HandlerFunction extends Construct {
       ...(props.deadLetterQueue ? { deadLetterQueue: props.deadLetterQueue } : {}),
       ...(props.retryAttempts !== undefined ? { retryAttempts: props.retryAttempts } : {}),
       ...(props.maxEventAge ? { maxEventAge: props.maxEventAge } : {}),
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: projectPath('package-lock.json'),
-      bundling: {
-        format: OutputFormat.ESM,
-        target: 'node22',
-        mainFields: ['module', 'main'],
-        banner: ESM_REQUIRE_BANNER,
-        minify: true,
-        sourceMap: true,
-        // Stack traces name files and lines; the sources themselves would triple the package.
-        sourcesContent: false,
-        // Bundle the AWS SDK rather than use the runtime's copy: the versions the tests ran are the versions deployed.
-        bundleAwsSDK: true,
-        externalModules: [],
-        forceDockerBundling: false,
-        logLevel: LogLevel.WARNING,
-      },
     });
     Validations.of(this.function).acknowledge({
       id: 'AwsSolutions-L1',

@@ -5,7 +5,7 @@ import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
@@ -33,10 +33,10 @@ export class McpTaskEndpoint extends Construct {
   /** Task ID to execution, status and result; TTL-swept. */
   public readonly table: dynamodb.Table;
   /** Serves MCP (Streamable HTTP) behind the REST API. */
-  public readonly mcpFunction: NodejsFunction;
+  public readonly mcpFunction: lambda.Function;
   public readonly mcpHandler: HandlerFunction;
   /** Applies Step Functions status events to tasks. */
-  public readonly statusSyncFunction: NodejsFunction;
+  public readonly statusSyncFunction: lambda.Function;
   public readonly statusSyncHandler: HandlerFunction;
   public readonly statusDeadLetterQueue: sqs.Queue;
   /**

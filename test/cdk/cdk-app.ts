@@ -10,8 +10,8 @@ const CDK_JSON = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.u
 export const TEST_ENV = { account: '123456789012', region: 'eu-west-1' } as const;
 
 /**
- * An app with the project's feature flags. Bundling (esbuild, about a second per large function) is skipped unless
- * `bundling` is true; the template is the same either way except for asset hashes.
+ * An app with the project's feature flags. The project's functions deploy prebuilt assets (built once per test run
+ * by the global setup), so `bundling` changes nothing for them; it still skips any asset that bundles at synth.
  */
 export function testApp(options: { bundling?: boolean } = {}): App {
   return new App({ context: { ...CDK_JSON.context, ...(options.bundling ? {} : { 'aws:cdk:bundling-stacks': [] }) } });

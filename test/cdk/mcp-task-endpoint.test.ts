@@ -1,7 +1,7 @@
 // McpTaskEndpoint as deployed by the example app: the template's table, functions, API, auth, status push and IAM.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../lambda/handlers/environment.js';
 import { MCP_HTTP_ENV, unpackToolCatalog } from '../../lambda/handlers/mcp-http-environment.js';
@@ -9,7 +9,8 @@ import { EXAMPLE_TOOLS } from '../../lambda/example-tools/catalog.js';
 import { OWNER_INDEX, OWNER_INDEX_PARTITION_KEY, OWNER_INDEX_PROJECTED_ATTRIBUTES, OWNER_INDEX_SORT_KEY, PARTITION_KEY, TTL_ATTRIBUTE } from '../../lambda/store/table-schema.js';
 import { executionNameFor, taskKeyFromExecutionName } from '../../lambda/core/task-key.js';
 import type { ExampleToolsStack } from '../../lib/example-tools-stack.js';
-import { exampleStack, logicalId, TEST_ENV } from './cdk-app.js';
+import { McpTaskEndpoint } from '../../lib/mcp-task-endpoint.js';
+import { exampleStack, logicalId, TEST_ENV, testStack } from './cdk-app.js';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
@@ -20,7 +21,7 @@ let outdir: string;
 let ids: { table: string; mcpFunction: string; statusFunction: string; queue: string; userPool: string; resourceServer: string; api: string; machines: string[] };
 
 beforeAll(() => {
-  // Bundled once for the whole file, with local esbuild: this is also the proof that synth works offline.
+  // Synthesized once for the whole file, from the prebuilt assets: this is also the proof that synth works offline.
   const synth = exampleStack({ bundling: true });
   ({ stack, template } = synth);
   outdir = synth.app.outdir;
@@ -372,8 +373,12 @@ describe('options', () => {
     expect(resource(ids.statusFunction).Properties['ReservedConcurrentExecutions']).toBeUndefined();
   });
 
-  it('leaves the account’s API Gateway CloudWatch role alone by default', () => {
-    template.resourceCountIs('AWS::ApiGateway::Account', 0);
+  it('leaves the account’s API Gateway CloudWatch role alone by default (the example app opts in)', () => {
+    const { template: withoutRole } = exampleStack({ props: { endpoint: { machineClient: true, createApiGatewayAccountRole: false } } });
+    withoutRole.resourceCountIs('AWS::ApiGateway::Account', 0);
+    const bare = testStack();
+    new McpTaskEndpoint(bare, 'Endpoint');
+    Template.fromStack(bare).resourceCountIs('AWS::ApiGateway::Account', 0);
   });
 
   it('sets the account’s API Gateway CloudWatch role on request, and retains the role', () => {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inspectorCommand } from '../../lib/example-tools-stack.js';
 import { singleOwner } from '../../local/dev-server.js';
 import { exampleTools, startTestServer, type TestServer } from '../support/local-backend.js';
 
@@ -46,5 +47,22 @@ describe('MCP Inspector CLI in the modern era', () => {
     const printed = await inspector('--method', 'tools/call', '--tool-name', 'text_stats', '--tool-args-json', '{"text":"a b"}', '--format', 'json');
     expect(printed['result']).toMatchObject({ resultType: 'complete', structuredContent: { words: 2, uniqueWords: 2 } });
     expect(printed['result']).not.toHaveProperty('isError');
+  });
+});
+
+describe('the example stack’s InspectorCommand output', () => {
+  it('runs as printed, with the bearer token from $TOKEN in the Authorization header, and lists the tools', async () => {
+    // The command as a shell would split it: words, double quotes grouping, $TOKEN expanded.
+    const words = inspectorCommand(server.url, true)
+      .match(/"[^"]*"|\S+/g)!
+      .map((word) => word.replace(/^"|"$/g, '').replace('$TOKEN', 'a-token'));
+    expect(words.slice(0, 2)).toEqual(['npx', '@modelcontextprotocol/inspector']);
+    expect(words.slice(-2)).toEqual(['--header', 'Authorization: Bearer a-token']);
+    const { stdout } = await execFileAsync(process.execPath, [INSPECTOR, ...words.slice(2)], {
+      env: { ...process.env, HOME: home, MCP_CATALOG_PATH: join(home, 'mcp.json') },
+      timeout: 60_000,
+    });
+    const listed = JSON.parse(stdout) as { tools: { name: string }[] };
+    expect(listed.tools.map((tool) => tool.name).sort()).toEqual(exampleTools().map((tool) => tool.name).sort());
   });
 });

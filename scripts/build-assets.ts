@@ -1,0 +1,58 @@
+// Bundles every Lambda handler into a prebuilt asset, dist/assets/<handler path>/index.mjs, which HandlerFunction
+// deploys as it is. Prebuilt, so the published package needs neither esbuild nor the handlers' dependencies in the
+// app that installs it, and what the tests synthesize is byte for byte what ships.
+// Run: `npm run build:assets` (also run by `npm run build`, by cdk.json's build hook before synth, and by the
+// test run's global setup).
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, type BuildOptions } from 'esbuild';
+import { assetDirectory, ESM_REQUIRE_BANNER, PACKAGE_ROOT } from '../lib/handler-asset.js';
+
+/** The options the construct has always bundled with: one minified ESM file for Node 22 with a linked source map. */
+export const BUNDLE_OPTIONS = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node22',
+  mainFields: ['module', 'main'],
+  banner: { js: ESM_REQUIRE_BANNER },
+  minify: true,
+  sourcemap: true,
+  // Stack traces name files and lines; the sources themselves would triple the package.
+  sourcesContent: false,
+  // Nothing external, the AWS SDK included: the versions the tests ran are the versions deployed.
+  external: [],
+  logLevel: 'warning',
+} as const satisfies BuildOptions;
+
+/** A handler is a module in a `handlers` folder under lambda/ that exports `handler`; no list to keep in step. */
+export function handlerEntries(root = join(PACKAGE_ROOT, 'lambda')): string[] {
+  const entries: string[] = [];
+  for (const entry of readdirSync(root, { withFileTypes: true, recursive: true })) {
+    const path = join(entry.parentPath, entry.name);
+    if (!entry.isFile() || !path.endsWith('.ts') || !relative(root, path).split(sep).includes('handlers')) continue;
+    if (/^export (const|async function|function) handler\b/m.test(readFileSync(path, 'utf8'))) entries.push(path);
+  }
+  return entries.sort();
+}
+
+/** Bundles each handler into its own folder (a Lambda asset is a folder); returns the folders. */
+export async function buildAssets(entries = handlerEntries()): Promise<string[]> {
+  rmSync(join(PACKAGE_ROOT, 'dist', 'assets'), { recursive: true, force: true });
+  return Promise.all(
+    entries.map(async (entry) => {
+      const outdir = assetDirectory(entry);
+      await build({ ...BUNDLE_OPTIONS, entryPoints: [entry], outfile: join(outdir, 'index.mjs') });
+      if (!existsSync(join(outdir, 'index.mjs'))) throw new Error(`esbuild wrote no bundle for ${entry}`);
+      return outdir;
+    }),
+  );
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const started = Date.now();
+  const folders = await buildAssets();
+  // On stderr, so that `npm pack --json` (which runs this through prepack) prints only its JSON on stdout.
+  console.error(`built ${folders.length} Lambda assets under ${relative(process.cwd(), join(PACKAGE_ROOT, 'dist', 'assets'))} in ${Date.now() - started} ms`);
+}

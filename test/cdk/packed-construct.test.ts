@@ -1,0 +1,149 @@
+// The construct as users meet it: `npm pack`ed, installed from the tarball into a fresh CDK app in a temporary
+// folder (consumer-app/app.mjs), synthesized there with cdk-nag, and the template checked.
+// aws-cdk-lib, constructs and cdk-nag come from this repository's node_modules (installed as links, offline):
+// from the registry they would take minutes, and they are not what is under test.
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MCP_HTTP_ENV } from '../../lambda/handlers/mcp-http-environment.js';
+import { PACKAGE_ROOT } from '../../lib/handler-asset.js';
+
+const run = promisify(execFile);
+const NPM_FLAGS = ['--offline', '--no-audit', '--no-fund', '--loglevel=error'];
+
+type Resource = { Type: string; Properties: Record<string, any>; DependsOn?: string[] };
+
+let work: string;
+let app: string;
+let manifest: { name: string; version: string; peerDependencies?: Record<string, string>; files?: string[] };
+let packedFiles: string[];
+let resources: Record<string, Resource>;
+let refused: { code?: number; stderr: string };
+let typeCheck: { code?: number; stdout: string };
+
+/** The packages a module and everything it imports at run time (relative imports followed) import by name. */
+function packagesImportedFrom(entry: string, seen = new Set<string>(), packages = new Set<string>()): Set<string> {
+  if (seen.has(entry)) return packages;
+  seen.add(entry);
+  for (const [, specifier] of readFileSync(entry, 'utf8').matchAll(/^(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]/gm)) {
+    if (specifier!.startsWith('.')) packagesImportedFrom(join(entry, '..', specifier!), seen, packages);
+    else packages.add(specifier!.startsWith('@') ? specifier!.split('/').slice(0, 2).join('/') : specifier!.split('/')[0]!);
+  }
+  return packages;
+}
+
+function ofType(type: string): [string, Resource][] {
+  return Object.entries(resources).filter(([, resource]) => resource.Type === type);
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'packed-construct-'));
+  // The Lambda assets are already built by the test run's global setup; `prepack` would build them again under
+  // the feet of the other test files, so only the compiled construct is built here and pack skips its scripts.
+  await run(process.execPath, [join(PACKAGE_ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(PACKAGE_ROOT, 'tsconfig.build.json')], { cwd: PACKAGE_ROOT });
+  const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work, ...NPM_FLAGS], { cwd: PACKAGE_ROOT });
+  const [packed] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
+  packedFiles = packed!.files.map((file) => file.path);
+
+  app = join(work, 'app');
+  mkdirSync(app);
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  copyFileSync(new URL('consumer-app/app.mjs', import.meta.url), join(app, 'app.mjs'));
+  const local = (name: string) => join(PACKAGE_ROOT, 'node_modules', name);
+  await run('npm', ['install', '--ignore-scripts', ...NPM_FLAGS, join(work, packed!.filename), local('aws-cdk-lib'), local('constructs'), local('cdk-nag')], { cwd: app });
+  manifest = JSON.parse(readFileSync(join(app, 'node_modules/mcp-tasks-sfn/package.json'), 'utf8'));
+
+  const tsc = join(PACKAGE_ROOT, 'node_modules/typescript/bin/tsc');
+  // The app checked as TypeScript sees it (checkJs) against the package's declarations, strict, Node ESM resolution.
+  const checkJs = ['--noEmit', '--allowJs', '--checkJs', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022'];
+  const nodeTypes = ['--skipLibCheck', '--typeRoots', join(PACKAGE_ROOT, 'node_modules/@types'), '--types', 'node'];
+  // The two synths and the type check are independent: run them side by side.
+  const [, unlogged, checked] = await Promise.all([
+    run(process.execPath, ['app.mjs', 'cdk.out'], { cwd: app }),
+    run(process.execPath, ['app.mjs', 'cdk.out.refused', '--unlogged-machine'], { cwd: app }).then(
+      () => ({ stderr: '' }),
+      (error: { code?: number; stderr: string }) => error,
+    ),
+    run(process.execPath, [tsc, ...checkJs, ...nodeTypes, 'app.mjs'], { cwd: app }).then(
+      ({ stdout }) => ({ code: 0, stdout }),
+      (error: { code?: number; stdout: string }) => error,
+    ),
+  ]);
+  refused = unlogged;
+  typeCheck = checked;
+  resources = JSON.parse(readFileSync(join(app, 'cdk.out/Consumer.template.json'), 'utf8')).Resources;
+}, 180_000);
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('the packed package', () => {
+  it('is a versioned, public 0.x package whose entry point is the compiled construct with its types', () => {
+    expect(manifest.name).toBe('mcp-tasks-sfn');
+    expect(manifest.version).toMatch(/^0\.\d+\.\d+$/);
+    expect(manifest).not.toHaveProperty('private');
+    expect(manifest).toMatchObject({ main: './dist/lib/index.js', types: './dist/lib/index.d.ts', exports: { '.': { types: './dist/lib/index.d.ts', default: './dist/lib/index.js' } } });
+    expect(packedFiles).toEqual(expect.arrayContaining(['dist/lib/index.js', 'dist/lib/index.d.ts', 'dist/lib/mcp-task-endpoint.d.ts']));
+  });
+
+  it('asks the app only for aws-cdk-lib and constructs: the handlers bring their dependencies in their bundles', () => {
+    expect(Object.keys(manifest.peerDependencies ?? {}).sort()).toEqual(['aws-cdk-lib', 'constructs']);
+    const imported = [...packagesImportedFrom(join(app, 'node_modules/mcp-tasks-sfn/dist/lib/index.js'))].sort();
+    expect(imported.filter((name) => !name.startsWith('node:'))).toEqual(['aws-cdk-lib', 'constructs']);
+  });
+
+  it('ships each handler as a prebuilt bundle, and no TypeScript sources, tests or example tools', () => {
+    expect(packedFiles).toEqual(expect.arrayContaining(['dist/assets/lambda/handlers/mcp-http/index.mjs', 'dist/assets/lambda/handlers/status-sync/index.mjs']));
+    expect(packedFiles.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))).toEqual([]);
+    expect(packedFiles.filter((file) => /(^|\/)(test|example-tools|conformance-tools|local|bench)\//.test(file))).toEqual([]);
+  });
+});
+
+describe('a fresh CDK app that installs the tarball', () => {
+  it('type-checks against the package’s declarations, imported by the package name', () => {
+    expect({ code: typeCheck.code, stdout: typeCheck.stdout }).toEqual({ code: 0, stdout: '' });
+  });
+
+  it('synthesizes with cdk-nag AwsSolutionsChecks and no finding left', () => {
+    // The synth itself failed the beforeAll otherwise; this one checks that the rules really ran in that app.
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/AwsSolutions-SF1|AwsSolutions-SF2/);
+    expect(refused.stderr).toContain('Consumer/UnloggedMachine');
+  });
+
+  it('deploys the two handlers from the package’s prebuilt bundles, on Node 22 arm64', () => {
+    const functions = ofType('AWS::Lambda::Function').map(([, fn]) => fn.Properties);
+    expect(functions).toHaveLength(2);
+    const installed = (name: string) => readFileSync(join(app, 'node_modules/mcp-tasks-sfn/dist/assets/lambda/handlers', name, 'index.mjs'));
+    const staged = functions.map((fn) => readFileSync(join(app, 'cdk.out', `asset.${(fn['Code'].S3Key as string).replace(/\.zip$/, '')}`, 'index.mjs')));
+    for (const fn of functions) expect(fn).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], Handler: 'index.handler' });
+    expect(staged.map((bundle) => bundle.toString('base64')).sort()).toEqual([installed('mcp-http'), installed('status-sync')].map((bundle) => bundle.toString('base64')).sort());
+  });
+
+  it('creates the task table and the REST API with its stage behind the API Gateway account role', () => {
+    expect(ofType('AWS::DynamoDB::Table')).toHaveLength(1);
+    expect(ofType('AWS::ApiGateway::RestApi')).toHaveLength(1);
+    const [[accountId]] = ofType('AWS::ApiGateway::Account') as [[string, Resource]];
+    const [[, stage]] = ofType('AWS::ApiGateway::Stage') as [[string, Resource]];
+    expect(stage.DependsOn).toContain(accountId);
+  });
+
+  it('registers the app’s own state machine as the tool: its ARN in the MCP function’s environment, start rights on it', () => {
+    const [[machineId]] = ofType('AWS::StepFunctions::StateMachine') as [[string, Resource]];
+    const mcp = ofType('AWS::Lambda::Function').find(([, fn]) => fn.Properties['Environment'].Variables[MCP_HTTP_ENV.toolStateMachineArns] !== undefined)!;
+    expect(mcp[1].Properties['Environment'].Variables[MCP_HTTP_ENV.toolStateMachineArns]).toEqual({ Ref: machineId });
+    const roleId = mcp[1].Properties['Role']['Fn::GetAtt'][0] as string;
+    const statements = ofType('AWS::IAM::Policy')
+      .filter(([, policy]) => (policy.Properties['Roles'] as { Ref: string }[]).some((role) => role.Ref === roleId))
+      .flatMap(([, policy]) => policy.Properties['PolicyDocument'].Statement as { Action: string | string[]; Resource: unknown }[]);
+    expect(statements).toContainEqual(expect.objectContaining({ Action: 'states:StartExecution', Resource: { Ref: machineId } }));
+  });
+
+  it('needs nothing installed besides the package, its peers and cdk-nag: no esbuild, no Docker', () => {
+    expect(readdirSync(join(app, 'node_modules')).sort()).toEqual(['.package-lock.json', 'aws-cdk-lib', 'cdk-nag', 'constructs', 'mcp-tasks-sfn']);
+  });
+});
