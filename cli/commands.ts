@@ -22,7 +22,8 @@ export function exitCodeOf(outcome: TaskOutcome): ExitCode {
 
 export async function toolsCommand(client: TaskClient, output: Output): Promise<ExitCode> {
   const tools = await client.listTools();
-  output.out(output.json ? JSON.stringify({ tools }) : renderTools(tools));
+  // The JSON names the protocol spoken, so a script (or a test) can tell which adapter `auto` chose.
+  output.out(output.json ? JSON.stringify({ protocol: client.protocol, tools }) : renderTools(tools));
   return EXIT.ok;
 }
 

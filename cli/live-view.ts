@@ -70,8 +70,9 @@ export class LiveView {
 
   private startSpinner(): void {
     if (!this.options.interactive || this.options.quiet) return;
-    // discardStdin keeps typed keys off the line and turns Ctrl-C in raw mode back into SIGINT.
-    this.spinner = ora({ text: this.line(), stream: process.stderr, discardStdin: true }).start();
+    // stdin stays in cooked mode, so Ctrl-C reaches us as a plain SIGINT. (ora's discardStdin puts it in raw mode
+    // and re-raises Ctrl-C from a 'data' listener, but never starts stdin flowing, so Ctrl-C went unseen.)
+    this.spinner = ora({ text: this.line(), stream: process.stderr, discardStdin: false }).start();
   }
 
   private line(): string {
