@@ -5,7 +5,7 @@ import type { ProgressUpdate, TaskInfo, TaskOutcome, ToolInfo, ToolResult } from
 export function renderTools(tools: readonly ToolInfo[]): string {
   if (tools.length === 0) return 'This server has no tools.';
   const width = Math.max(...tools.map((tool) => tool.name.length));
-  return tools.map((tool) => `${tool.name.padEnd(width)}  task: ${tool.taskSupport.padEnd(9)}  ${firstLine(tool.description ?? tool.title ?? '')}`.trimEnd()).join('\n');
+  return tools.map((tool) => `${tool.name.padEnd(width)}  task: ${tool.taskSupport.padEnd(9)}  ${firstSentence(tool.description ?? tool.title ?? '')}`.trimEnd()).join('\n');
 }
 
 export function renderTask(task: TaskInfo): string {
@@ -67,6 +67,7 @@ export function renderLiveLine(state: { status: string; statusMessage?: string; 
   return parts.join(' · ');
 }
 
-function firstLine(text: string): string {
-  return text.split('\n')[0] ?? '';
+/** A description's first sentence: one line per tool, however long the description. */
+function firstSentence(text: string): string {
+  return /^[^\n]*?[.!?](?=\s|$)/.exec(text)?.[0] ?? text.split('\n')[0] ?? '';
 }

@@ -68,7 +68,7 @@ describe('mcp-tasks call --wait in a terminal', () => {
     await session.sendKeys('Enter');
     const screen = (await screenMatch(session, /EXIT=130/)).input;
     expect(screen).toMatch(new RegExp(`^${taskId}$`, 'm'));
-    expect(screen).toContain(`Check on it with: mcp-tasks watch ${taskId}`);
+    expect(screen).toContain(`mcp-tasks watch ${taskId}`);
 
     const env = { MCP_TASKS_URL: server.url, MCP_TASKS_TOKEN: TOKENS.alice };
     const after = await runCli(bundle, ['--json', 'get', taskId!], env);
