@@ -43,11 +43,6 @@ export class LegacyTaskClient implements TaskClient {
     return new LegacyTaskClient(client);
   }
 
-  /** Whether the server advertises tasks for tools/call (the 2025-11-25 `tasks` capability). */
-  get supportsTasks(): boolean {
-    return this.client.getServerCapabilities()?.tasks?.requests?.tools?.call !== undefined;
-  }
-
   async listTools(): Promise<ToolInfo[]> {
     const tools: ToolInfo[] = [];
     let cursor: string | undefined;
