@@ -43,16 +43,16 @@ export class TmuxSession {
     private readonly name: string,
   ) {}
 
-  /** Starts `command` (a shell command line) in a 120x30 terminal. */
+  /** Starts `command` (a shell command line) in a 120x30 terminal, on a socket of its own that `kill` removes. */
   static async start(command: string): Promise<TmuxSession> {
-    const socket = `mcp-tasks-cli-${process.pid}-${Date.now()}`;
+    const socket = join(tmpdir(), `mcp-tasks-cli-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.sock`);
     const session = new TmuxSession(socket, 'cli');
     await session.tmux('new-session', '-d', '-s', session.name, '-x', '120', '-y', '30', command);
     return session;
   }
 
   private async tmux(...args: string[]): Promise<string> {
-    const { stdout } = await execFileAsync('tmux', ['-L', this.socket, '-f', '/dev/null', ...args]);
+    const { stdout } = await execFileAsync('tmux', ['-S', this.socket, '-f', '/dev/null', ...args]);
     return stdout;
   }
 
@@ -68,5 +68,6 @@ export class TmuxSession {
 
   async kill(): Promise<void> {
     await this.tmux('kill-server').catch(() => {});
+    await rm(this.socket, { force: true });
   }
 }
