@@ -1,0 +1,117 @@
+// What each subcommand does, given a connected TaskClient: fetch, then print as plain text or as JSON. Returns
+// the exit code; main.ts owns argument parsing, connecting and turning errors into messages.
+import { EXIT, UnknownToolError, UsageError, type ExitCode } from './errors.js';
+import { LiveView } from './live-view.js';
+import { renderOutcomeHeadline, renderResult, renderTask, renderTaskList, renderTools } from './render.js';
+import type { TaskClient, TaskInfo, TaskOutcome, ToolResult } from './task-client.js';
+
+/** Where and how to print: `json` for scripts; `interactive` when a person is at a terminal. */
+export interface Output {
+  readonly json: boolean;
+  readonly interactive: boolean;
+  out(text: string): void;
+  err(text: string): void;
+}
+
+/** Exit code for a finished task: only a completed task whose tool did not report an error is a success. */
+export function exitCodeOf(outcome: TaskOutcome): ExitCode {
+  if (outcome.status === 'cancelled') return EXIT.cancelled;
+  if (outcome.status === 'failed' || outcome.result.isError) return EXIT.failed;
+  return EXIT.ok;
+}
+
+export async function toolsCommand(client: TaskClient, output: Output): Promise<ExitCode> {
+  const tools = await client.listTools();
+  // The JSON names the protocol spoken, so a script (or a test) can tell which adapter `auto` chose.
+  output.out(output.json ? JSON.stringify({ protocol: client.protocol, tools }) : renderTools(tools));
+  return EXIT.ok;
+}
+
+/** `--args` must be a JSON object: the tool's arguments. */
+export function parseToolArgs(text: string | undefined): Record<string, unknown> {
+  if (text === undefined) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`--args is not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError('--args must be a JSON object, such as \'{"text":"hello"}\'.');
+  return parsed as Record<string, unknown>;
+}
+
+export async function callCommand(client: TaskClient, output: Output, name: string, options: { args?: string; wait?: boolean; ttl?: number }): Promise<ExitCode> {
+  const args = parseToolArgs(options.args);
+  const tools = await client.listTools();
+  const tool = tools.find((candidate) => candidate.name === name);
+  if (!tool) throw new UnknownToolError(name, tools.map((candidate) => candidate.name));
+  if (tool.taskSupport === 'forbidden') return printDirect(output, await client.callDirect(name, args));
+
+  const view = new LiveView(client, { interactive: output.interactive, quiet: output.json });
+  const started = await client.startTask(name, args, { ...(options.ttl !== undefined ? { ttlMs: options.ttl } : {}), onProgress: (update) => view.progress(update) });
+  if (started.kind === 'immediate') return printDirect(output, started.result);
+  const { task } = started;
+  if (!options.wait) {
+    output.out(output.json ? JSON.stringify({ task }) : renderTask(task));
+    if (!output.json) output.err(`Follow it with: mcp-tasks watch ${task.taskId}`);
+    return EXIT.ok;
+  }
+  return followAndPrint(client, output, task.taskId, view, task);
+}
+
+export async function watchCommand(client: TaskClient, output: Output, taskId: string): Promise<ExitCode> {
+  return followAndPrint(client, output, taskId, new LiveView(client, { interactive: output.interactive, quiet: output.json }));
+}
+
+export async function getCommand(client: TaskClient, output: Output, taskId: string): Promise<ExitCode> {
+  const task = await client.getTask(taskId);
+  output.out(output.json ? JSON.stringify({ task }) : renderTask(task));
+  return EXIT.ok;
+}
+
+export async function resultCommand(client: TaskClient, output: Output, taskId: string): Promise<ExitCode> {
+  const task = await client.getTask(taskId);
+  return printOutcome(output, task, await client.outcome(taskId));
+}
+
+export async function listCommand(client: TaskClient, output: Output): Promise<ExitCode> {
+  const tasks = await client.listTasks();
+  output.out(output.json ? JSON.stringify({ tasks }) : renderTaskList(tasks));
+  return EXIT.ok;
+}
+
+export async function cancelCommand(client: TaskClient, output: Output, taskId: string): Promise<ExitCode> {
+  const task = await client.cancelTask(taskId);
+  output.out(output.json ? JSON.stringify({ task }) : renderTask(task));
+  return EXIT.ok;
+}
+
+/** Watches until the task ends, then prints its outcome; or, if the user left it running, how to come back. */
+async function followAndPrint(client: TaskClient, output: Output, taskId: string, view: LiveView, initial?: TaskInfo): Promise<ExitCode> {
+  const end = await view.watch(taskId, initial);
+  if (end.kind === 'left-running') {
+    if (output.json) output.out(JSON.stringify({ task: end.task, leftRunning: true }));
+    else {
+      output.err(`Left task ${taskId} running.\n  follow it:        mcp-tasks watch ${taskId}\n  fetch its result: mcp-tasks result ${taskId}`);
+      output.out(taskId);
+    }
+    return EXIT.interrupted;
+  }
+  return printOutcome(output, end.task, await client.outcome(taskId));
+}
+
+function printOutcome(output: Output, task: TaskInfo, outcome: TaskOutcome): ExitCode {
+  if (output.json) {
+    output.out(JSON.stringify({ task: { ...task, status: outcome.status }, outcome }));
+    return exitCodeOf(outcome);
+  }
+  output.err(renderOutcomeHeadline(task.taskId, outcome));
+  if (outcome.status === 'completed') output.out(renderResult(outcome.result));
+  else if (outcome.status === 'failed' && outcome.result) output.out(renderResult(outcome.result));
+  return exitCodeOf(outcome);
+}
+
+function printDirect(output: Output, result: ToolResult): ExitCode {
+  output.out(output.json ? JSON.stringify({ result }) : renderResult(result));
+  return result.isError ? EXIT.failed : EXIT.ok;
+}

@@ -1,0 +1,136 @@
+// Follows one task until it ends. On a terminal: an ora spinner line (status, status message, progress bar,
+// elapsed time) on stderr, and Ctrl-C asks whether to cancel the task or leave it running. Elsewhere: one plain
+// line per change, and an interrupt leaves the task running. Polls tasks/get at the server's suggested interval;
+// progress notifications, when the server sends them, come in through `progress()`.
+import { isCancel, select } from '@clack/prompts';
+import ora, { type Ora } from 'ora';
+import { renderLiveLine } from './render.js';
+import { isTerminal, type ProgressUpdate, type TaskClient, type TaskInfo } from './task-client.js';
+
+const DEFAULT_POLL_MS = 1_000;
+/** Never poll faster than this, whatever the server suggests: a terminal view needs no more. */
+const MIN_POLL_MS = 250;
+
+/** How watching ended: the task ended (with its last state), or the user left it running. */
+export type WatchEnd = { readonly kind: 'ended'; readonly task: TaskInfo } | { readonly kind: 'left-running'; readonly task: TaskInfo };
+
+export interface LiveViewOptions {
+  /** Draw the live line and prompt on Ctrl-C (stdout and stdin are terminals), or print plain lines. */
+  readonly interactive: boolean;
+  /** Print nothing while waiting (`--json`). */
+  readonly quiet: boolean;
+}
+
+export class LiveView {
+  private latest: TaskInfo | undefined;
+  private progressUpdate: ProgressUpdate | undefined;
+  private readonly startedAt = Date.now();
+  private spinner: Ora | undefined;
+  private lastPlainLine = '';
+
+  constructor(
+    private readonly client: TaskClient,
+    private readonly options: LiveViewOptions,
+  ) {}
+
+  /** A progress notification about the watched task. */
+  progress(update: ProgressUpdate): void {
+    this.progressUpdate = update;
+    this.redraw();
+  }
+
+  /** Follows `taskId` until it ends or, after Ctrl-C, until the user chooses to leave it running. */
+  async watch(taskId: string, initial?: TaskInfo): Promise<WatchEnd> {
+    this.latest = initial ?? (await this.client.getTask(taskId));
+    if (isTerminal(this.latest.status)) return { kind: 'ended', task: this.latest };
+    const interrupted = this.interruptSignal();
+    this.startSpinner();
+    const ticker = this.spinner ? setInterval(() => this.redraw(), 1_000) : undefined;
+    try {
+      for (;;) {
+        this.redraw();
+        const pause = Math.max(MIN_POLL_MS, this.latest.pollInterval ?? DEFAULT_POLL_MS);
+        const woken = await Promise.race([sleep(pause).then(() => 'poll' as const), interrupted.next]);
+        if (woken === 'interrupt') {
+          const choice = await this.askOnInterrupt(taskId);
+          if (choice === 'leave') return { kind: 'left-running', task: this.latest };
+          this.latest = await this.client.cancelTask(taskId);
+          interrupted.rearm();
+        } else {
+          this.latest = await this.client.getTask(taskId);
+        }
+        if (isTerminal(this.latest.status)) return { kind: 'ended', task: this.latest };
+      }
+    } finally {
+      if (ticker) clearInterval(ticker);
+      this.spinner?.stop();
+      interrupted.dispose();
+    }
+  }
+
+  private startSpinner(): void {
+    if (!this.options.interactive || this.options.quiet) return;
+    // stdin stays in cooked mode, so Ctrl-C reaches us as a plain SIGINT. (ora's discardStdin puts it in raw mode
+    // and re-raises Ctrl-C from a 'data' listener, but never starts stdin flowing, so Ctrl-C went unseen.)
+    this.spinner = ora({ text: this.line(), stream: process.stderr, discardStdin: false }).start();
+  }
+
+  private line(): string {
+    return renderLiveLine({
+      status: this.latest?.status ?? 'working',
+      ...(this.latest?.statusMessage !== undefined ? { statusMessage: this.latest.statusMessage } : {}),
+      ...(this.progressUpdate ? { progress: this.progressUpdate } : {}),
+      elapsedMs: Date.now() - this.startedAt,
+    });
+  }
+
+  private redraw(): void {
+    if (this.options.quiet) return;
+    if (this.spinner) {
+      if (this.spinner.isSpinning) this.spinner.text = this.line();
+      return;
+    }
+    // Plain mode: one line per change of status, message or progress; elapsed time alone is no change.
+    const { status, statusMessage } = this.latest ?? { status: 'working' };
+    const progress = this.progressUpdate ? ` (${this.progressUpdate.progress}${this.progressUpdate.total !== undefined ? `/${this.progressUpdate.total}` : ''})` : '';
+    const plain = `${status}${statusMessage ? `: ${statusMessage}` : ''}${progress}`;
+    if (plain !== this.lastPlainLine) process.stderr.write(`${plain}\n`);
+    this.lastPlainLine = plain;
+  }
+
+  /** Stops the live line and asks; a second Ctrl-C at the prompt means "leave it running", the safe choice. */
+  private async askOnInterrupt(taskId: string): Promise<'cancel' | 'leave'> {
+    if (!this.spinner) return 'leave';
+    this.spinner.stop();
+    const choice = await select({
+      message: `Task ${taskId} is still ${this.latest?.status ?? 'working'}. What should happen to it?`,
+      options: [
+        { value: 'leave' as const, label: 'Leave it running', hint: 'fetch the result later' },
+        { value: 'cancel' as const, label: 'Cancel the task' },
+      ],
+      output: process.stderr,
+    });
+    const decided = isCancel(choice) ? 'leave' : choice;
+    if (decided === 'cancel') this.spinner.start(this.line());
+    return decided;
+  }
+
+  /** SIGINT as a promise the watch loop can race against its poll timer. */
+  private interruptSignal(): { next: Promise<'interrupt'>; rearm(): void; dispose(): void } {
+    let resolve: (value: 'interrupt') => void = () => {};
+    const handler = () => resolve('interrupt');
+    const state = {
+      next: new Promise<'interrupt'>((done) => (resolve = done)),
+      rearm: () => {
+        state.next = new Promise<'interrupt'>((done) => (resolve = done));
+      },
+      dispose: () => process.off('SIGINT', handler),
+    };
+    process.on('SIGINT', handler);
+    return state;
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,73 @@
+// Plain-text views of tools, tasks and results: what a person reads, and what a script greps when stdout is not a
+// terminal. Pure functions of their input; `--json` output bypasses them and prints the objects themselves.
+import type { ProgressUpdate, TaskInfo, TaskOutcome, ToolInfo, ToolResult } from './task-client.js';
+
+export function renderTools(tools: readonly ToolInfo[]): string {
+  if (tools.length === 0) return 'This server has no tools.';
+  const width = Math.max(...tools.map((tool) => tool.name.length));
+  return tools.map((tool) => `${tool.name.padEnd(width)}  task: ${tool.taskSupport.padEnd(9)}  ${firstSentence(tool.description ?? tool.title ?? '')}`.trimEnd()).join('\n');
+}
+
+export function renderTask(task: TaskInfo): string {
+  const rows: [string, string | undefined][] = [
+    ['task', task.taskId],
+    ['status', task.status],
+    ['message', task.statusMessage],
+    ['created', task.createdAt],
+    ['updated', task.lastUpdatedAt],
+    ['ttl', task.ttl === null ? 'unlimited' : task.ttl !== undefined ? `${task.ttl} ms` : undefined],
+    ['poll', task.pollInterval !== undefined ? `${task.pollInterval} ms` : undefined],
+  ];
+  return rows.flatMap(([label, value]) => (value !== undefined ? [`${`${label}:`.padEnd(9)}${value}`] : [])).join('\n');
+}
+
+export function renderTaskList(tasks: readonly TaskInfo[]): string {
+  if (tasks.length === 0) return 'No tasks.';
+  return tasks.map((task) => [task.taskId, task.status.padEnd(14), task.lastUpdatedAt ?? task.createdAt ?? '', task.statusMessage ?? ''].join('  ').trimEnd()).join('\n');
+}
+
+/** A tool result: its text blocks, else its structured content as indented JSON, else the whole result. */
+export function renderResult(result: ToolResult): string {
+  const texts = (result.content ?? []).flatMap((block) => (block.type === 'text' && block.text !== undefined ? [block.text] : []));
+  if (texts.length > 0) return texts.join('\n');
+  return JSON.stringify(result.structuredContent ?? result, null, 2);
+}
+
+/** The closing line after a task ends, before its result. */
+export function renderOutcomeHeadline(taskId: string, outcome: TaskOutcome): string {
+  if (outcome.status === 'completed') return outcome.result.isError ? `Task ${taskId} completed; the tool reported an error:` : `Task ${taskId} completed.`;
+  if (outcome.status === 'failed') return `Task ${taskId} failed: ${outcome.error}`;
+  return `Task ${taskId} was cancelled.`;
+}
+
+/** `12s`, `3m 04s`, `1h 02m`: elapsed time on the live line. */
+export function formatElapsed(ms: number): string {
+  const seconds = Math.floor(ms / 1000);
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m ${String(seconds % 60).padStart(2, '0')}s`;
+  return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, '0')}m`;
+}
+
+/** A text bar such as `[######----] 60%`: plain characters, so it reads the same in any terminal or log. */
+export function progressBar(progress: number, total: number, width = 20): string {
+  const fraction = total > 0 ? Math.min(1, Math.max(0, progress / total)) : 0;
+  const filled = Math.round(fraction * width);
+  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${Math.round(fraction * 100)}%`;
+}
+
+/** The live line: status, status message, a bar when the server reported progress against a total, elapsed time. */
+export function renderLiveLine(state: { status: string; statusMessage?: string; progress?: ProgressUpdate; elapsedMs: number }): string {
+  const message = state.progress?.message ?? state.statusMessage;
+  const parts = [state.status];
+  if (message) parts.push(message);
+  if (state.progress?.total !== undefined) parts.push(progressBar(state.progress.progress, state.progress.total));
+  else if (state.progress) parts.push(`${state.progress.progress} done`);
+  parts.push(formatElapsed(state.elapsedMs));
+  return parts.join(' · ');
+}
+
+/** A description's first sentence: one line per tool, however long the description. */
+function firstSentence(text: string): string {
+  return /^[^\n]*?[.!?](?=\s|$)/.exec(text)?.[0] ?? text.split('\n')[0] ?? '';
+}

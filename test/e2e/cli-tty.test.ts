@@ -1,0 +1,87 @@
+// End to end, in a real pseudo-terminal: the mcp-tasks bundle runs inside tmux against a test server, as a person
+// would run it. The live line must show the status and elapsed time while the task works; Ctrl-C must stop it and
+// ask; "leave it running" must print the task ID, exit 130 and leave the task working; "cancel" must cancel it.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { GENEROUS_WAIT, startTestServer, TOKENS, type TestServer } from '../support/local-backend.js';
+import { buildCliBundle, runCli, TmuxSession } from '../support/cli-process.js';
+
+let server: TestServer;
+let bundle: string;
+let disposeBundle: () => Promise<void>;
+const sessions: TmuxSession[] = [];
+
+beforeAll(async () => {
+  [server, { bundle, dispose: disposeBundle }] = await Promise.all([startTestServer(), buildCliBundle()]);
+});
+afterAll(async () => {
+  await Promise.all(sessions.map((session) => session.kill()));
+  await server?.close();
+  await disposeBundle?.();
+});
+
+/** Single-quotes a word for the shell line tmux runs. */
+const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
+
+/**
+ * Starts `mcp-tasks call analyze_documents --wait` on a task that runs for minutes, in a terminal. CI is unset
+ * (ora draws nothing live under CI); after the CLI exits the shell prints its exit code and stays, so the
+ * screen can still be read.
+ */
+async function startWaitingCall(): Promise<TmuxSession> {
+  const args = JSON.stringify({ documents: ['The cat sat.', 'A dog ran far away.'], reviewSeconds: 600 });
+  const cli = [process.execPath, bundle, 'call', 'analyze_documents', '--args', args, '--wait'].map(quote).join(' ');
+  const environment = `env -u CI MCP_TASKS_URL=${quote(server.url)} MCP_TASKS_TOKEN=${quote(TOKENS.alice)}`;
+  // Ctrl-C signals the whole foreground group, the shell too: its trap keeps it alive to print the exit code
+  // (a trapped signal is reset to the default in the CLI it starts, so the CLI sees SIGINT as usual).
+  const session = await TmuxSession.start(`sh -c ${quote(`trap true INT; ${environment} ${cli}; echo "EXIT=$?"; exec sleep 3600`)}`);
+  sessions.push(session);
+  return session;
+}
+
+/** Waits until the screen matches `pattern`; returns the match. */
+async function screenMatch(session: TmuxSession, pattern: RegExp): Promise<RegExpExecArray> {
+  return vi.waitUntil(async () => pattern.exec(await session.screen()) ?? false, GENEROUS_WAIT);
+}
+
+const PROMPT = /Task (\w+) is still working\. What should happen to it\?/;
+
+describe('mcp-tasks call --wait in a terminal', () => {
+  it('shows a live line whose elapsed time advances while the task works', async () => {
+    const session = await startWaitingCall();
+    const first = await screenMatch(session, /working · (\d+)s/);
+    // The same line, redrawn in place with a later time: a live view, not a log.
+    await screenMatch(session, new RegExp(`working · (?!${first[1]}s)\\d+s`));
+    expect((await session.screen()).match(/working · \d+s/g)).toHaveLength(1);
+    await session.sendKeys('C-c');
+    await screenMatch(session, PROMPT);
+    await session.sendKeys('Down', 'Enter');
+    await screenMatch(session, /EXIT=3/);
+  });
+
+  it('on Ctrl-C asks; "leave it running" prints the task ID, exits 130, and the task keeps working', async () => {
+    const session = await startWaitingCall();
+    await screenMatch(session, /working · \d+s/);
+    await session.sendKeys('C-c');
+    const [, taskId] = await screenMatch(session, PROMPT);
+    expect(await session.screen()).toMatch(/Leave it running[\s\S]*Cancel the task/);
+
+    await session.sendKeys('Enter');
+    const screen = (await screenMatch(session, /EXIT=130/)).input;
+    expect(screen).toMatch(new RegExp(`^${taskId}$`, 'm'));
+    expect(screen).toContain(`mcp-tasks watch ${taskId}`);
+
+    const env = { MCP_TASKS_URL: server.url, MCP_TASKS_TOKEN: TOKENS.alice };
+    const after = await runCli(bundle, ['--json', 'get', taskId!], env);
+    expect(JSON.parse(after.stdout)).toMatchObject({ task: { taskId, status: 'working' } });
+    await runCli(bundle, ['cancel', taskId!], env);
+  });
+
+  it('on Ctrl-C, "cancel the task" cancels it and exits 3', async () => {
+    const session = await startWaitingCall();
+    await screenMatch(session, /working · \d+s/);
+    await session.sendKeys('C-c');
+    const [, taskId] = await screenMatch(session, PROMPT);
+    await session.sendKeys('Down', 'Enter');
+    expect((await screenMatch(session, /EXIT=3/)).input).toContain(`Task ${taskId} was cancelled.`);
+  });
+});

@@ -1,0 +1,73 @@
+// The mcp-tasks CLI as a real child process: the esbuild bundle the package's bin points at, run with plain node,
+// once with pipes (what scripts see) and once inside tmux (a real pseudo-terminal, what a person sees).
+import { execFile, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { buildCli } from '../../cli/build-cli.js';
+
+const execFileAsync = promisify(execFile);
+
+/** Builds the bundle into a fresh folder (a developer's dist/ is left alone); returns its path and a cleanup. */
+export async function buildCliBundle(): Promise<{ bundle: string; dispose(): Promise<void> }> {
+  const folder = await mkdtemp(join(tmpdir(), 'mcp-tasks-cli-'));
+  const bundle = await buildCli(join(folder, 'mcp-tasks.js'));
+  return { bundle, dispose: () => rm(folder, { recursive: true, force: true }) };
+}
+
+export interface CliRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the bundle with `args` and `env` added to this process's environment (less CI, which ora reads). */
+export function runCli(bundle: string, args: readonly string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const { CI: _ci, MCP_TASKS_URL: _url, MCP_TASKS_TOKEN: _token, ...inherited } = process.env;
+    const child = spawn(process.execPath, [bundle, ...args], { env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** One tmux server on its own socket, with one window running a command: keys in, screen text out. */
+export class TmuxSession {
+  private constructor(
+    private readonly socket: string,
+    private readonly name: string,
+  ) {}
+
+  /** Starts `command` (a shell command line) in a 120x30 terminal, on a socket of its own that `kill` removes. */
+  static async start(command: string): Promise<TmuxSession> {
+    const socket = join(tmpdir(), `mcp-tasks-cli-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.sock`);
+    const session = new TmuxSession(socket, 'cli');
+    await session.tmux('new-session', '-d', '-s', session.name, '-x', '120', '-y', '30', command);
+    return session;
+  }
+
+  private async tmux(...args: string[]): Promise<string> {
+    const { stdout } = await execFileAsync('tmux', ['-S', this.socket, '-f', '/dev/null', ...args]);
+    return stdout;
+  }
+
+  /** What the terminal shows now, as text (no escape sequences: tmux has interpreted them). */
+  screen(): Promise<string> {
+    return this.tmux('capture-pane', '-p', '-t', this.name);
+  }
+
+  /** Sends keys as tmux names them: `C-c`, `Enter`, `Down`. */
+  async sendKeys(...keys: string[]): Promise<void> {
+    await this.tmux('send-keys', '-t', this.name, ...keys);
+  }
+
+  async kill(): Promise<void> {
+    await this.tmux('kill-server').catch(() => {});
+    await rm(this.socket, { force: true });
+  }
+}
