@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import { ESM_REQUIRE_BANNER } from '../lib/handler-asset.js';
+import { BUNDLE_OPTIONS } from '../scripts/build-assets.js';
 
 const RUNS = Number(process.env['BENCH_ROUNDS'] ?? 10);
 /** Enough configuration for the handler to compose its backend at load, as in Lambda; nothing calls AWS. */
@@ -44,7 +44,7 @@ async function main(): Promise<void> {
   const files = {} as Record<Bundle, string>;
   for (const [bundle, entry] of Object.entries(ENTRIES) as [Bundle, string][]) {
     files[bundle] = join(dir, `${bundle}.mjs`);
-    await build({ entryPoints: [entry], outfile: files[bundle], bundle: true, platform: 'node', format: 'esm', target: 'node22', minify: true, sourcemap: true, sourcesContent: false, mainFields: ['module', 'main'], banner: { js: ESM_REQUIRE_BANNER }, logLevel: 'error' });
+    await build({ ...BUNDLE_OPTIONS, entryPoints: [entry], outfile: files[bundle], logLevel: 'error' });
   }
   const samples = { minimal: [] as Array<{ importMs: number; totalMs: number }>, 'mcp-http': [] as Array<{ importMs: number; totalMs: number }> };
   for (let run = 0; run < RUNS; run++) for (const bundle of Object.keys(ENTRIES) as Bundle[]) samples[bundle].push(coldStartMs(bundle, files[bundle]));

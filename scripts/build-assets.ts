@@ -23,6 +23,8 @@ export const BUNDLE_OPTIONS = {
   sourcesContent: false,
   // Nothing external, the AWS SDK included: the versions the tests ran are the versions deployed.
   external: [],
+  // One copy of Ajv in the bundle, not two (see the shim's header).
+  alias: { '@modelcontextprotocol/server/_shims': join(PACKAGE_ROOT, 'lambda/protocol/server-sdk-shims.ts') },
   logLevel: 'warning',
 } as const satisfies BuildOptions;
 
