@@ -14,6 +14,8 @@ export interface ProgressStepEvent {
   readonly progress?: unknown;
   readonly increment?: unknown;
   readonly total?: unknown;
+  /** Seconds until a wait the workflow is entering ends: `{secondsLeft}` in the message counts down from it. */
+  readonly secondsLeft?: unknown;
   /** When the report was made: epoch ms or an ISO timestamp (`$$.State.EnteredTime`). @default the step's own clock */
   readonly at?: unknown;
 }
@@ -35,7 +37,7 @@ export class InvalidProgressReportError extends Error {
 export const MAX_PROGRESS_MESSAGE_LENGTH = 500;
 
 export function progressReportOf(event: ProgressStepEvent, now: number): { executionArn: string; report: ProgressReport } {
-  const { execution, message, progress, increment, total, at } = event ?? {};
+  const { execution, message, progress, increment, total, secondsLeft, at } = event ?? {};
   if (typeof execution !== 'string' || !execution.startsWith('arn:')) throw new InvalidProgressReportError('execution must be the execution ARN ($$.Execution.Id)');
   const count = (name: string, value: unknown): number | undefined => {
     if (value === undefined || value === null) return undefined;
@@ -43,6 +45,7 @@ export function progressReportOf(event: ProgressStepEvent, now: number): { execu
     return value;
   };
   const report = { progress: count('progress', progress), increment: count('increment', increment), total: count('total', total) };
+  const waitSeconds = count('secondsLeft', secondsLeft);
   if (report.progress !== undefined && report.increment !== undefined) throw new InvalidProgressReportError('send progress or increment, not both');
   if (message !== undefined && message !== null && typeof message !== 'string') throw new InvalidProgressReportError('message must be a string');
   if (message == null && report.progress === undefined && report.increment === undefined && report.total === undefined) {
@@ -53,7 +56,12 @@ export function progressReportOf(event: ProgressStepEvent, now: number): { execu
   return {
     executionArn: execution,
     report: Object.fromEntries(
-      Object.entries({ ...report, message: typeof message === 'string' ? message.slice(0, MAX_PROGRESS_MESSAGE_LENGTH) : undefined, at: when }).filter(([, value]) => value !== undefined),
+      Object.entries({
+        ...report,
+        message: typeof message === 'string' ? message.slice(0, MAX_PROGRESS_MESSAGE_LENGTH) : undefined,
+        deadline: waitSeconds === undefined ? undefined : when + waitSeconds * 1000,
+        at: when,
+      }).filter(([, value]) => value !== undefined),
     ) as unknown as ProgressReport,
   };
 }

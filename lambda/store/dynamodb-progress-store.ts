@@ -35,6 +35,7 @@ export class DynamoDbProgressStore implements ProgressStore {
       '#count': PROGRESS_ATTRIBUTES.count,
       '#total': PROGRESS_ATTRIBUTES.total,
       '#at': PROGRESS_ATTRIBUTES.at,
+      '#deadline': PROGRESS_ATTRIBUTES.deadline,
     };
     const values: Record<string, unknown> = { ':executionArn': executionArn, ':nowMs': this.now(), ':at': report.at };
     ACTIVE_STATUSES.forEach((status, i) => (values[`:active${i}`] = status));
@@ -55,6 +56,10 @@ export class DynamoDbProgressStore implements ProgressStore {
     if (report.total !== undefined) {
       sets.push('#total = :total');
       values[':total'] = report.total;
+    }
+    if (report.deadline !== undefined) {
+      sets.push('#deadline = :deadline');
+      values[':deadline'] = report.deadline;
     }
     if (report.increment !== undefined) {
       // Concurrent reporters each add their share; the order they land in does not matter.

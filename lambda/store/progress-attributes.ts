@@ -7,6 +7,7 @@ export const PROGRESS_ATTRIBUTES = {
   count: 'progressCount',
   total: 'progressTotal',
   at: 'progressAt',
+  deadline: 'progressDeadline',
 } as const;
 
 /** The progress held in a task item, or `undefined` when its workflow never reported any. */
@@ -16,10 +17,12 @@ export function progressFromItem(item: Record<string, unknown>): TaskProgress | 
   const message = item[PROGRESS_ATTRIBUTES.message];
   const progress = item[PROGRESS_ATTRIBUTES.count];
   const total = item[PROGRESS_ATTRIBUTES.total];
+  const deadline = item[PROGRESS_ATTRIBUTES.deadline];
   return {
     at,
     ...(typeof message === 'string' ? { message } : {}),
     ...(typeof progress === 'number' ? { progress } : {}),
     ...(typeof total === 'number' ? { total } : {}),
+    ...(typeof deadline === 'number' ? { deadline } : {}),
   };
 }

@@ -10,6 +10,8 @@ export interface ProgressReport {
   /** Units done since the last report, added atomically: for concurrent reporters, such as Map iterations. */
   readonly increment?: number;
   readonly total?: number;
+  /** Epoch ms a wait the workflow is entering ends (for `{secondsLeft}` in the message). */
+  readonly deadline?: number;
   /** Epoch ms the report was made; a message-only report older than the stored one is dropped. */
   readonly at: number;
 }

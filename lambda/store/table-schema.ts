@@ -52,6 +52,7 @@ export const OWNER_INDEX_PROJECTED_ATTRIBUTES = [
   'progressCount',
   'progressTotal',
   'progressAt',
+  'progressDeadline',
   // --- end progress ---
 ] as const;
 
