@@ -7,6 +7,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connectClient, GENEROUS_WAIT, progressTable, startTestServer, TOKENS, type TestServer } from '../support/local-backend.js';
 import { callModern, connectTaskSession, modernRequest, postModern, sseMessages, type JsonRpcMessage, type ModernTaskClient } from '../support/modern-client.js';
+import { RELATED_TASK, Sep1686Client } from '../support/sep-1686-client.js';
 
 const DOCUMENTS = ['One small document.', 'Another document, a little longer than the first.', 'A third.'];
 const WAITING = /^Waiting for review \(\d+ s left\)$/;
@@ -102,5 +103,40 @@ describe('progress, MCP 2026-07-28 Tasks extension', () => {
     const statusMessages = messages.filter((message) => message.method === 'notifications/tasks').map((message) => message.params?.['statusMessage']);
     expect(statusMessages.some((message) => typeof message === 'string' && WAITING.test(message))).toBe(true);
     expect(messages.at(-2)).toMatchObject({ method: 'notifications/tasks', params: { taskId, status: 'completed' } });
+  });
+
+  it('sends notifications/progress on a plain tools/call with a progressToken', async () => {
+    const call = modernRequest('tools/call', { name: 'analyze_documents', arguments: { documents: DOCUMENTS, reviewSeconds: 1 }, _meta: { progressToken: 'modern-1' } }, {});
+    const response = await postModern(server.url, call);
+    const messages: JsonRpcMessage[] = [];
+    for await (const message of sseMessages(response)) messages.push(message);
+    const notes = messages.filter((message) => message.method === 'notifications/progress').map((message) => message.params);
+    expect(notes.at(-1)).toMatchObject({ progressToken: 'modern-1', progress: DOCUMENTS.length, total: DOCUMENTS.length });
+    expect(messages.at(-1)?.result).toMatchObject({ structuredContent: { documentCount: DOCUMENTS.length } });
+  });
+});
+
+describe('progress, SEP-1686', () => {
+
+  it('puts the progress in _meta["mcp-tasks-sfn/progress"] of tasks/get, the seed having no message field', async () => {
+    const client = new Sep1686Client(server.url, TOKENS.alice);
+    const taskId = `progress-${Date.now()}`;
+    const stop = new AbortController();
+    // The call's response waits for the result; once the task exists the stream is of no further use here.
+    const call = client.callToolAsTask('analyze_documents', { documents: DOCUMENTS, reviewSeconds: 600 }, { taskId }, { signal: stop.signal }).catch(() => undefined);
+    const progressOf = async () => (await client.taskRequest('tasks/get', taskId)).response?.result?.['_meta'] as Record<string, { statusMessage?: string }> | undefined;
+    await vi.waitUntil(async () => WAITING.test((await progressOf())?.['mcp-tasks-sfn/progress']?.statusMessage ?? ''), GENEROUS_WAIT);
+    expect((await progressOf())?.[RELATED_TASK]).toEqual({ taskId });
+    stop.abort();
+    await call;
+    await client.request('tasks/cancel', { taskId });
+  });
+
+  it('sends notifications/progress with the related-task meta while a call with a progressToken waits', async () => {
+    const client = new Sep1686Client(server.url, TOKENS.alice);
+    const taskId = `progress-stream-${Date.now()}`;
+    const exchange = await client.request('tools/call', { name: 'analyze_documents', arguments: { documents: DOCUMENTS, reviewSeconds: 1 }, _meta: { 'modelcontextprotocol.io/task': { taskId }, progressToken: 'sep-1' } });
+    const notes = exchange.messages.filter((message) => message.method === 'notifications/progress').map((message) => message.params);
+    expect(notes.at(-1)).toMatchObject({ progressToken: 'sep-1', progress: DOCUMENTS.length, _meta: { [RELATED_TASK]: { taskId } } });
   });
 });
