@@ -72,6 +72,7 @@ export class DynamoDbProgressStore implements ProgressStore {
     } else {
       conditions.push('(attribute_not_exists(#at) OR #at <= :at)');
     }
+    // DynamoDB refuses attribute names that the expressions do not use.
     for (const name of Object.keys(names)) if (!`${sets.join(' ')} ${adds.join(' ')} ${conditions.join(' ')}`.includes(name)) delete names[name];
     try {
       const { Attributes } = await this.client.send(

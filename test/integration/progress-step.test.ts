@@ -95,6 +95,12 @@ describe('progress step', () => {
     expect((await reread(task)).progress).toBeUndefined();
   });
 
+  it('does not fail the workflow when the table cannot take the report', async () => {
+    const task = await storedTask();
+    const unreachable = createProgressHandler('no-such-table', localAwsClients().dynamoDb);
+    expect(await unreachable({ execution: task.executionArn, message: 'Lost' })).toEqual({ recorded: false });
+  });
+
   it('refuses a payload without the execution ARN or with a negative count', async () => {
     await expect(report({ message: 'No execution' })).rejects.toBeInstanceOf(InvalidProgressReportError);
     const task = await storedTask();
