@@ -7,6 +7,7 @@ import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import { EXAMPLE_TOOLS } from '../lambda/example-tools/catalog.js';
 import { toolDescription, type StateMachineTool } from '../lambda/tools/state-machine-tool.js';
+import { isProgressStep } from '../lambda/progress/progress-lambda-step.js';
 import { HandlerFunction } from './handler-function.js';
 import { McpTaskEndpoint } from './mcp-task-endpoint.js';
 import type { McpTaskEndpointProps } from './mcp-task-endpoint-props.js';
@@ -56,7 +57,10 @@ export class ExampleToolsStack extends Stack {
     const functions = Object.fromEntries(
       Object.entries(tool.lambdaSteps).map(([placeholder, step]) => [
         placeholder,
-        new HandlerFunction(this, `${id}${pascalCase(step.functionName)}`, { entry: step.entry, description: `Step ${step.functionName} of tool ${tool.name}`, tracing, removalPolicy }),
+        // The progress step is the endpoint's one function, shared by every tool.
+        isProgressStep(step)
+          ? this.endpoint.progressHandler
+          : new HandlerFunction(this, `${id}${pascalCase(step.functionName)}`, { entry: step.entry, description: `Step ${step.functionName} of tool ${tool.name}`, tracing, removalPolicy }),
       ]),
     );
     // Vended-logs prefix: Step Functions then needs no growing account-wide CloudWatch Logs resource policy. The

@@ -24,8 +24,11 @@ import { acknowledgeWildcardResource } from './nag-acknowledgements.js';
 import { ExpirySweepSchedule } from './expiry-sweep.js';
 import { createStatusDeadLetterAlarm, createStatusDeadLetterQueue, createStatusRule } from './status-events.js';
 import { createTaskTable } from './task-table.js';
+import { createProgressFunction, progressInvoke, type ProgressStepProps } from './progress-step.js';
+import type * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 
 export type { McpTaskEndpointProps, McpToolProps } from './mcp-task-endpoint-props.js';
+export type { ProgressStepProps } from './progress-step.js';
 
 const TABLE_ITEM_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
 
@@ -44,6 +47,9 @@ export class McpTaskEndpoint extends Construct {
    * may only catch up by a poll's refresh. No action is attached; add yours (`addAlarmAction`).
    */
   public readonly statusDeadLetterAlarm: cloudwatch.Alarm;
+  /** Records the progress state machines report on their tasks (see {@link progressStep}); may update task items only. */
+  public readonly progressFunction: NodejsFunction;
+  public readonly progressHandler: HandlerFunction;
   /** Stops the executions of tasks that expired unread, every `expirySweepRate`. */
   public readonly expirySweep: ExpirySweepSchedule;
   public readonly restApi: McpRestApi;
@@ -109,6 +115,8 @@ export class McpTaskEndpoint extends Construct {
     });
     this.statusSyncFunction = this.statusSyncHandler.function;
     this.grantTableAccess();
+    this.progressHandler = createProgressFunction(this, 'ProgressHandler', { ...common, table: this.table, entry: projectPath('lambda/handlers/report-progress.ts') });
+    this.progressFunction = this.progressHandler.function;
     this.expirySweep = new ExpirySweepSchedule(this, 'ExpirySweep', { ...common, table: this.table, rate: props.expirySweepRate ?? defaults.DEFAULT_EXPIRY_SWEEP_RATE });
 
     if (props.openEndpoint) {
@@ -143,6 +151,15 @@ export class McpTaskEndpoint extends Construct {
   /** EventBridge rules pushing execution status, one per registered state machine. */
   public get statusRules(): readonly events.Rule[] {
     return [...this.rules];
+  }
+
+  /**
+   * A Task state that reports progress on the task its execution runs for: shown as the task's statusMessage and sent
+   * to clients waiting with a progressToken. Its input passes through. In a Map, report with `increment`. E.g.
+   * `endpoint.progressStep(this, 'Analysed', { message: 'Analysed {progress} of {total}', increment: 1 })`.
+   */
+  public progressStep(scope: Construct, id: string, props: ProgressStepProps): tasks.LambdaInvoke {
+    return progressInvoke(scope, id, this.progressHandler, props);
   }
 
   /** The registered tools, in registration order. */

@@ -7,6 +7,8 @@ import { startDynamoDbLocal } from './dynamodb-local.js';
 import { LOCAL_ACCOUNT, LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
 import { startStepFunctionsEmulator } from './step-functions/emulator.js';
 import { createTaskTable } from './task-table.js';
+import { createProgressHandler } from '../lambda/handlers/report-progress.js';
+import { PROGRESS_LAMBDA_STEP } from '../lambda/progress/progress-lambda-step.js';
 
 /** Tool catalogs to register, each under a name of the caller's choosing (e.g. `{ example: EXAMPLE_TOOLS }`). */
 export type ToolCatalogs<Name extends string> = Readonly<Record<Name, readonly StateMachineTool[]>>;
@@ -59,10 +61,23 @@ export function localClients(endpoints: { dynamoDbEndpoint: string; stepFunction
   };
 }
 
-/** Starts both stand-ins and registers every tool of every catalog as a state machine; `stop` ends them all. */
-export async function startLocalInfrastructure<Name extends string>(catalogs: ToolCatalogs<Name>): Promise<LocalInfrastructure<Name>> {
+/**
+ * Starts both stand-ins and registers every tool of every catalog as a state machine; `stop` ends them all. The
+ * progress step records on `progressTableName`, as the deployed function records on its endpoint's table.
+ */
+export async function startLocalInfrastructure<Name extends string>(
+  catalogs: ToolCatalogs<Name>,
+  options: { progressTableName?: string } = {},
+): Promise<LocalInfrastructure<Name>> {
   const names = Object.keys(catalogs) as Name[];
   const lambdaHandlers = await loadLambdaHandlers(names.flatMap((name) => catalogs[name]));
+  // --- progress (issue 12): bound to the table once DynamoDB Local runs; reports before that are refused ---
+  let reportProgress: Handler | undefined;
+  lambdaHandlers[PROGRESS_LAMBDA_STEP.functionName] = (event) => {
+    if (reportProgress === undefined) return Promise.reject(new Error('The local progress step has no task table (startLocalInfrastructure progressTableName)'));
+    return reportProgress(event);
+  };
+  // --- end progress ---
   const dynamoDb = await startDynamoDbLocal();
   const stepFunctions = await startStepFunctionsEmulator({ region: LOCAL_REGION, accountId: LOCAL_ACCOUNT, lambdaHandlers }).catch(
     async (error: unknown) => {
@@ -72,6 +87,7 @@ export async function startLocalInfrastructure<Name extends string>(catalogs: To
   );
   const endpoints = { dynamoDbEndpoint: dynamoDb.endpoint, stepFunctionsEndpoint: stepFunctions.url };
   const clients = localClients(endpoints);
+  if (options.progressTableName !== undefined) reportProgress = createProgressHandler(options.progressTableName, clients.dynamoDb) as Handler;
   const stop = async (): Promise<void> => {
     clients.dynamoDb.destroy();
     clients.stepFunctions.destroy();

@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   const port = Number(process.env['PORT'] ?? 3000);
   const conformance = process.argv.includes('--conformance');
   const served = conformance ? CONFORMANCE_TOOLS : EXAMPLE_TOOLS;
-  const infrastructure = await startLocalInfrastructure({ served });
+  const infrastructure = await startLocalInfrastructure({ served }, { progressTableName: TABLE_NAME });
   const tools = infrastructure.tools.served;
   let stopping = false;
   const stopAll: Array<() => Promise<void>> = [infrastructure.stop];

@@ -3,6 +3,7 @@
 // default catalog: `npm run start:conformance` serves these instead of the example tools, and the CDK app never
 // deploys them. Each entry names the scenarios that use it; the contracts come from the scenario sources.
 import type { JsonSchema } from '../tools/tool-definition.js';
+import { PROGRESS_LAMBDA_STEP, PROGRESS_STEP_PLACEHOLDER } from '../progress/progress-lambda-step.js';
 import { pathsFrom, type StateMachineTool } from '../tools/state-machine-tool.js';
 
 const here = pathsFrom(import.meta.url);
@@ -86,6 +87,16 @@ export const CONFORMANCE_TOOLS: readonly StateMachineTool[] = [
     taskSupport: 'forbidden',
     definitionPath: here('./asl/test-multiple-content-types.asl.json'),
     lambdaSteps: oneStep('MultipleContentTypes', 'multiple-content-types'),
+  },
+  // tools-call-with-progress: three reports through the shared progress step, seen as notifications/progress
+  {
+    name: 'test_tool_with_progress',
+    title: 'Tool with progress',
+    description: 'Reports progress 0, 50 and 100 of 100 from its workflow, then answers',
+    inputSchema: NO_ARGUMENTS,
+    taskSupport: 'forbidden',
+    definitionPath: here('./asl/test-tool-with-progress.asl.json'),
+    lambdaSteps: { ...oneStep('ToolWithProgress', 'tool-with-progress'), [PROGRESS_STEP_PLACEHOLDER]: PROGRESS_LAMBDA_STEP },
   },
   // tools-call-error
   {

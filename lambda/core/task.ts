@@ -1,4 +1,5 @@
 // The task model: one record per task, whatever dialect created it. Pure: no AWS, no MCP.
+import type { TaskProgress } from './task-progress.js';
 import { textResult, toolResultFromExecutionOutput, type ToolResult } from './tool-result.js';
 
 export const TaskStatus = {
@@ -72,6 +73,10 @@ export interface TaskRecord {
   readonly requestId?: string;
   /** sha256 of the tool name and its input: tells a retry of the same call from a different call under the same task ID. */
   readonly inputDigest: string;
+  // --- progress (issue 12) ---
+  /** What the workflow last reported with the progress step; shown as statusMessage while the task is active. */
+  readonly progress?: TaskProgress;
+  // --- end progress ---
 }
 
 export function isTerminal(status: TaskStatus): boolean {

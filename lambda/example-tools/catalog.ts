@@ -1,6 +1,7 @@
 // The example tools: each is an ASL definition in asl/ whose Lambda steps are handler modules in handlers/.
 // The local stack and the CDK app both deploy exactly these (the conformance fixtures are apart, in ../conformance-tools/).
 import { pathsFrom, type StateMachineTool } from '../tools/state-machine-tool.js';
+import { PROGRESS_LAMBDA_STEP, PROGRESS_STEP_PLACEHOLDER } from '../progress/progress-lambda-step.js';
 
 const here = pathsFrom(import.meta.url);
 
@@ -23,6 +24,7 @@ export const EXAMPLE_TOOLS: readonly StateMachineTool[] = [
     lambdaSteps: {
       AnalyzeDocumentFunctionArn: { functionName: 'analyze-document', entry: here('./handlers/analyze-document.ts') },
       SummarizeAnalysesFunctionArn: { functionName: 'summarize-analyses', entry: here('./handlers/summarize-analyses.ts') },
+      [PROGRESS_STEP_PLACEHOLDER]: PROGRESS_LAMBDA_STEP,
     },
   },
   {

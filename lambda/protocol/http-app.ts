@@ -6,6 +6,7 @@ import { LEGACY_SDK_VALIDATED, MODERN_SDK_VALIDATED, sdkParamsErrorOf } from './
 import { createLegacyMcpServer } from './legacy-server.js';
 import type { McpServerDependencies } from './mcp-dependencies.js';
 import { createModernMcpServer, toolSchemasOf } from './modern-server.js';
+import { progressTokenOf } from './progress-notifications.js';
 import { sep1686TaskRequestOf } from './sep-1686.js';
 import { serveTaskSubscription, taskSubscriptionRequestOf } from './task-subscriptions.js';
 
@@ -83,7 +84,8 @@ export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
     // Stateless: a fresh server and transport per request, so any instance can serve any request.
     // Plain JSON answers, except where the request needs a stream: SEP-1686's task-created notification
     // precedes the response on the same stream.
-    const streaming = parsedBody !== undefined && hasSep1686Meta(parsedBody);
+    // So does a request that waits on a task and asked for progress notifications (issue 12).
+    const streaming = parsedBody !== undefined && (hasSep1686Meta(parsedBody) || waitsWithProgress(parsedBody));
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streaming });
     const pending: Promise<unknown>[] = [];
     const server = createLegacyMcpServer(options, {
@@ -167,6 +169,12 @@ function safeMeta(message: unknown): Record<string, unknown> | undefined {
   const params = (message as { params?: { _meta?: unknown } } | null)?.params;
   const meta = params?._meta;
   return typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>) : undefined;
+}
+
+/** A tools/call or tasks/result with a progressToken: its answer may be preceded by notifications/progress. */
+function waitsWithProgress(message: unknown): boolean {
+  const method = (message as { method?: unknown } | null)?.method;
+  return (method === 'tools/call' || method === 'tasks/result') && progressTokenOf(safeMeta(message)) !== undefined;
 }
 
 function hasSep1686Meta(message: unknown): boolean {

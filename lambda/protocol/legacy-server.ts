@@ -24,7 +24,8 @@ import { RELATED_TASK_META_KEY_2025, toMcpTask } from './mcp-2025-11-25.js';
 import { SERVER_INFO, type McpServerDependencies } from './mcp-dependencies.js';
 import { invalidParamsError } from './invalid-params.js';
 import { ProtocolError, translatingErrors } from './protocol-errors.js';
-import { namesSep1686Task, relatedTaskMeta, sep1686TaskRequestOf, TASK_CREATED_NOTIFICATION, TASK_META_KEY, toSep1686Task } from './sep-1686.js';
+import { namesSep1686Task, progressMeta, relatedTaskMeta, sep1686TaskRequestOf, TASK_CREATED_NOTIFICATION, TASK_META_KEY, toSep1686Task } from './sep-1686.js';
+import { progressNotifier, progressTokenOf } from './progress-notifications.js';
 import { toolListing } from './tool-listing.js';
 
 export interface RequestContext {
@@ -82,7 +83,7 @@ function dialectOf(extra: Pick<Extra, '_meta' | 'requestInfo'>, task?: TaskRecor
 }
 
 function wireTask(task: TaskRecord, dialect: Dialect): Record<string, unknown> {
-  return dialect === Dialect.Sep1686 ? { ...toSep1686Task(task), _meta: relatedTaskMeta(task.taskId) } : toMcpTask(task);
+  return dialect === Dialect.Sep1686 ? { ...toSep1686Task(task), _meta: { ...relatedTaskMeta(task.taskId), ...progressMeta(task) } } : toMcpTask(task);
 }
 
 export function createLegacyMcpServer(deps: McpServerDependencies, context: RequestContext): Server {
@@ -116,6 +117,11 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
   /** The terminal task's tool result, tagged with the dialect's related-task meta. */
   const resultOf = async (task: TaskRecord, meta: Record<string, unknown>): Promise<CallToolResult> =>
     ({ ...((await service.resultOf(task)) ?? { content: [] }), _meta: meta }) as CallToolResult;
+  /** notifications/progress on the request's own stream while it waits, when it sent a progressToken (issue 12). */
+  const progressFor = (meta: Record<string, unknown> | undefined, extra: Extra, related?: Record<string, unknown>) => {
+    const token = progressTokenOf(meta);
+    return token === undefined ? undefined : progressNotifier(token, (notification) => extra.sendNotification(notification as ServerNotification), related);
+  };
 
   server.setRequestHandler(
     ListToolsRequestSchema,
@@ -141,7 +147,8 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
           ...(sep1686.keepAlive !== undefined ? { requestedRetentionMs: sep1686.keepAlive } : {}),
         });
         await extra.sendNotification({ method: TASK_CREATED_NOTIFICATION, params: { _meta: relatedTaskMeta(created.taskId) } } as unknown as ServerNotification);
-        const done = await service.waitForTerminal(owner, created.taskId, { timeoutMs: settings.resultWaitMs, signal: extra.signal });
+        const onProgress = progressFor(_meta, extra, relatedTaskMeta(created.taskId));
+        const done = await service.waitForTerminal(owner, created.taskId, { timeoutMs: settings.resultWaitMs, signal: extra.signal, onProgress });
         if (!isTerminal(done.status) || done.status === TaskStatus.Cancelled) {
           // Still running as the request's lifetime ends, or cancelled (JSON-RPC answers a cancelled request with nothing).
           context.endResponseStream(extra.requestId);
@@ -156,7 +163,7 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
           _meta: { 'io.modelcontextprotocol/model-immediate-response': `Started ${name} as task ${created.taskId}; its result will be available when it completes.` },
         };
       }
-      return (await service.runToCompletion(owner, name, args, extra.signal)) as CallToolResult;
+      return (await service.runToCompletion(owner, name, args, extra.signal, progressFor(_meta, extra))) as CallToolResult;
     }),
   );
 
@@ -192,7 +199,8 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
       }
       return resultOf(current, relatedTaskMeta(taskId));
     }
-    const task = isTerminal(current.status) ? current : await service.waitForTerminal(owner, taskId, { timeoutMs: settings.resultWaitMs, signal: extra.signal });
+    const onProgress = progressFor(request.params._meta, extra, { [RELATED_TASK_META_KEY_2025]: { taskId } });
+    const task = isTerminal(current.status) ? current : await service.waitForTerminal(owner, taskId, { timeoutMs: settings.resultWaitMs, signal: extra.signal, onProgress });
     if (!isTerminal(task.status)) {
       throw new ProtocolError(
         ErrorCode.RequestTimeout,

@@ -1,5 +1,6 @@
 // The MCP 2025-11-25 task dialect on the wire: `params.task` on tools/call, CreateTaskResult, tasks/get|result|list|cancel.
 import type { Task } from '@modelcontextprotocol/sdk/types.js';
+import { statusMessageOf } from '../core/task-progress.js';
 import { retentionFromCreationMs, TaskStatus, type TaskRecord } from '../core/task.js';
 
 export const RELATED_TASK_META_KEY_2025 = 'io.modelcontextprotocol/related-task';
@@ -23,7 +24,7 @@ export function toMcpTask(task: TaskRecord): Task {
   return {
     taskId: task.taskId,
     status: wireStatus(task),
-    ...(task.statusMessage !== undefined ? { statusMessage: task.statusMessage } : {}),
+    ...(statusMessageOf(task) !== undefined ? { statusMessage: statusMessageOf(task) } : {}),
     createdAt: new Date(task.createdAt).toISOString(),
     lastUpdatedAt: new Date(task.lastUpdatedAt).toISOString(),
     ttl: retentionFromCreationMs(task),

@@ -11,6 +11,7 @@ import { declaredCapabilities, requireCapabilities, type Capabilities } from './
 import { SERVER_INFO, type McpServerDependencies } from './mcp-dependencies.js';
 import { translatingErrors } from './protocol-errors.js';
 import { TASKS_EXTENSION, TASKS_EXTENSION_CAPABILITY, toCreateTaskResult, toDetailedTask } from './tasks-extension.js';
+import { progressNotifier, progressTokenOf } from './progress-notifications.js';
 import { toolListing } from './tool-listing.js';
 
 const TaskIdParams = z.looseObject({ taskId: z.string().min(1) });
@@ -67,7 +68,12 @@ export function createModernMcpServer(deps: McpServerDependencies, schemas: Tool
       // The server's creation policy: every tool that allows tasks runs as one for a client that declares the
       // extension; anything else (and a call whose arguments are refused, SEP-1303) is answered inline.
       const declaresTasks = declaredCapabilities(ctx).extensions?.[TASKS_EXTENSION] !== undefined;
-      if (tool.taskSupport === 'forbidden' || !declaresTasks) return (await service.runToCompletion(owner, name, args, ctx.mcpReq.signal)) as CallToolResult;
+      if (tool.taskSupport === 'forbidden' || !declaresTasks) {
+        // The workflow's progress on the request's stream, when the call asked for it (issue 12).
+        const token = progressTokenOf(ctx.mcpReq._meta);
+        const onProgress = token === undefined ? undefined : progressNotifier(token, (notification) => ctx.mcpReq.notify(notification));
+        return (await service.runToCompletion(owner, name, args, ctx.mcpReq.signal, onProgress)) as CallToolResult;
+      }
       try {
         const created = await service.createTask({ owner, toolName: name, arguments: args, origin: TaskOrigin.TasksExtension });
         return toCreateTaskResult(created) as unknown as CallToolResult;

@@ -1,6 +1,7 @@
 // The SEP-1686 task dialect on the wire: client-made task IDs in `_meta["modelcontextprotocol.io/task"]`,
 // `notifications/tasks/created`, keepAlive counted from completion, tasks/get|result|list|delete.
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { statusMessageOf } from '../core/task-progress.js';
 import { expiresAt, RetentionClock, TaskStatus, type TaskRecord } from '../core/task.js';
 import { ProtocolError } from './protocol-errors.js';
 
@@ -33,6 +34,22 @@ export function sep1686TaskRequestOf(meta: Record<string, unknown> | undefined):
 
 export function relatedTaskMeta(taskId: string): Record<string, unknown> {
   return { [RELATED_TASK_META_KEY_SEP]: { taskId } };
+}
+
+/**
+ * Where an active task's progress goes in this dialect. The seed's Task has no message field beside `error`
+ * (failed tasks only), and says that task tracking belongs in `_meta` (seed, "Why _meta"): so a tasks/get or
+ * tasks/list entry carries it in its `_meta` under this key, `{ statusMessage, progress?, total? }`. The key
+ * is this server's own (the `modelcontextprotocol.io/` prefix is reserved for MCP).
+ */
+export const PROGRESS_META_KEY_SEP = 'mcp-tasks-sfn/progress';
+
+/** The task's progress as this dialect's `_meta` entry, or nothing when there is none to show. */
+export function progressMeta(task: TaskRecord): Record<string, unknown> {
+  const statusMessage = statusMessageOf(task);
+  if (statusMessage === undefined || task.statusMessage !== undefined) return {};
+  const { progress, total } = task.progress ?? {};
+  return { [PROGRESS_META_KEY_SEP]: { statusMessage, ...(progress !== undefined ? { progress } : {}), ...(total !== undefined ? { total } : {}) } };
 }
 
 /** Whether a request speaks this dialect about a task: the seed's clients name the task in this meta key. */

@@ -13,6 +13,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { TaskExpiredError, TaskNotFoundError } from '../core/errors.js';
 import { isTerminal, type TaskRecord } from '../core/task.js';
+import { progressChanged } from '../core/task-progress.js';
 import type { TaskService } from '../service/task-service.js';
 import { sleep } from '../service/sleep.js';
 import { missingCapabilities } from './client-capabilities.js';
@@ -104,7 +105,9 @@ export function serveTaskSubscription(
           await sleep(Math.min(options.pollIntervalMs, deadline - Date.now()), stopped.signal);
           for (const [taskId, seen] of [...watched]) {
             const task = await currentTask(service, owner, taskId);
-            if (task !== null && (task.status !== seen.status || task.lastUpdatedAt !== seen.lastUpdatedAt)) await notifyTask(task);
+            // Progress the workflow reports moves lastUpdatedAt too; compared itself as well, for two writes in one millisecond.
+            const changed = task !== null && (task.status !== seen.status || task.lastUpdatedAt !== seen.lastUpdatedAt || progressChanged(seen.progress, task.progress));
+            if (changed) await notifyTask(task);
             // Gone (deleted or expired) ends that task's story as surely as a terminal status: nothing more will change.
             if (task === null || isTerminal(task.status)) watched.delete(taskId);
             else watched.set(taskId, task);

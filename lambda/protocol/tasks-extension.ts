@@ -1,5 +1,6 @@
 // The MCP 2026-07-28 Tasks extension (io.modelcontextprotocol/tasks, SEP-2663) on the wire: the flat
 // CreateTaskResult and the DetailedTask that tasks/get answers with, its result, error or input requests inlined.
+import { statusMessageOf } from '../core/task-progress.js';
 import { retentionFromCreationMs, TaskStatus, type TaskRecord } from '../core/task.js';
 import type { ToolResult } from '../core/tool-result.js';
 
@@ -30,7 +31,7 @@ export function toExtensionTask(task: TaskRecord): Record<string, unknown> {
   return {
     taskId: task.taskId,
     status: wireStatus(task.status),
-    ...(task.statusMessage !== undefined ? { statusMessage: task.statusMessage } : {}),
+    ...(statusMessageOf(task) !== undefined ? { statusMessage: statusMessageOf(task) } : {}),
     createdAt: new Date(task.createdAt).toISOString(),
     lastUpdatedAt: new Date(task.lastUpdatedAt).toISOString(),
     ttlMs: retentionFromCreationMs(task),

@@ -21,7 +21,7 @@ import type { ToolRegistry } from '../tools/tool-registry.js';
 import { audit, AuditEvent, auditTask } from './audit.js';
 import { sleep } from './sleep.js';
 import type { TaskServiceSettings } from './settings.js';
-import { TaskTracker } from './task-tracker.js';
+import { TaskTracker, type WaitOptions } from './task-tracker.js';
 
 /** Reads of a just-started task before a withdrawal check gives up (a short outage must not cancel live work). */
 const WITHDRAWAL_READ_ATTEMPTS = 4;
@@ -229,7 +229,7 @@ export class TaskService {
   }
 
   /** Waits until the task is terminal, the wait bound passes or `signal` aborts: see {@link TaskTracker.waitForTerminal}. */
-  waitForTerminal(owner: string, taskId: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<TaskRecord> {
+  waitForTerminal(owner: string, taskId: string, options: WaitOptions): Promise<TaskRecord> {
     return this.tracker.waitForTerminal(owner, taskId, options);
   }
 
@@ -293,7 +293,7 @@ export class TaskService {
    * result; arguments the tool's schema refuses are a tool error (`isError: true`), so nothing starts. When the bound passes or the caller goes away first, the execution is stopped, so nothing keeps
    * running unseen, and the answer says so.
    */
-  async runToCompletion(owner: string, toolName: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolResult> {
+  async runToCompletion(owner: string, toolName: string, args: Record<string, unknown>, signal?: AbortSignal, onProgress?: WaitOptions['onProgress']): Promise<ToolResult> {
     let created, started;
     try {
       ({ task: created, started } = await this.createAndStart({ owner, toolName, arguments: args, origin: TaskOrigin.Direct }));
@@ -316,7 +316,7 @@ export class TaskService {
     const bound = this.settings.directCallTimeoutMs;
     let task;
     try {
-      task = await this.waitForTerminal(owner, created.taskId, { timeoutMs: bound, signal });
+      task = await this.waitForTerminal(owner, created.taskId, { timeoutMs: bound, signal, onProgress });
     } catch (error) {
       // Nobody will see this execution's result: stop it before giving up.
       await this.stopBestEffort(created, 'The tool call failed while waiting for its execution.');

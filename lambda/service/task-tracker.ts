@@ -5,6 +5,7 @@
 import { IllegalTransitionError, TaskExpiredError, TaskNotFoundError } from '../core/errors.js';
 import { outcomeOfExecution, type ExecutionSnapshot } from '../core/execution-status.js';
 import { FIRST_WAIT_STEP_MS, isRefreshDue, isTerminal, nextWaitStepMs, pollRefreshIntervalMs, type TaskRecord } from '../core/task.js';
+import { progressChanged } from '../core/task-progress.js';
 import { executionNameOf, taskKeyFromExecutionName } from '../core/task-key.js';
 import type { TaskExecutor } from '../executor/task-executor.js';
 import type { TaskStore } from '../store/task-store.js';
@@ -19,6 +20,13 @@ export interface TaskTrackerOptions {
   readonly settings: TaskServiceSettings;
   readonly logger: Logger;
   readonly now: () => number;
+}
+
+export interface WaitOptions {
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal;
+  /** Called with the task whenever a read finds progress its workflow reported since the last call (issue 12). */
+  readonly onProgress?: (task: TaskRecord) => Promise<void> | void;
 }
 
 export class TaskTracker {
@@ -50,13 +58,23 @@ export class TaskTracker {
    * refresh interval; each one may describe the execution (claimed in the store, so several waiters on one task
    * share it), and the store is read at least once per poll interval, where status events land.
    */
-  async waitForTerminal(owner: string, taskId: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<TaskRecord> {
+  async waitForTerminal(owner: string, taskId: string, options: WaitOptions): Promise<TaskRecord> {
     const deadline = this.now() + options.timeoutMs;
     let task = await this.getTask(owner, taskId);
+    // --- progress (issue 12): each read that finds new progress is passed on to the waiting stream ---
+    let seen: TaskRecord['progress'];
+    const passOnProgress = async (read: TaskRecord): Promise<void> => {
+      if (options.onProgress === undefined || !progressChanged(seen, read.progress)) return;
+      seen = read.progress;
+      await options.onProgress(read);
+    };
+    await passOnProgress(task);
+    // --- end progress ---
     let step = FIRST_WAIT_STEP_MS;
     while (!isTerminal(task.status) && this.now() < deadline && !options.signal?.aborted) {
       await sleep(Math.min(step, task.pollIntervalMs, deadline - this.now()), options.signal);
       task = await this.read(owner, taskId, Math.min(step, this.pollRefreshMs));
+      await passOnProgress(task);
       step = nextWaitStepMs(step, this.settings.refreshIntervalMs);
     }
     return task;

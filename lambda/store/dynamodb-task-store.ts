@@ -7,6 +7,9 @@ import { ACTIVE_STATUSES, expiresAt, isExpired, isTerminal, statusesThatMayBecom
 import { taskKey } from '../core/task-key.js';
 import { ACTIVE_EXPIRY_PARTITION_KEY, ACTIVE_EXPIRY_TTL_GRACE_MS, activeExpiryShard, activeTasksKey, creationsKey, EXPIRY_MS_ATTRIBUTE, OWNER_INDEX, OWNER_INDEX_PARTITION_KEY, PARTITION_KEY, requestKey, TTL_ATTRIBUTE } from './table-schema.js';
 import type { TaskChange, TaskPage, TaskStore } from './task-store.js';
+// --- progress (issue 12) ---
+import { progressFromItem } from './progress-attributes.js';
+// --- end progress ---
 
 export interface DynamoDbTaskStoreOptions {
   readonly client: DynamoDBDocumentClient;
@@ -370,6 +373,9 @@ export class DynamoDbTaskStore implements TaskStore {
       inputDigest: item['inputDigest'] as string,
       output: item['output'] as string | undefined,
       toolError: item['toolError'] as boolean | undefined,
+      // --- progress (issue 12): written by the progress step (DynamoDbProgressStore), only read here ---
+      progress: progressFromItem(item),
+      // --- end progress ---
     }) as TaskRecord;
   }
 }

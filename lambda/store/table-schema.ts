@@ -47,6 +47,13 @@ export const OWNER_INDEX_PROJECTED_ATTRIBUTES = [
   'pollIntervalMs',
   'toolError',
   TTL_ATTRIBUTE,
+  // --- progress (issue 12): a listed active task shows its progress as statusMessage ---
+  'progressMessage',
+  'progressCount',
+  'progressTotal',
+  'progressAt',
+  'progressDeadline',
+  // --- end progress ---
 ] as const;
 
 /**

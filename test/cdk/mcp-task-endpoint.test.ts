@@ -334,6 +334,17 @@ describe('IAM', () => {
     );
   });
 
+  it('lets the progress function update task items and write its logs, nothing more', () => {
+    const statements = policyStatements(logicalId(stack, stack.endpoint.progressFunction)).map((statement) => ({ ...statement, Action: sorted(statement.Action), Resource: sortedResources(statement.Resource) }));
+    expect(statements).toContainEqual({ Effect: 'Allow', Action: ['dynamodb:UpdateItem'], Resource: [{ 'Fn::GetAtt': [ids.table, 'Arn'] }] });
+    expect(statements.flatMap((statement) => statement.Action).sort()).toEqual(['dynamodb:UpdateItem', 'logs:CreateLogStream', 'logs:PutLogEvents']);
+  });
+
+  it('gives analyze_documents the endpoint’s progress function as its progress step', () => {
+    const machine = resource(logicalId(stack, stack.stateMachines['analyze_documents']!)).Properties;
+    expect(JSON.stringify(machine['DefinitionSubstitutions'])).toContain(logicalId(stack, stack.endpoint.progressFunction));
+  });
+
   it('grants every DynamoDB call the task store makes', () => {
     const granted = new Set(policyStatements(ids.mcpFunction).flatMap((statement) => [statement.Action].flat()));
     for (const action of dynamoDbActionsOfStore()) expect(granted).toContain(action);

@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { singleOwner } from '../../local/dev-server.js';
-import { conformanceTools, startTestServer, type TestServer } from '../support/local-backend.js';
+import { conformanceTools, progressTable, startTestServer, type TestServer } from '../support/local-backend.js';
 
 const LEGACY_SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'] as const;
 const TOOL_SCENARIOS = [
@@ -15,6 +15,7 @@ const TOOL_SCENARIOS = [
   'tools-call-embedded-resource',
   'tools-call-mixed-content',
   'tools-call-error',
+  'tools-call-with-progress',
   'json-schema-2020-12',
 ] as const;
 const MODERN_SCENARIOS = ['server-stateless', 'caching', 'http-header-validation', 'http-custom-header-server-validation'] as const;
@@ -36,8 +37,9 @@ const EXPECTED_FAILURES = fileURLToPath(new URL('./expected-failures.yml', impor
 let server: TestServer;
 beforeAll(async () => {
   // The suite sends no credentials: auth off, as `npm run start:conformance` runs, with that script's settings: it
-  // reads a plain call's answer within half a second, and calls tools in bursts from one owner.
-  server = await startTestServer({ pollIntervalMs: 100, refreshIntervalMs: 100, maxTaskCreationsPerMinute: 10_000 }, { tools: conformanceTools(), resolveOwner: singleOwner() });
+  // reads a plain call's answer within half a second, and calls tools in bursts from one owner. On the table the
+  // emulator's progress step writes to, so test_tool_with_progress's reports reach its task.
+  server = await startTestServer({ pollIntervalMs: 100, refreshIntervalMs: 100, maxTaskCreationsPerMinute: 10_000 }, { tools: conformanceTools(), resolveOwner: singleOwner(), tableName: progressTable() });
 });
 afterAll(async () => {
   await server?.close();

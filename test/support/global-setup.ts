@@ -13,14 +13,20 @@ declare module 'vitest' {
     tools: ToolDefinition[];
     /** The conformance suite's fixture tools (what `npm run start:conformance` serves). */
     conformanceTools: ToolDefinition[];
+    /** The one table the emulator's progress step records on: a test that watches progress serves its tasks from it. */
+    progressTableName: string;
   }
 }
+
+const PROGRESS_TABLE_NAME = 'tasks-progress';
 
 let infrastructure: LocalInfrastructure<'example' | 'conformance'> | undefined;
 
 export async function setup(project: TestProject): Promise<void> {
   // Both catalogs on the one emulator, so a test can serve either.
-  infrastructure = await startLocalInfrastructure({ example: EXAMPLE_TOOLS, conformance: CONFORMANCE_TOOLS });
+  infrastructure = await startLocalInfrastructure({ example: EXAMPLE_TOOLS, conformance: CONFORMANCE_TOOLS }, { progressTableName: PROGRESS_TABLE_NAME });
+  await infrastructure.createTable(PROGRESS_TABLE_NAME);
+  project.provide('progressTableName', PROGRESS_TABLE_NAME);
   project.provide('dynamoDbEndpoint', infrastructure.dynamoDbEndpoint);
   project.provide('stepFunctionsEndpoint', infrastructure.stepFunctionsEndpoint);
   project.provide('tools', infrastructure.tools.example);

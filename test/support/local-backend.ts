@@ -26,6 +26,14 @@ export function conformanceTools(): ToolDefinition[] {
   return inject('conformanceTools');
 }
 
+/**
+ * The table the emulator's progress step writes to (one per emulator, as one per deployed endpoint): a test server
+ * whose tasks must show workflow progress serves from it (`startTestServer({}, { tableName: progressTable() })`).
+ */
+export function progressTable(): string {
+  return inject('progressTableName');
+}
+
 export async function createTestTable(): Promise<string> {
   const tableName = `tasks-${randomUUID()}`;
   const { dynamoDb } = localAwsClients();

@@ -1,0 +1,47 @@
+// Progress a workflow reports on its task (issue 12): a message, a count and a total, stored on the task by the
+// progress step (lambda/progress). Pure: how it reads as a status message and when it counts as news.
+import { isTerminal, type TaskRecord } from './task.js';
+
+export interface TaskProgress {
+  /**
+   * What the workflow says it is doing. May hold `{progress}` and `{total}`, filled in when read, so Map iterations
+   * that count concurrently share one message and it always shows the stored count, whichever report wrote it last.
+   */
+  readonly message?: string;
+  /** Units of work done so far (e.g. Map iterations); never decreases. */
+  readonly progress?: number;
+  /** Units of work in all, when known. */
+  readonly total?: number;
+  /** Epoch ms a wait the workflow announced ends: `{secondsLeft}` in the message counts down to it when read. */
+  readonly deadline?: number;
+  /** Epoch ms of the report that last changed it (the report's own time, so a late report is recognised). */
+  readonly at: number;
+}
+
+/** The progress as one line: the message with its placeholders filled in, or the count alone ("3 of 5"). */
+export function progressText(progress: TaskProgress | undefined, now: number = Date.now()): string | undefined {
+  if (progress === undefined) return undefined;
+  const count = progress.progress ?? 0;
+  const total = progress.total === undefined ? '?' : String(progress.total);
+  const secondsLeft = progress.deadline === undefined ? '?' : String(Math.max(0, Math.ceil((progress.deadline - now) / 1000)));
+  if (progress.message !== undefined) {
+    return progress.message.replace(/\{progress\}/g, String(count)).replace(/\{total\}/g, total).replace(/\{secondsLeft\}/g, secondsLeft);
+  }
+  if (progress.progress === undefined) return undefined;
+  return progress.total === undefined ? `${count} done` : `${count} of ${total}`;
+}
+
+/**
+ * The statusMessage every dialect shows: the status's own message (a failure's reason, a cancellation's cause) when
+ * there is one, else the workflow's progress while the task is active. A finished task's last progress is history.
+ */
+export function statusMessageOf(task: Pick<TaskRecord, 'status' | 'statusMessage' | 'progress'>, now: number = Date.now()): string | undefined {
+  if (task.statusMessage !== undefined) return task.statusMessage;
+  return isTerminal(task.status) ? undefined : progressText(task.progress, now);
+}
+
+/** Whether `next` tells a watcher something `previous` did not. */
+export function progressChanged(previous: TaskProgress | undefined, next: TaskProgress | undefined): boolean {
+  if (next === undefined) return false;
+  return previous === undefined || previous.at !== next.at || previous.progress !== next.progress || previous.message !== next.message || previous.total !== next.total;
+}
