@@ -5,7 +5,7 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { ENV } from '../lambda/handlers/environment.js';
 import { ACTIVE_EXPIRY_INDEX } from '../lambda/store/table-schema.js';
@@ -21,7 +21,7 @@ export interface ExpirySweepScheduleProps extends Pick<HandlerFunctionProps, 'tr
 
 export class ExpirySweepSchedule extends Construct {
   public readonly handler: HandlerFunction;
-  public readonly function: NodejsFunction;
+  public readonly function: lambda.Function;
   public readonly rule: events.Rule;
 
   constructor(scope: Construct, id: string, props: ExpirySweepScheduleProps) {

@@ -48,7 +48,7 @@ export class McpTaskEndpoint extends Construct {
    */
   public readonly statusDeadLetterAlarm: cloudwatch.Alarm;
   /** Records the progress state machines report on their tasks (see {@link progressStep}); may update task items only. */
-  public readonly progressFunction: NodejsFunction;
+  public readonly progressFunction: lambda.Function;
   public readonly progressHandler: HandlerFunction;
   /** Stops the executions of tasks that expired unread, every `expirySweepRate`. */
   public readonly expirySweep: ExpirySweepSchedule;

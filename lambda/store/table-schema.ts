@@ -30,7 +30,11 @@ export const EXPIRY_MS_ATTRIBUTE = 'expiresAtMs';
 export const OWNER_INDEX = 'byOwner';
 export const OWNER_INDEX_PARTITION_KEY = 'listOwner';
 export const OWNER_INDEX_SORT_KEY = 'createdAt';
-/** What tasks/list needs; the execution output stays out of the index. */
+/**
+ * What tasks/list needs; the execution output stays out of the index. Fixed for the table's life: CloudFormation
+ * cannot change an existing index's projection, so a new attribute here would fail the update of a deployed stack
+ * (this is why workflow progress shows in tasks/get, not in tasks/list).
+ */
 export const OWNER_INDEX_PROJECTED_ATTRIBUTES = [
   'owner',
   'taskId',
@@ -47,13 +51,6 @@ export const OWNER_INDEX_PROJECTED_ATTRIBUTES = [
   'pollIntervalMs',
   'toolError',
   TTL_ATTRIBUTE,
-  // --- progress (issue 12): a listed active task shows its progress as statusMessage ---
-  'progressMessage',
-  'progressCount',
-  'progressTotal',
-  'progressAt',
-  'progressDeadline',
-  // --- end progress ---
 ] as const;
 
 /**
