@@ -6,6 +6,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
+import { UNAUTHORIZED_ERROR_CODE } from '../lambda/protocol/unauthorized.js';
 import type { CognitoAuth } from './cognito-auth.js';
 
 export const MCP_PATH = 'mcp';
@@ -145,13 +146,13 @@ export class McpRestApi extends Construct {
       type: apigw.ResponseType.UNAUTHORIZED,
       statusCode: '401',
       responseHeaders: { 'WWW-Authenticate': `'Bearer ${metadata}'`, ...corsHeaders },
-      templates: body(-32001),
+      templates: body(UNAUTHORIZED_ERROR_CODE),
     });
     this.api.addGatewayResponse('AccessDenied', {
       type: apigw.ResponseType.ACCESS_DENIED,
       statusCode: '403',
       responseHeaders: { 'WWW-Authenticate': `'Bearer error="insufficient_scope", scope="${auth.scope}", ${metadata}'`, ...corsHeaders },
-      templates: body(-32001),
+      templates: body(UNAUTHORIZED_ERROR_CODE),
     });
   }
 

@@ -9,6 +9,7 @@ import { createModernMcpServer, toolSchemasOf } from './modern-server.js';
 import { progressTokenOf } from './progress-notifications.js';
 import { sep1686TaskRequestOf } from './sep-1686.js';
 import { serveTaskSubscription, taskSubscriptionRequestOf } from './task-subscriptions.js';
+import { UNAUTHORIZED_ERROR_CODE, UNAUTHORIZED_MESSAGE } from './unauthorized.js';
 
 /** Comment frames on a long stream this often, well inside API Gateway's idle limit. */
 const SSE_KEEP_ALIVE_MS = 15_000;
@@ -122,7 +123,7 @@ export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
       const read = await readBody(request);
       if (read.tooLarge) return jsonRpcError(null, 413, -32600, `Payload too large: a request body may have at most ${MAX_REQUEST_BODY_BYTES} bytes`);
       const { parsedBody } = read;
-      if (owner === null) return jsonRpcError(requestIdOf(parsedBody), 401, -32000, 'Unauthorized: send a valid bearer token', { 'www-authenticate': 'Bearer' });
+      if (owner === null) return jsonRpcError(requestIdOf(parsedBody), 401, UNAUTHORIZED_ERROR_CODE, UNAUTHORIZED_MESSAGE, { 'www-authenticate': 'Bearer' });
       if (read.unparsable) return jsonRpcError(null, 400, -32700, 'Parse error: the request body is not valid JSON');
       // Batching left MCP in 2025-06-18; refused before anything runs, so one request cannot carry a hundred calls.
       if (Array.isArray(parsedBody)) return jsonRpcError(null, 400, -32600, 'Invalid Request: Batches are not supported; send one JSON-RPC message per request');

@@ -11,6 +11,7 @@ import { executionNameFor, taskKeyFromExecutionName } from '../../lambda/core/ta
 import type { ExampleToolsStack } from '../../lib/example-tools-stack.js';
 import { McpTaskEndpoint } from '../../lib/mcp-task-endpoint.js';
 import { exampleStack, logicalId, TEST_ENV, testStack } from './cdk-app.js';
+import { UNAUTHORIZED_ERROR_CODE } from '../../lambda/protocol/unauthorized.js';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
@@ -236,6 +237,12 @@ describe('REST API', () => {
     expect(joined(response!.Properties['ResponseParameters']['gatewayresponse.header.WWW-Authenticate'])).toBe(
       `'Bearer resource_metadata="https://\${${ids.api}}.execute-api.${TEST_ENV.region}.\${AWS::URLSuffix}/prod/.well-known/oauth-protected-resource"'`,
     );
+  });
+
+  it("carries in the bodies of API Gateway's 401 and 403 the error code the function's 401 carries", () => {
+    const refusals = Object.values(resources('AWS::ApiGateway::GatewayResponse')).filter((candidate) => ['UNAUTHORIZED', 'ACCESS_DENIED'].includes(candidate.Properties['ResponseType'] as string));
+    expect(refusals).toHaveLength(2);
+    for (const refusal of refusals) expect(refusal.Properties['ResponseTemplates']['application/json']).toContain(`"code":${UNAUTHORIZED_ERROR_CODE}`);
   });
 });
 

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectClient, startTestServer, TOKENS, type TestServer } from '../support/local-backend.js';
 import { callModern, modernRequest, postModern } from '../support/modern-client.js';
 import { Sep1686Client } from '../support/sep-1686-client.js';
+import { UNAUTHORIZED_ERROR_CODE } from '../../lambda/protocol/unauthorized.js';
 
 let server: TestServer;
 let alice: Client;
@@ -54,6 +55,7 @@ describe('malformed requests', () => {
     const response = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: rpc('tools/list') });
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    expect(await response.json()).toMatchObject({ error: { code: UNAUTHORIZED_ERROR_CODE, message: expect.stringMatching(/bearer token/) } });
   });
 
   it('answers any other path with 404', async () => {

@@ -10,6 +10,7 @@ import { HTTP_INTEGRATION_CONTENT_TYPE, PRELUDE_DELIMITER_LENGTH, type Streaming
 import { localAwsEnvironment } from '../../local/local-aws.js';
 import { createTestTable, exampleTools, GENEROUS_WAIT } from '../support/local-backend.js';
 import { modernRequest, sseMessagesOf, standardHeaders, type JsonRpcMessage } from '../support/modern-client.js';
+import { UNAUTHORIZED_ERROR_CODE } from '../../lambda/protocol/unauthorized.js';
 
 const DOMAIN = 'a1b2c3d4e5.execute-api.us-east-1.amazonaws.com';
 const STAGE = 'prod';
@@ -292,7 +293,7 @@ describe('MCP Lambda handler', () => {
       const { requestContext: _, ...event } = proxyEvent({ body: rpc('tools/list') });
       const response = await invoke(handler, event as APIGatewayProxyEvent);
       expect(response.statusCode).toBe(401);
-      expect(JSON.parse(response.body)).toMatchObject({ error: { code: -32001 } });
+      expect(JSON.parse(response.body)).toMatchObject({ error: { code: UNAUTHORIZED_ERROR_CODE } });
       expect(response.headers['www-authenticate']).toMatch(/^Bearer resource_metadata="https:\/\/[^"]+\/\.well-known\/oauth-protected-resource"$/);
     });
 
