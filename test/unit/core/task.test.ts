@@ -2,25 +2,30 @@ import { describe, expect, it } from 'vitest';
 import { canTransition, expiresAt, FIRST_WAIT_STEP_MS, isExpired, isRefreshDue, isTerminal, nextWaitStepMs, pollRefreshIntervalMs, RetentionClock, statusesThatMayBecome, TaskStatus } from '../../../lambda/core/task.js';
 
 const ALL = Object.values(TaskStatus);
-const LEGAL: Record<TaskStatus, TaskStatus[]> = {
-  submitted: ['working', 'input_required', 'completed', 'failed', 'cancelled', 'unknown'],
-  working: ['input_required', 'completed', 'failed', 'cancelled', 'unknown'],
-  input_required: ['working', 'completed', 'failed', 'cancelled', 'unknown'],
-  completed: [],
-  failed: [],
-  cancelled: [],
-  unknown: [],
-};
+const ACTIVE = ALL.filter((status) => !isTerminal(status));
+const TERMINAL = ALL.filter(isTerminal);
 
+// The rules of the task lifecycle (MCP 2025-11-25 basic/utilities/tasks, "Task Status Lifecycle"), each checked
+// over every pair of statuses rather than against a copy of the table.
 describe('task status transitions', () => {
-  for (const from of ALL) {
-    for (const to of ALL) {
-      const legal = LEGAL[from].includes(to);
-      it(`${from} -> ${to} is ${legal ? 'legal' : 'illegal'}`, () => {
-        expect(canTransition(from, to)).toBe(legal);
-      });
-    }
-  }
+  it('never lets a terminal task change again', () => {
+    for (const from of TERMINAL) for (const to of ALL) expect(canTransition(from, to), `${from} -> ${to}`).toBe(false);
+  });
+
+  it('lets an active task reach every terminal status', () => {
+    for (const from of ACTIVE) for (const to of TERMINAL) expect(canTransition(from, to), `${from} -> ${to}`).toBe(true);
+  });
+
+  it('never moves a task back to submitted, nor to the status it already has', () => {
+    for (const from of ALL) expect(canTransition(from, TaskStatus.Submitted), `${from} -> submitted`).toBe(false);
+    for (const status of ALL) expect(canTransition(status, status), `${status} -> ${status}`).toBe(false);
+  });
+
+  it('lets a running task ask for input and go back to work once answered', () => {
+    expect(canTransition(TaskStatus.Submitted, TaskStatus.Working)).toBe(true);
+    expect(canTransition(TaskStatus.Working, TaskStatus.InputRequired)).toBe(true);
+    expect(canTransition(TaskStatus.InputRequired, TaskStatus.Working)).toBe(true);
+  });
 
   it('treats exactly completed, failed, cancelled and unknown as terminal', () => {
     expect(ALL.filter(isTerminal)).toEqual(['completed', 'failed', 'cancelled', 'unknown']);
