@@ -65,7 +65,8 @@ export function openInputRequests(requests: Readonly<Record<string, InputRequest
  * ask state's timeout fired, or the execution failed otherwise meanwhile). `undefined` when nothing was open.
  */
 export function inputNeverCameMessage(requests: Readonly<Record<string, InputRequest>> | undefined, executionMessage: string | undefined): string | undefined {
-  const open = openInputRequests(requests);
+  // Expired ones too: an answer that came after the wait ended was refused by Step Functions, so it never arrived.
+  const open = Object.values(requests ?? {}).filter((request) => request.state !== InputRequestState.Answered);
   if (open.length === 0) return undefined;
   const asked = open.map((request) => (request.request.method === 'elicitation/create' ? `"${request.request.params.message}"` : request.request.method)).join(', ');
   return `The input requested (${asked}) never came before its deadline${executionMessage ? ` (${executionMessage})` : ''}.`;

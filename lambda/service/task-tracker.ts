@@ -3,8 +3,9 @@
 // The task service builds one and delegates to it; reads never call Step Functions more often than the refresh
 // policy in core/task.ts allows, so DescribeExecution's account-wide throttle stays out of reach.
 import { IllegalTransitionError, TaskExpiredError, TaskNotFoundError } from '../core/errors.js';
-import { outcomeOfExecution, type ExecutionSnapshot } from '../core/execution-status.js';
-import { FIRST_WAIT_STEP_MS, isRefreshDue, isTerminal, nextWaitStepMs, pollRefreshIntervalMs, type TaskRecord } from '../core/task.js';
+import { outcomeOfExecution, type ExecutionSnapshot, type TaskOutcome } from '../core/execution-status.js';
+import { inputNeverCameMessage } from '../core/input-request.js';
+import { FIRST_WAIT_STEP_MS, isRefreshDue, isTerminal, nextWaitStepMs, pollRefreshIntervalMs, TaskStatus, type TaskRecord } from '../core/task.js';
 import { executionNameOf, taskKeyFromExecutionName } from '../core/task-key.js';
 import type { TaskExecutor } from '../executor/task-executor.js';
 import type { TaskStore } from '../store/task-store.js';
@@ -135,8 +136,10 @@ export class TaskTracker {
   }
 
   private async applyOutcome(task: TaskRecord, execution: ExecutionSnapshot | null, now: number): Promise<TaskRecord> {
-    const outcome = outcomeOfExecution(execution);
+    const outcome = withInputNews(task, outcomeOfExecution(execution));
     if (outcome.status === task.status) return task;
+    // A running execution waiting for an answer stays input_required (the store refuses that move, too, for a race).
+    if (task.status === TaskStatus.InputRequired && outcome.status === TaskStatus.Working) return task;
     try {
       const updated = await this.store.update(task, { ...outcome, at: now });
       return isTerminal(updated.status) ? await this.finished(updated) : updated;
@@ -148,4 +151,11 @@ export class TaskTracker {
       return current;
     }
   }
+}
+
+/** A failure while the workflow still waited for input says so: the input never came (issue 8). */
+function withInputNews(task: TaskRecord, outcome: TaskOutcome): TaskOutcome {
+  if (outcome.status !== TaskStatus.Failed) return outcome;
+  const message = inputNeverCameMessage(task.inputRequests, outcome.statusMessage);
+  return message === undefined ? outcome : { ...outcome, statusMessage: message };
 }
