@@ -5,7 +5,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
-import { EXAMPLE_TOOLS } from '../lambda/example-tools/catalog.js';
+import { ASK_STEP, EXAMPLE_TOOLS } from '../lambda/example-tools/catalog.js';
 import { toolDescription, type StateMachineTool } from '../lambda/tools/state-machine-tool.js';
 import { HandlerFunction } from './handler-function.js';
 import { McpTaskEndpoint } from './mcp-task-endpoint.js';
@@ -42,7 +42,10 @@ export class ExampleToolsStack extends Stack {
     const functions = Object.fromEntries(
       Object.entries(tool.lambdaSteps).map(([placeholder, step]) => [
         placeholder,
-        new HandlerFunction(this, `${id}${pascalCase(step.functionName)}`, { entry: step.entry, description: `Step ${step.functionName} of tool ${tool.name}`, tracing, removalPolicy }),
+        // The ask step is the endpoint's own function (it needs the task table), shared by every tool that asks.
+        step.functionName === ASK_STEP.functionName
+          ? this.endpoint.askHandler
+          : new HandlerFunction(this, `${id}${pascalCase(step.functionName)}`, { entry: step.entry, description: `Step ${step.functionName} of tool ${tool.name}`, tracing, removalPolicy }),
       ]),
     );
     // Vended-logs prefix: Step Functions then needs no growing account-wide CloudWatch Logs resource policy. The
