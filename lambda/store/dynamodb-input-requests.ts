@@ -155,7 +155,8 @@ export class DynamoDbInputRequests implements InputRequestStore {
   }
 
   async settle(task: TaskRecord, key: string, claimId: string, state: 'answered' | 'expired', now: number): Promise<void> {
-    const settled = await this.ifClaimed(task, key, claimId, 'SET #requests.#key.#state = :state, #requests.#key.settledAt = :now REMOVE #requests.#key.claimId DELETE #open :open', {
+    // lastUpdatedAt moves, so a subscription (notifications/tasks) shows the shorter list of open requests.
+    const settled = await this.ifClaimed(task, key, claimId, 'SET #requests.#key.#state = :state, #requests.#key.settledAt = :now, lastUpdatedAt = :now REMOVE #requests.#key.claimId DELETE #open :open', {
       ':state': state,
       ':now': now,
       ':open': new Set([key]),
