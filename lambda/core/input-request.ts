@@ -60,15 +60,20 @@ export function openInputRequests(requests: Readonly<Record<string, InputRequest
   return Object.values(requests ?? {}).filter(isOpen);
 }
 
+/** The errors Step Functions fails a `.waitForTaskToken` state with when its TimeoutSeconds / HeartbeatSeconds pass. */
+export const WAIT_TIMEOUT_ERRORS = ['States.Timeout', 'States.HeartbeatTimeout'] as const;
+
 /**
- * The failure message of a task whose execution failed while input was still asked for: the input never came (the
- * ask state's timeout fired, or the execution failed otherwise meanwhile). `undefined` when nothing was open.
+ * The failure message of a task whose execution failed while input was still asked for: the input never came. It
+ * applies while a request is open, or when the execution timed out and a request's answer was refused as too late
+ * (`expired`); an `expired` request alone proves nothing (a repeated delivery is refused the same way). `undefined`
+ * when neither holds.
  */
-export function inputNeverCameMessage(requests: Readonly<Record<string, InputRequest>> | undefined, executionMessage: string | undefined): string | undefined {
-  // Expired ones too: an answer that came after the wait ended was refused by Step Functions, so it never arrived.
-  const open = Object.values(requests ?? {}).filter((request) => request.state !== InputRequestState.Answered);
-  if (open.length === 0) return undefined;
-  const asked = open.map((request) => (request.request.method === 'elicitation/create' ? `"${request.request.params.message}"` : request.request.method)).join(', ');
+export function inputNeverCameMessage(requests: Readonly<Record<string, InputRequest>> | undefined, executionMessage: string | undefined, executionError?: string): string | undefined {
+  const timedOut = WAIT_TIMEOUT_ERRORS.includes(executionError as never);
+  const unanswered = Object.values(requests ?? {}).filter((request) => isOpen(request) || (timedOut && request.state === InputRequestState.Expired));
+  if (unanswered.length === 0) return undefined;
+  const asked = unanswered.map((request) => (request.request.method === 'elicitation/create' ? `"${request.request.params.message}"` : request.request.method)).join(', ');
   return `The input requested (${asked}) never came before its deadline${executionMessage ? ` (${executionMessage})` : ''}.`;
 }
 

@@ -136,7 +136,7 @@ export class TaskTracker {
   }
 
   private async applyOutcome(task: TaskRecord, execution: ExecutionSnapshot | null, now: number): Promise<TaskRecord> {
-    const outcome = withInputNews(task, outcomeOfExecution(execution));
+    const outcome = withInputNews(task, outcomeOfExecution(execution), execution?.error);
     if (outcome.status === task.status) return task;
     // A running execution waiting for an answer stays input_required (the store refuses that move, too, for a race).
     if (task.status === TaskStatus.InputRequired && outcome.status === TaskStatus.Working) return task;
@@ -154,8 +154,8 @@ export class TaskTracker {
 }
 
 /** A failure while the workflow still waited for input says so: the input never came (issue 8). */
-function withInputNews(task: TaskRecord, outcome: TaskOutcome): TaskOutcome {
+function withInputNews(task: TaskRecord, outcome: TaskOutcome, executionError: string | undefined): TaskOutcome {
   if (outcome.status !== TaskStatus.Failed) return outcome;
-  const message = inputNeverCameMessage(task.inputRequests, outcome.statusMessage);
+  const message = inputNeverCameMessage(task.inputRequests, outcome.statusMessage, executionError);
   return message === undefined ? outcome : { ...outcome, statusMessage: message };
 }

@@ -54,7 +54,9 @@ describe('the input request model', () => {
   it('says the input never came while a request is unanswered, and nothing once all are answered', () => {
     const request = (state: InputRequest['state']): Record<string, InputRequest> => ({ k: { key: 'k', request: FORM, state, askedAt: 0 } });
     expect(inputNeverCameMessage(request('outstanding'), 'Execution failed: States.Timeout')).toBe('The input requested ("Refund?") never came before its deadline (Execution failed: States.Timeout).');
-    expect(inputNeverCameMessage(request('expired'), undefined)).toContain('never came');
+    expect(inputNeverCameMessage(request('expired'), undefined, 'States.Timeout')).toContain('never came');
+    // A refused repeat of a delivered answer is also `expired`: without a timeout it proves nothing.
+    expect(inputNeverCameMessage(request('expired'), 'Execution failed: BoomError')).toBeUndefined();
     expect(inputNeverCameMessage(request('answered'), 'x')).toBeUndefined();
     expect(inputNeverCameMessage(undefined, 'x')).toBeUndefined();
   });
