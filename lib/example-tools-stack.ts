@@ -5,7 +5,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
-import { EXAMPLE_TOOLS } from '../lambda/example-tools/catalog.js';
+import { ASK_STEP, EXAMPLE_TOOLS } from '../lambda/example-tools/catalog.js';
 import { toolDescription, type StateMachineTool } from '../lambda/tools/state-machine-tool.js';
 import { isProgressStep } from '../lambda/progress/progress-lambda-step.js';
 import { HandlerFunction } from './handler-function.js';
@@ -57,9 +57,11 @@ export class ExampleToolsStack extends Stack {
     const functions = Object.fromEntries(
       Object.entries(tool.lambdaSteps).map(([placeholder, step]) => [
         placeholder,
-        // The progress step is the endpoint's one function, shared by every tool.
+        // The progress and ask steps are the endpoint's own functions (they need the task table), shared by every tool.
         isProgressStep(step)
           ? this.endpoint.progressHandler
+          : step.functionName === ASK_STEP.functionName
+            ? this.endpoint.askHandler
           : new HandlerFunction(this, `${id}${pascalCase(step.functionName)}`, { entry: step.entry, description: `Step ${step.functionName} of tool ${tool.name}`, tracing, removalPolicy }),
       ]),
     );

@@ -8,11 +8,13 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import type * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { EXECUTION_NAME_PREFIX } from '../lambda/core/task-key.js';
 import { ENV } from '../lambda/handlers/environment.js';
 import { MCP_HTTP_ENV, packToolCatalog } from '../lambda/handlers/mcp-http-environment.js';
 import { OWNER_INDEX } from '../lambda/store/table-schema.js';
+import { askStepTask, createAskFunction, grantTaskTokenAnswers, type AskStepProps } from './ask-step.js';
 import { CognitoAuth } from './cognito-auth.js';
 import { environmentBytesUpperBound, LAMBDA_ENVIRONMENT_LIMIT_BYTES, MAX_STATE_MACHINE_ARN_BYTES, MAX_TOKEN_BYTES } from './function-environment.js';
 import { HandlerFunction, projectPath } from './handler-function.js';
@@ -25,9 +27,9 @@ import { ExpirySweepSchedule } from './expiry-sweep.js';
 import { createStatusDeadLetterAlarm, createStatusDeadLetterQueue, createStatusRule } from './status-events.js';
 import { createTaskTable } from './task-table.js';
 import { createProgressFunction, progressInvoke, type ProgressStepProps } from './progress-step.js';
-import type * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 
 export type { McpTaskEndpointProps, McpToolProps } from './mcp-task-endpoint-props.js';
+export type { AskStepProps } from './ask-step.js';
 export type { ProgressStepProps } from './progress-step.js';
 
 const TABLE_ITEM_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
@@ -57,6 +59,8 @@ export class McpTaskEndpoint extends Construct {
   public readonly auth?: CognitoAuth;
   /** The URL MCP clients connect to. */
   public readonly mcpUrl: string;
+  /** Records input requests on tasks: the function every ask step invokes (see {@link askStep}). */
+  public readonly askHandler: HandlerFunction;
 
   private readonly tools: McpToolProps[] = [];
   private readonly rules: events.Rule[] = [];
@@ -117,6 +121,9 @@ export class McpTaskEndpoint extends Construct {
     this.grantTableAccess();
     this.progressHandler = createProgressFunction(this, 'ProgressHandler', { ...common, table: this.table, entry: projectPath('lambda/handlers/report-progress.ts') });
     this.progressFunction = this.progressHandler.function;
+    // Input requests (issue 8): the ask function writes the question; the MCP function resumes executions with answers.
+    this.askHandler = createAskFunction(this, 'AskHandler', { table: this.table, ...common });
+    grantTaskTokenAnswers(this.mcpHandler.function);
     this.expirySweep = new ExpirySweepSchedule(this, 'ExpirySweep', { ...common, table: this.table, rate: props.expirySweepRate ?? defaults.DEFAULT_EXPIRY_SWEEP_RATE });
 
     if (props.openEndpoint) {
@@ -194,6 +201,15 @@ export class McpTaskEndpoint extends Construct {
       createStatusRule(this, `StatusRule-${tool.name}`, { stateMachineArn: machine.stateMachineArn, handler: this.statusSyncFunction, deadLetterQueue: this.statusDeadLetterQueue }),
     );
     return this;
+  }
+
+  /**
+   * A state that asks a person for input with a form and waits for the answer, for a team's own state machine: the
+   * task shows the question (`input_required`) until a client answers it; the state's output at `resultPath` is the
+   * answer, `{ action: 'accept' | 'decline' | 'cancel', content }`, for a Choice to branch on.
+   */
+  public askStep(scope: Construct, id: string, props: AskStepProps): tasks.LambdaInvoke {
+    return askStepTask(scope, id, this.askHandler, props);
   }
 
   /** Synth resolves the environment several times; tools are only ever appended, so their count keys the cache. */

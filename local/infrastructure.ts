@@ -71,13 +71,12 @@ export async function startLocalInfrastructure<Name extends string>(
 ): Promise<LocalInfrastructure<Name>> {
   const names = Object.keys(catalogs) as Name[];
   const lambdaHandlers = await loadLambdaHandlers(names.flatMap((name) => catalogs[name]));
-  // --- progress (issue 12): bound to the table once DynamoDB Local runs; reports before that are refused ---
+  // Bound to the table once DynamoDB Local runs; reports before that are refused.
   let reportProgress: Handler | undefined;
   lambdaHandlers[PROGRESS_LAMBDA_STEP.functionName] = (event) => {
     if (reportProgress === undefined) return Promise.reject(new Error('The local progress step has no task table (startLocalInfrastructure progressTableName)'));
     return reportProgress(event);
   };
-  // --- end progress ---
   const dynamoDb = await startDynamoDbLocal();
   const stepFunctions = await startStepFunctionsEmulator({ region: LOCAL_REGION, accountId: LOCAL_ACCOUNT, lambdaHandlers }).catch(
     async (error: unknown) => {

@@ -112,3 +112,20 @@ export class TaskLimitExceededError extends TaskBackendError {
     this.name = 'TaskLimitExceededError';
   }
 }
+
+
+/** An answer to an input request that the request refuses (e.g. content that does not match `requestedSchema`); the request stays open. */
+export class InvalidInputResponseError extends TaskBackendError {
+  constructor(readonly taskId: string, readonly key: string, readonly problems: readonly string[]) {
+    super(`The answer to input request ${key} of task ${taskId} was refused: ${problems.join('; ')}. The request is still open; answer it again.`);
+    this.name = 'InvalidInputResponseError';
+  }
+}
+
+/** The answer could not be delivered to the waiting execution (Step Functions did not take it); the request stays open, so the answer can be sent again. */
+export class InputDeliveryError extends TaskBackendError {
+  constructor(readonly taskId: string, readonly key: string, options?: ErrorOptions) {
+    super(`The answer to input request ${key} of task ${taskId} could not be delivered yet; it was not recorded. Send it again.`, options);
+    this.name = 'InputDeliveryError';
+  }
+}

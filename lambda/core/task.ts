@@ -1,5 +1,6 @@
 // The task model: one record per task, whatever dialect created it. Pure: no AWS, no MCP.
 import type { TaskProgress } from './task-progress.js';
+import type { InputRequest } from './input-request.js';
 import { textResult, toolResultFromExecutionOutput, type ToolResult } from './tool-result.js';
 
 export const TaskStatus = {
@@ -73,10 +74,10 @@ export interface TaskRecord {
   readonly requestId?: string;
   /** sha256 of the tool name and its input: tells a retry of the same call from a different call under the same task ID. */
   readonly inputDigest: string;
-  // --- progress (issue 12) ---
   /** What the workflow last reported with the progress step; shown as statusMessage while the task is active. */
   readonly progress?: TaskProgress;
-  // --- end progress ---
+  /** What the workflow asked the client for, by key: open and answered ones alike (see core/input-request). */
+  readonly inputRequests?: Readonly<Record<string, InputRequest>>;
 }
 
 export function isTerminal(status: TaskStatus): boolean {
@@ -101,6 +102,16 @@ export function canTransition(from: TaskStatus, to: TaskStatus): boolean {
 /** The statuses a task may be in for a move to `to` to be legal: the condition of a conditional write. */
 export function statusesThatMayBecome(to: TaskStatus): TaskStatus[] {
   return (Object.keys(LEGAL_TRANSITIONS) as TaskStatus[]).filter((from) => canTransition(from, to));
+}
+
+/**
+ * The statuses an execution's news (a status event, a refresh) may move to `to` from. Only the answer path leaves
+ * `input_required` (when no request is open any more, with its own conditional write): a RUNNING execution says
+ * nothing about whether the client still owes an answer, so it must not flip `input_required` back to `working`.
+ */
+export function statusesExecutionNewsMayMove(to: TaskStatus): TaskStatus[] {
+  const from = statusesThatMayBecome(to);
+  return to === TaskStatus.Working ? from.filter((status) => status !== TaskStatus.InputRequired) : from;
 }
 
 /** Epoch ms after which the task is gone, or `null` if it has no end (yet). */

@@ -5,6 +5,12 @@ import { PROGRESS_LAMBDA_STEP, PROGRESS_STEP_PLACEHOLDER } from '../progress/pro
 
 const here = pathsFrom(import.meta.url);
 
+/**
+ * The ask step (issue 8) as a Lambda step of the example ASL: locally, the emulator runs handlers/ask-step, as the
+ * CDK construct deploys it. Its function name is the one the local stack binds to the local table.
+ */
+export const ASK_STEP = { functionName: 'ask-for-input', entry: here('../handlers/ask-step.ts') } as const;
+
 export const EXAMPLE_TOOLS: readonly StateMachineTool[] = [
   {
     name: 'analyze_documents',
@@ -52,5 +58,29 @@ export const EXAMPLE_TOOLS: readonly StateMachineTool[] = [
     },
     definitionPath: here('./asl/export-report.asl.json'),
     lambdaSteps: { ExportReportFunctionArn: { functionName: 'export-report', entry: here('./handlers/export-report.ts') } },
+  },
+  {
+    name: 'refund_order',
+    title: 'Refund an order (asks for approval)',
+    description:
+      'Looks the order up, asks a person to approve the refund amount with a form (the task waits in input_required until answered: tasks/get lists the question, tasks/update answers it), then applies or declines the refund. The approver has approvalTimeoutSeconds (default 3600) to answer.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        orderId: { type: 'string', pattern: '^[A-Za-z0-9-]{1,40}$', description: 'The order to refund.' },
+        reason: { type: 'string', maxLength: 500, description: 'Why the customer wants a refund.' },
+        approvalTimeoutSeconds: { type: 'integer', minimum: 1, maximum: 604800, description: 'How long the approver has to answer. Default 3600.' },
+      },
+      required: ['orderId'],
+      additionalProperties: false,
+    },
+    // Answering needs the Tasks extension (tasks/get, tasks/update): a plain call could never be answered.
+    taskSupport: 'required',
+    definitionPath: here('./asl/refund-order.asl.json'),
+    lambdaSteps: {
+      LookUpOrderFunctionArn: { functionName: 'look-up-order', entry: here('./handlers/look-up-order.ts') },
+      AskFunctionArn: ASK_STEP,
+      ApplyRefundFunctionArn: { functionName: 'apply-refund', entry: here('./handlers/apply-refund.ts') },
+    },
   },
 ];

@@ -7,11 +7,15 @@ import {
   InvalidArn,
   InvalidExecutionInput,
   InvalidName,
+  InvalidToken,
   KmsAccessDeniedException,
   KmsInvalidStateException,
   StartExecutionCommand,
   StateMachineDeleting,
+  SendTaskSuccessCommand,
   StateMachineDoesNotExist,
+  TaskDoesNotExist,
+  TaskTimedOut,
   StopExecutionCommand,
   ValidationException,
   type SFNClient,
@@ -73,6 +77,17 @@ export class StepFunctionsExecutor implements TaskExecutor {
       await this.client.send(new StopExecutionCommand({ executionArn, error: reason.error, cause: reason.cause }));
     } catch (error) {
       if (error instanceof ExecutionDoesNotExist) return;
+      throw error;
+    }
+  }
+
+  async sendTaskSuccess(taskToken: string, output: string): Promise<'delivered' | 'gone'> {
+    try {
+      await this.client.send(new SendTaskSuccessCommand({ taskToken, output }));
+      return 'delivered';
+    } catch (error) {
+      // TaskTimedOut is also what Step Functions says for a token already answered or whose execution ended.
+      if (error instanceof TaskTimedOut || error instanceof TaskDoesNotExist || error instanceof InvalidToken) return 'gone';
       throw error;
     }
   }

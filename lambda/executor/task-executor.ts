@@ -25,4 +25,12 @@ export interface TaskExecutor {
 
   /** Stops a running execution; a no-op for one that is closed or does not exist. */
   stop(executionArn: string, reason: { error: string; cause: string }): Promise<void>;
+
+
+  /**
+   * Resumes the execution waiting on `taskToken` with `output` (JSON text): SendTaskSuccess. Returns `'delivered'`,
+   * or `'gone'` when Step Functions no longer waits on that token (answered already, timed out, execution ended).
+   * Any other error means the answer may not have been delivered: the caller keeps the request open.
+   */
+  sendTaskSuccess(taskToken: string, output: string): Promise<'delivered' | 'gone'>;
 }

@@ -17,6 +17,6 @@ export interface Backend extends TaskCore {
 
 export function createBackend(config: BackendConfig, clients: BackendClients = defaultClients(), logger: Logger = defaultLogger()): Backend {
   const core = createTaskCore(config, clients, logger);
-  const app = createMcpHttpApp({ service: core.service, tools: core.tools, settings: config.settings, logger, ...(config.allowedHosts ? { allowedHosts: config.allowedHosts } : {}) });
+  const app = createMcpHttpApp({ service: core.service, inputs: core.inputs, tools: core.tools, settings: config.settings, logger, ...(config.allowedHosts ? { allowedHosts: config.allowedHosts } : {}) });
   return { ...core, app };
 }

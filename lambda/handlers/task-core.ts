@@ -5,8 +5,10 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { StepFunctionsExecutor } from '../executor/step-functions-executor.js';
+import { InputService } from '../input/input-service.js';
 import { TaskService, type Logger } from '../service/task-service.js';
 import type { TaskServiceSettings } from '../service/settings.js';
+import { DynamoDbInputRequests } from '../store/dynamodb-input-requests.js';
 import { DynamoDbTaskStore } from '../store/dynamodb-task-store.js';
 import type { ToolDefinition } from '../tools/tool-definition.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
@@ -27,6 +29,8 @@ export interface TaskCore {
   readonly service: TaskService;
   readonly store: DynamoDbTaskStore;
   readonly tools: ToolRegistry;
+  /** Answers to the input requests of tasks (issue 8). */
+  readonly inputs: InputService;
 }
 
 /**
@@ -56,13 +60,12 @@ export const defaultLogger = (): Logger => new PowertoolsLogger({ serviceName: '
 
 /** Store, executor, registry and task service without the MCP HTTP app: what a function that serves no tools needs. */
 export function createTaskCore(config: TaskCoreConfig, clients: BackendClients = defaultClients(), logger: Logger = defaultLogger()): TaskCore {
-  const store = new DynamoDbTaskStore({
-    client: DynamoDBDocumentClient.from(clients.dynamoDb, { marshallOptions: { removeUndefinedValues: true } }),
-    tableName: config.tableName,
-  });
+  const client = DynamoDBDocumentClient.from(clients.dynamoDb, { marshallOptions: { removeUndefinedValues: true } });
+  const store = new DynamoDbTaskStore({ client, tableName: config.tableName });
   const executor = new StepFunctionsExecutor({ client: clients.stepFunctions });
   const tools = new ToolRegistry(config.tools ?? []);
   const service = new TaskService({ store, executor, tools, settings: config.settings, logger });
-  return { service, store, tools };
+  const inputs = new InputService({ service, inputs: new DynamoDbInputRequests({ client, tableName: config.tableName }), executor, logger });
+  return { service, store, tools, inputs };
 }
 

@@ -1,4 +1,5 @@
 // What every MCP server this endpoint builds, legacy or modern era, is made from.
+import type { InputService } from '../input/input-service.js';
 import type { Logger, TaskService } from '../service/task-service.js';
 import type { TaskServiceSettings } from '../service/settings.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
@@ -10,4 +11,6 @@ export interface McpServerDependencies {
   readonly tools: ToolRegistry;
   readonly settings: TaskServiceSettings;
   readonly logger: Logger;
+  /** Answers to tasks' input requests (issue 8). */
+  readonly inputs: InputService;
 }

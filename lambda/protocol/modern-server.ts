@@ -93,14 +93,14 @@ export function createModernMcpServer(deps: McpServerDependencies, schemas: Tool
     }),
   );
 
-  // `inputResponses` reach the handler through ctx.mcpReq.inputResponses (the SDK lifts them out of the params).
+  // `inputResponses` reach the handler through ctx.mcpReq.inputResponses (the SDK lifts them out of the params and
+  // drops entries that are not bare result objects). The acknowledgement comes once every answer was delivered.
   server.setRequestHandler(
     'tasks/update',
     { params: TaskIdParams, result: AnyResult },
     handle(async (params: z.output<typeof TaskIdParams>, ctx: ServerContext) => {
       requireTasks(ctx);
-      // No tool asks for input yet, so no key is outstanding: responses to unknown keys are ignored (spec).
-      await service.getTask(owner, params.taskId);
+      await deps.inputs.answer(owner, params.taskId, ctx.mcpReq.inputResponses ?? {});
       return {};
     }),
   );

@@ -6,6 +6,8 @@ import { ProtocolError as ModernProtocolError } from '@modelcontextprotocol/serv
 import {
   ExecutionStartError,
   IllegalTransitionError,
+  InputDeliveryError,
+  InvalidInputResponseError,
   InvalidCursorError,
   InvalidToolArgumentsError,
   StartOutcomeUnknownError,
@@ -65,6 +67,9 @@ export function toMcpError(error: unknown, logger: Logger): ProtocolError {
     return new ProtocolError(SERVER_ERROR, error.message, { retryable: true, retryAfterSeconds: error.retryAfterSeconds, limit: error.limit, max: error.max });
   }
   if (error instanceof StartOutcomeUnknownError) return new ProtocolError(ErrorCode.InternalError, error.message, { retryable: true });
+  // Input requests (issue 8): a refused answer is the client's to fix; an undelivered one is for it to send again.
+  if (error instanceof InvalidInputResponseError) return new ProtocolError(ErrorCode.InvalidParams, error.message, { inputKey: error.key, problems: error.problems });
+  if (error instanceof InputDeliveryError) return new ProtocolError(ErrorCode.InternalError, error.message, { retryable: true, inputKey: error.key });
   const reference = randomUUID();
   logger.error('Unexpected fault while handling a request', { reference, error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error) });
   return new ProtocolError(ErrorCode.InternalError, `Internal error (reference ${reference})`);

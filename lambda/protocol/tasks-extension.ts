@@ -1,5 +1,6 @@
 // The MCP 2026-07-28 Tasks extension (io.modelcontextprotocol/tasks, SEP-2663) on the wire: the flat
 // CreateTaskResult and the DetailedTask that tasks/get answers with, its result, error or input requests inlined.
+import { openInputRequests } from '../core/input-request.js';
 import { statusMessageOf } from '../core/task-progress.js';
 import { retentionFromCreationMs, TaskStatus, type TaskRecord } from '../core/task.js';
 import type { ToolResult } from '../core/tool-result.js';
@@ -57,7 +58,18 @@ export function toDetailedTask(task: TaskRecord, result: ToolResult | undefined)
       return { ...base, result: { ...(result ?? { content: [] }), resultType: 'complete' } };
     case 'failed':
       return { ...base, error: { code: EXECUTION_FAILED_CODE, message: task.statusMessage ?? 'The execution failed.' } };
+    case 'input_required':
+      return { ...base, inputRequests: toInputRequests(task) };
     default:
       return base;
   }
+}
+
+/**
+ * The task's open input requests as the extension's `inputRequests` map: key -> the MCP request the client is to
+ * answer (`{ method, params }`, e.g. `elicitation/create` with `message` and `requestedSchema`), answered by key with
+ * `tasks/update` `inputResponses`. Answered ones are left out; the task token is never part of a request.
+ */
+export function toInputRequests(task: TaskRecord): Record<string, unknown> {
+  return Object.fromEntries(openInputRequests(task.inputRequests).map((request) => [request.key, request.request]));
 }

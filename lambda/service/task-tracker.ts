@@ -3,8 +3,9 @@
 // The task service builds one and delegates to it; reads never call Step Functions more often than the refresh
 // policy in core/task.ts allows, so DescribeExecution's account-wide throttle stays out of reach.
 import { IllegalTransitionError, TaskExpiredError, TaskNotFoundError } from '../core/errors.js';
-import { outcomeOfExecution, type ExecutionSnapshot } from '../core/execution-status.js';
-import { FIRST_WAIT_STEP_MS, isRefreshDue, isTerminal, nextWaitStepMs, pollRefreshIntervalMs, type TaskRecord } from '../core/task.js';
+import { outcomeOfExecution, type ExecutionSnapshot, type TaskOutcome } from '../core/execution-status.js';
+import { inputNeverCameMessage } from '../core/input-request.js';
+import { FIRST_WAIT_STEP_MS, isRefreshDue, isTerminal, nextWaitStepMs, pollRefreshIntervalMs, TaskStatus, type TaskRecord } from '../core/task.js';
 import { progressChanged } from '../core/task-progress.js';
 import { executionNameOf, taskKeyFromExecutionName } from '../core/task-key.js';
 import type { TaskExecutor } from '../executor/task-executor.js';
@@ -61,7 +62,7 @@ export class TaskTracker {
   async waitForTerminal(owner: string, taskId: string, options: WaitOptions): Promise<TaskRecord> {
     const deadline = this.now() + options.timeoutMs;
     let task = await this.getTask(owner, taskId);
-    // --- progress (issue 12): each read that finds new progress is passed on to the waiting stream ---
+    // Each read that finds new progress is passed on to the waiting stream.
     let seen: TaskRecord['progress'];
     const passOnProgress = async (read: TaskRecord): Promise<void> => {
       if (options.onProgress === undefined || !progressChanged(seen, read.progress)) return;
@@ -69,7 +70,6 @@ export class TaskTracker {
       await options.onProgress(read);
     };
     await passOnProgress(task);
-    // --- end progress ---
     let step = FIRST_WAIT_STEP_MS;
     while (!isTerminal(task.status) && this.now() < deadline && !options.signal?.aborted) {
       await sleep(Math.min(step, task.pollIntervalMs, deadline - this.now()), options.signal);
@@ -153,8 +153,10 @@ export class TaskTracker {
   }
 
   private async applyOutcome(task: TaskRecord, execution: ExecutionSnapshot | null, now: number): Promise<TaskRecord> {
-    const outcome = outcomeOfExecution(execution);
+    const outcome = withInputNews(task, outcomeOfExecution(execution), execution?.error);
     if (outcome.status === task.status) return task;
+    // A running execution waiting for an answer stays input_required (the store refuses that move, too, for a race).
+    if (task.status === TaskStatus.InputRequired && outcome.status === TaskStatus.Working) return task;
     try {
       const updated = await this.store.update(task, { ...outcome, at: now });
       return isTerminal(updated.status) ? await this.finished(updated) : updated;
@@ -166,4 +168,11 @@ export class TaskTracker {
       return current;
     }
   }
+}
+
+/** A failure while the workflow still waited for input says so: the input never came (issue 8). */
+function withInputNews(task: TaskRecord, outcome: TaskOutcome, executionError: string | undefined): TaskOutcome {
+  if (outcome.status !== TaskStatus.Failed) return outcome;
+  const message = inputNeverCameMessage(task.inputRequests, outcome.statusMessage, executionError);
+  return message === undefined ? outcome : { ...outcome, statusMessage: message };
 }

@@ -3,13 +3,12 @@ import { ConditionalCheckFailedException, TransactionCanceledException } from '@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { IllegalTransitionError, InvalidCursorError, TaskAlreadyExistsError, TaskExpiredError, TaskNotFoundError } from '../core/errors.js';
-import { ACTIVE_STATUSES, expiresAt, isExpired, isTerminal, statusesThatMayBecome, TaskOrigin, type TaskRecord, type TaskStatus } from '../core/task.js';
+import { ACTIVE_STATUSES, expiresAt, isExpired, isTerminal, statusesExecutionNewsMayMove, TaskOrigin, type TaskRecord, type TaskStatus } from '../core/task.js';
 import { taskKey } from '../core/task-key.js';
 import { ACTIVE_EXPIRY_PARTITION_KEY, ACTIVE_EXPIRY_TTL_GRACE_MS, activeExpiryShard, activeTasksKey, creationsKey, EXPIRY_MS_ATTRIBUTE, OWNER_INDEX, OWNER_INDEX_PARTITION_KEY, PARTITION_KEY, requestKey, TTL_ATTRIBUTE } from './table-schema.js';
+import { inputRequestsFromItem } from './dynamodb-input-requests.js';
 import type { TaskChange, TaskPage, TaskStore } from './task-store.js';
-// --- progress (issue 12) ---
 import { progressFromItem } from './progress-attributes.js';
-// --- end progress ---
 
 export interface DynamoDbTaskStoreOptions {
   readonly client: DynamoDBDocumentClient;
@@ -139,7 +138,8 @@ export class DynamoDbTaskStore implements TaskStore {
         values[':expiresAtMs'] = end;
       }
     }
-    const allowed = statusesThatMayBecome(change.status);
+    // Execution news never takes a task out of input_required: only the answer path does (store/dynamodb-input-requests).
+    const allowed = statusesExecutionNewsMayMove(change.status);
     allowed.forEach((status, index) => (values[`:from${index}`] = status));
     try {
       const { Attributes } = await this.client.send(
@@ -373,9 +373,10 @@ export class DynamoDbTaskStore implements TaskStore {
       inputDigest: item['inputDigest'] as string,
       output: item['output'] as string | undefined,
       toolError: item['toolError'] as boolean | undefined,
-      // --- progress (issue 12): written by the progress step (DynamoDbProgressStore), only read here ---
+      // Written by the progress step (DynamoDbProgressStore), only read here.
       progress: progressFromItem(item),
-      // --- end progress ---
+      // Input requests (issue 8): on the same item, so a read of the task shows them; their tokens stay in the item.
+      inputRequests: inputRequestsFromItem(item),
     }) as TaskRecord;
   }
 }

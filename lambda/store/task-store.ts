@@ -36,7 +36,8 @@ export interface TaskStore {
 
   /**
    * Moves `task` to `change.status`, conditionally: only if the stored status may legally become it
-   * (`canTransition`), so a terminal status is never overwritten by a late writer. Returns the stored
+   * (`canTransition`), so a terminal status is never overwritten by a late writer; `input_required` never becomes
+   * `working` here (see `statusesExecutionNewsMayMove`: only the answer path, in the input-request store, does that). Returns the stored
    * record after the change. Throws `IllegalTransitionError` carrying the stored status when the
    * condition fails, `TaskNotFoundError` when the task is gone.
    */

@@ -5,7 +5,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../lambda/handlers/environment.js';
 import { MCP_HTTP_ENV, unpackToolCatalog } from '../../lambda/handlers/mcp-http-environment.js';
-import { EXAMPLE_TOOLS } from '../../lambda/example-tools/catalog.js';
+import { ASK_STEP, EXAMPLE_TOOLS } from '../../lambda/example-tools/catalog.js';
 import { OWNER_INDEX, OWNER_INDEX_PARTITION_KEY, OWNER_INDEX_PROJECTED_ATTRIBUTES, OWNER_INDEX_SORT_KEY, PARTITION_KEY, TTL_ATTRIBUTE } from '../../lambda/store/table-schema.js';
 import { executionNameFor, taskKeyFromExecutionName } from '../../lambda/core/task-key.js';
 import type { ExampleToolsStack } from '../../lib/example-tools-stack.js';
@@ -19,7 +19,7 @@ type Statement = { Effect: string; Action: string | string[]; Resource: unknown 
 let stack: ExampleToolsStack;
 let template: Template;
 let outdir: string;
-let ids: { table: string; mcpFunction: string; statusFunction: string; queue: string; userPool: string; resourceServer: string; api: string; machines: string[] };
+let ids: { table: string; mcpFunction: string; askFunction: string; statusFunction: string; queue: string; userPool: string; resourceServer: string; api: string; machines: string[] };
 
 beforeAll(() => {
   // Synthesized once for the whole file, from the prebuilt assets: this is also the proof that synth works offline.
@@ -30,6 +30,7 @@ beforeAll(() => {
   ids = {
     table: logicalId(stack, endpoint.table),
     mcpFunction: logicalId(stack, endpoint.mcpFunction),
+    askFunction: logicalId(stack, endpoint.askHandler.function),
     statusFunction: logicalId(stack, endpoint.statusSyncFunction),
     queue: logicalId(stack, endpoint.statusDeadLetterQueue),
     userPool: logicalId(stack, endpoint.auth!.userPool as never),
@@ -110,8 +111,9 @@ describe('task table', () => {
 describe('functions', () => {
   it('run every handler on Node.js 22, arm64, with JSON logs in its own log group', () => {
     const functions = Object.values(resources('AWS::Lambda::Function'));
-    // MCP, status sync and expiry sweep, then the example tools' steps.
-    expect(functions).toHaveLength(3 + EXAMPLE_TOOLS.flatMap((tool) => Object.keys(tool.lambdaSteps)).length);
+    // MCP, status sync, expiry sweep and the ask step, then the example tools' own steps (their ask steps are the endpoint's).
+    const ownSteps = EXAMPLE_TOOLS.flatMap((tool) => Object.values(tool.lambdaSteps)).filter((step) => step.functionName !== ASK_STEP.functionName);
+    expect(functions).toHaveLength(4 + ownSteps.length);
     for (const fn of functions) {
       expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], Handler: 'index.handler', LoggingConfig: { LogFormat: 'JSON' } });
       expect(fn.Properties['LoggingConfig']['LogGroup']).toEqual({ Ref: expect.any(String) });
@@ -125,7 +127,9 @@ describe('functions', () => {
     expect(variables[ENV.refreshIntervalMs]).toBe('60000');
     expect(joined(variables[MCP_HTTP_ENV.toolStateMachineArns])).toBe(ids.machines.map((id) => `\${${id}}`).join(','));
     const tools = unpackToolCatalog(variables[MCP_HTTP_ENV.packedToolCatalog] as string, ids.machines.join(','));
-    expect(tools).toEqual(EXAMPLE_TOOLS.map((tool, index) => ({ name: tool.name, title: tool.title, description: tool.description, inputSchema: tool.inputSchema, stateMachineArn: ids.machines[index] })));
+    expect(tools).toEqual(
+      EXAMPLE_TOOLS.map((tool, index) => ({ name: tool.name, title: tool.title, description: tool.description, inputSchema: tool.inputSchema, ...(tool.taskSupport ? { taskSupport: tool.taskSupport } : {}), stateMachineArn: ids.machines[index] })),
+    );
     expect(variables[MCP_HTTP_ENV.openEndpointOwner]).toBeUndefined();
   });
 
@@ -316,16 +320,26 @@ describe('status push', () => {
 describe('IAM', () => {
   it('lets the MCP function use the table items and the owner index, start the tools’ machines and describe or stop only their executions', () => {
     const statements = policyStatements(ids.mcpFunction).map((statement) => ({ ...statement, Action: sorted(statement.Action), Resource: sortedResources(statement.Resource) }));
-    expect(statements).toHaveLength(5);
+    expect(statements).toHaveLength(6);
     expect(statements).toEqual(
       expect.arrayContaining([
         { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: [{ 'Fn::GetAtt': [expect.stringMatching(/^McpTasksMcpHandlerLogGroup/), 'Arn'] }] },
+        // Answers to input requests resume executions; task-token actions have no resource-level permissions.
+        { Effect: 'Allow', Action: ['states:SendTaskFailure', 'states:SendTaskSuccess'], Resource: ['*'] },
         { Effect: 'Allow', Action: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], Resource: [{ 'Fn::GetAtt': [ids.table, 'Arn'] }] },
         { Effect: 'Allow', Action: ['dynamodb:Query'], Resource: [{ 'Fn::Join': ['', [{ 'Fn::GetAtt': [ids.table, 'Arn'] }, `/index/${OWNER_INDEX}`]] }] },
         { Effect: 'Allow', Action: ['states:StartExecution'], Resource: sortedResources(ids.machines.map((id) => ({ Ref: id }))) },
         { Effect: 'Allow', Action: ['states:DescribeExecution', 'states:StopExecution'], Resource: sortedResources(ids.machines.map(executionsOf)) },
       ]),
     );
+  });
+
+  it('lets the ask function update task items and write its logs, nothing more', () => {
+    const statements = policyStatements(ids.askFunction).map((statement) => ({ ...statement, Action: sorted(statement.Action), Resource: sortedResources(statement.Resource) }));
+    expect(statements).toEqual([
+      { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: [{ 'Fn::GetAtt': [expect.stringMatching(/^McpTasksAskHandlerLogGroup/), 'Arn'] }] },
+      { Effect: 'Allow', Action: ['dynamodb:UpdateItem'], Resource: [{ 'Fn::GetAtt': [ids.table, 'Arn'] }] },
+    ]);
   });
 
   it('lets the status-sync function read and update items, describe the tools’ executions and dead-letter, nothing more', () => {

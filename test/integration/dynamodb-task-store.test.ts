@@ -210,9 +210,9 @@ describe('DynamoDbTaskStore', () => {
     });
 
     it('clears a stale status message when the new status has none', async () => {
-      const task = newTask();
+      // (input_required -> working is the answer path's alone, see the input-request store; submitted -> working is not.)
+      const task = newTask({ status: TaskStatus.Submitted, statusMessage: 'starting' });
       await store().create(task);
-      await store().update(task, { status: TaskStatus.InputRequired, statusMessage: 'waiting for you', at: clock });
       const back = await store().update(task, { status: TaskStatus.Working, at: clock });
       expect(back.statusMessage).toBeUndefined();
     });

@@ -2,7 +2,7 @@
 // top of it, and raw HTTP helpers for what no client exposes (exact error payloads, the listen stream).
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { JsonValue } from '@modelcontextprotocol/ext-tasks/core';
-import { createTaskSessionFromClient, type JsonRpcResponse, type RawClientDispatch, type TaskEnabledSession } from '@modelcontextprotocol/ext-tasks/client';
+import { createTaskSessionFromClient, type ApplicationInputHandler, type JsonRpcResponse, type RawClientDispatch, type TaskEnabledSession } from '@modelcontextprotocol/ext-tasks/client';
 import { TOKENS } from './local-backend.js';
 
 export const MODERN_VERSION = '2026-07-28';
@@ -138,11 +138,21 @@ export interface ModernTaskClient {
   close(): Promise<void>;
 }
 
-export async function connectTaskSession(url: string, token: string = TOKENS.alice): Promise<ModernTaskClient> {
+export interface TaskSessionOptions {
+  /** Answers the tasks' input requests (elicitation, sampling, roots). */
+  readonly onInputRequest?: ApplicationInputHandler['handle'];
+  /** Another server instance on the same store to POST the answers (tasks/update) to, as a load balancer might. */
+  readonly answerUrl?: string;
+}
+
+export async function connectTaskSession(url: string, token: string = TOKENS.alice, options: TaskSessionOptions = {}): Promise<ModernTaskClient> {
   const client = await connectModernClient(url, token);
+  const dispatch = fetchDispatch(url, token);
+  const answerDispatch = options.answerUrl === undefined ? dispatch : fetchDispatch(options.answerUrl, token);
   const session = createTaskSessionFromClient(client, {
     endpointId: `${url}#${token}`,
-    rawDispatch: fetchDispatch(url, token),
+    ...(options.onInputRequest !== undefined ? { onInputRequest: options.onInputRequest } : {}),
+    rawDispatch: (request, dispatchOptions) => ((request as { method: string }).method === 'tasks/update' ? answerDispatch : dispatch)(request, dispatchOptions),
     v2RequestFraming: { protocolVersion: MODERN_VERSION, clientInfo: { ...CLIENT_INFO }, clientCapabilities: {} },
   });
   return {

@@ -1,0 +1,98 @@
+// Input requests: what a running workflow asks the client for (issue 8). Pure: no AWS, no MCP SDK.
+// A request lives on its task's record under a key unique over the task's lifetime; it is answered at most once, and
+// answered requests stay (marked, not deleted) so that a late duplicate answer is recognised and ignored.
+import { createHash } from 'node:crypto';
+
+/** The MCP requests a workflow may ask the client to answer, with their params as the 2026-07-28 schema has them. */
+export type InputRequestMessage =
+  | { readonly method: 'elicitation/create'; readonly params: { readonly mode?: 'form'; readonly message: string; readonly requestedSchema: Record<string, unknown> } }
+  | { readonly method: 'sampling/createMessage'; readonly params: Record<string, unknown> }
+  | { readonly method: 'roots/list'; readonly params?: Record<string, unknown> };
+
+export const INPUT_METHODS = ['elicitation/create', 'sampling/createMessage', 'roots/list'] as const;
+
+/**
+ * Where a request stands. `delivering`: one server holds a claim on it and is resuming the execution
+ * (SendTaskSuccess); the claim ends in `answered`, or back in `outstanding` when the delivery failed, or lapses
+ * after {@link DELIVERY_LEASE_MS} if that server died mid-way.
+ */
+export const InputRequestState = { Outstanding: 'outstanding', Delivering: 'delivering', Answered: 'answered', Expired: 'expired' } as const;
+export type InputRequestState = (typeof InputRequestState)[keyof typeof InputRequestState];
+
+/** An input request as the task shows it: the task token is not part of it (it never leaves the store's internals). */
+export interface InputRequest {
+  readonly key: string;
+  readonly request: InputRequestMessage;
+  readonly state: InputRequestState;
+  /** Epoch ms when it was asked. */
+  readonly askedAt: number;
+  /** Epoch ms after which Step Functions no longer waits for the answer (the ask state's timeout), if bounded. */
+  readonly deadlineAt?: number;
+}
+
+/**
+ * Longer than a SendTaskSuccess can take with the SDK's bounded retries (see handlers/task-core AWS_CLIENT_BOUNDS,
+ * about 10 s at worst), so a live claim never lapses while its delivery may still land.
+ */
+export const DELIVERY_LEASE_MS = 30_000;
+
+/** What the state machine receives as the ask state's output: it branches on `action`. */
+export interface InputAnswer {
+  readonly action: 'accept' | 'decline' | 'cancel';
+  readonly content?: Record<string, unknown>;
+}
+
+/**
+ * The key of the request made with this task token: a digest, so the same ask retried by Lambda gets the same key
+ * (idempotent), a new ask (a loop, a Map iteration) a new one, and the token cannot be read back from it.
+ */
+export function inputKeyFor(taskToken: string): string {
+  return `input-${createHash('sha256').update(taskToken).digest('hex').slice(0, 32)}`;
+}
+
+/** Whether the request still waits for its answer (a delivery in flight counts: it may yet fail). */
+export function isOpen(request: Pick<InputRequest, 'state'>): boolean {
+  return request.state === InputRequestState.Outstanding || request.state === InputRequestState.Delivering;
+}
+
+/** The task's requests that still wait for an answer, by key. */
+export function openInputRequests(requests: Readonly<Record<string, InputRequest>> | undefined): InputRequest[] {
+  return Object.values(requests ?? {}).filter(isOpen);
+}
+
+/** The errors Step Functions fails a `.waitForTaskToken` state with when its TimeoutSeconds / HeartbeatSeconds pass. */
+export const WAIT_TIMEOUT_ERRORS = ['States.Timeout', 'States.HeartbeatTimeout'] as const;
+
+/**
+ * The failure message of a task whose execution failed while input was still asked for: the input never came. It
+ * applies while a request is open, or when the execution timed out and a request's answer was refused as too late
+ * (`expired`); an `expired` request alone proves nothing (a repeated delivery is refused the same way). `undefined`
+ * when neither holds.
+ */
+export function inputNeverCameMessage(requests: Readonly<Record<string, InputRequest>> | undefined, executionMessage: string | undefined, executionError?: string): string | undefined {
+  const timedOut = WAIT_TIMEOUT_ERRORS.includes(executionError as never);
+  const unanswered = Object.values(requests ?? {}).filter((request) => isOpen(request) || (timedOut && request.state === InputRequestState.Expired));
+  if (unanswered.length === 0) return undefined;
+  const asked = unanswered.map((request) => (request.request.method === 'elicitation/create' ? `"${request.request.params.message}"` : request.request.method)).join(', ');
+  return `The input requested (${asked}) never came before its deadline${executionMessage ? ` (${executionMessage})` : ''}.`;
+}
+
+/** Problems with an ask step's request, for the ask Lambda to refuse it loudly (empty when it is well formed). */
+export function inputRequestProblems(request: unknown): string[] {
+  if (typeof request !== 'object' || request === null) return ['the request must be an object with a method'];
+  const { method, params } = request as { method?: unknown; params?: unknown };
+  if (!INPUT_METHODS.includes(method as never)) return [`method must be one of ${INPUT_METHODS.join(', ')}`];
+  if (method === 'elicitation/create') {
+    const form = params as { message?: unknown; requestedSchema?: unknown; mode?: unknown } | undefined;
+    const problems: string[] = [];
+    if (typeof form?.message !== 'string') problems.push('elicitation/create needs params.message (a string)');
+    if (typeof form?.requestedSchema !== 'object' || form.requestedSchema === null) problems.push('elicitation/create needs params.requestedSchema (an object schema)');
+    if (form?.mode !== undefined && form.mode !== 'form') problems.push('only form-mode elicitation is supported');
+    return problems;
+  }
+  if (method === 'sampling/createMessage') {
+    const sampling = params as { messages?: unknown; maxTokens?: unknown } | undefined;
+    return Array.isArray(sampling?.messages) && Number.isInteger(sampling?.maxTokens) ? [] : ['sampling/createMessage needs params.messages and params.maxTokens'];
+  }
+  return [];
+}

@@ -1,0 +1,20 @@
+// Lambda entry point of the ask step (issue 8): see input/ask-step. The table comes from the environment, read once
+// at the first invocation (the local stack sets it after loading this module).
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createAskStep, type AskStepEvent } from '../input/ask-step.js';
+import { DynamoDbInputRequests } from '../store/dynamodb-input-requests.js';
+import { ENV } from './environment.js';
+import { AWS_CLIENT_BOUNDS } from './task-core.js';
+
+let askStep: ReturnType<typeof createAskStep> | undefined;
+
+export function handler(event: AskStepEvent): Promise<{ key: string }> {
+  if (askStep === undefined) {
+    const tableName = process.env[ENV.tableName];
+    if (tableName === undefined || tableName === '') throw new Error(`Environment variable ${ENV.tableName} is required`);
+    const client = DynamoDBDocumentClient.from(new DynamoDBClient({ ...AWS_CLIENT_BOUNDS }), { marshallOptions: { removeUndefinedValues: true } });
+    askStep = createAskStep({ inputs: new DynamoDbInputRequests({ client, tableName }) });
+  }
+  return askStep(event);
+}

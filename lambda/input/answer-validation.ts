@@ -1,0 +1,51 @@
+// Checks a client's answer against the input request it answers (issue 8): an elicitation answer's action, and an
+// accepted form's content against the request's `requestedSchema`; sampling and roots answers by their result shapes
+// (MCP 2026-07-28 ElicitResult, CreateMessageResult, ListRootsResult). A refused answer leaves the request open.
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { InputRequestMessage } from '../core/input-request.js';
+
+const ajv = new Ajv2020({ allErrors: true, strict: false });
+/** Requested schemas compiled once per schema text: the same ask step asks with the same schema again and again. */
+const compiled = new Map<string, ValidateFunction>();
+const MAX_COMPILED = 200;
+
+function validatorFor(schema: Record<string, unknown>): ValidateFunction {
+  const text = JSON.stringify(schema);
+  let validate = compiled.get(text);
+  if (validate === undefined) {
+    if (compiled.size >= MAX_COMPILED) compiled.clear();
+    validate = ajv.compile(schema);
+    compiled.set(text, validate);
+  }
+  return validate;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const ELICIT_VALUE = (value: unknown): boolean => ['string', 'number', 'boolean'].includes(typeof value) || (Array.isArray(value) && value.every((item) => typeof item === 'string'));
+
+/** What is wrong with `answer` as the response to `request`; empty when it is acceptable. */
+export function answerProblems(request: InputRequestMessage, answer: unknown): string[] {
+  if (!isRecord(answer)) return ['the response must be an object'];
+  switch (request.method) {
+    case 'elicitation/create': {
+      const { action, content } = answer;
+      if (action !== 'accept' && action !== 'decline' && action !== 'cancel') return ['action must be "accept", "decline" or "cancel"'];
+      if (action !== 'accept') return content === undefined || isRecord(content) ? [] : ['content must be an object'];
+      if (!isRecord(content)) return ['an accepted form needs content matching the requested schema'];
+      const shape = Object.entries(content).filter(([, value]) => !ELICIT_VALUE(value)).map(([name]) => `content.${name} must be a string, number, boolean or array of strings`);
+      if (shape.length > 0) return shape;
+      const validate = validatorFor(request.params.requestedSchema);
+      if (validate(content)) return [];
+      return (validate.errors ?? []).map((error) => `content${error.instancePath.replace(/\//g, '.')} ${error.message ?? 'is invalid'}`);
+    }
+    case 'sampling/createMessage': {
+      const problems: string[] = [];
+      if (answer['role'] !== 'assistant' && answer['role'] !== 'user') problems.push('role must be "assistant" or "user"');
+      if (typeof answer['model'] !== 'string') problems.push('model must be a string');
+      if (!isRecord(answer['content']) && !Array.isArray(answer['content'])) problems.push('content must be a content block or an array of them');
+      return problems;
+    }
+    case 'roots/list':
+      return Array.isArray(answer['roots']) && answer['roots'].every((root) => isRecord(root) && typeof root['uri'] === 'string') ? [] : ['roots must be an array of { uri }'];
+  }
+}

@@ -1,0 +1,205 @@
+// InputRequestStore over the task table (issue 8). Each request is one entry of the task item's `inputRequests` map,
+// written with UpdateItem on its own path (atomic per key; a read of the task is still one GetItem); the keys still
+// open are also a string set, `openInputKeys`, so "is anything still open?" is one condition (DynamoDB removes an
+// emptied set). Answered entries stay, marked, so a late duplicate answer is recognised.
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DELIVERY_LEASE_MS, InputRequestState, type InputRequest, type InputRequestMessage } from '../core/input-request.js';
+import { ACTIVE_STATUSES, TaskStatus, type TaskRecord } from '../core/task.js';
+import { taskKey } from '../core/task-key.js';
+import type { ClaimOutcome, InputRequestStore, NewInputRequest } from './input-request-store.js';
+import { PARTITION_KEY } from './table-schema.js';
+
+/** The task item's map of input requests, by key. */
+export const INPUT_REQUESTS_ATTRIBUTE = 'inputRequests';
+/** String set of the keys still open. */
+export const OPEN_INPUT_KEYS_ATTRIBUTE = 'openInputKeys';
+
+type Entry = {
+  request: string;
+  state: InputRequestState;
+  askedAt: number;
+  deadlineAt?: number;
+  taskToken: string;
+  claimId?: string;
+  claimedAt?: number;
+};
+
+/** The requests of a stored task item as the task record shows them: everything but the token and the claim. */
+export function inputRequestsFromItem(item: Record<string, unknown>): Record<string, InputRequest> | undefined {
+  const entries = item[INPUT_REQUESTS_ATTRIBUTE] as Record<string, Entry> | undefined;
+  if (entries === undefined) return undefined;
+  return Object.fromEntries(
+    Object.entries(entries).map(([key, entry]) => [
+      key,
+      {
+        key,
+        request: JSON.parse(entry.request) as InputRequestMessage,
+        state: entry.state,
+        askedAt: entry.askedAt,
+        ...(entry.deadlineAt !== undefined ? { deadlineAt: entry.deadlineAt } : {}),
+      },
+    ]),
+  );
+}
+
+export interface DynamoDbInputRequestsOptions {
+  readonly client: DynamoDBDocumentClient;
+  readonly tableName: string;
+}
+
+const ACTIVE_VALUES = Object.fromEntries(ACTIVE_STATUSES.map((status, i) => [`:active${i}`, status]));
+const ACTIVE_CONDITION = `#status IN (${ACTIVE_STATUSES.map((_, i) => `:active${i}`).join(', ')})`;
+
+export class DynamoDbInputRequests implements InputRequestStore {
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+
+  constructor(options: DynamoDbInputRequestsOptions) {
+    this.client = options.client;
+    this.tableName = options.tableName;
+  }
+
+  async record(key: string, executionArn: string, request: NewInputRequest): Promise<boolean> {
+    const entry: Entry = {
+      request: JSON.stringify(request.request),
+      state: InputRequestState.Outstanding,
+      askedAt: request.askedAt,
+      taskToken: request.taskToken,
+      ...(request.deadlineAt !== undefined ? { deadlineAt: request.deadlineAt } : {}),
+    };
+    const common = {
+      TableName: this.tableName,
+      Key: { [PARTITION_KEY]: key },
+      ExpressionAttributeValues: { ':arn': executionArn, ':waiting': TaskStatus.InputRequired, ':at': request.askedAt, ':open': new Set([request.key]), ...ACTIVE_VALUES },
+    };
+    const guard = `attribute_exists(#pk) AND executionArn = :arn AND ${ACTIVE_CONDITION}`;
+    // A nested path can only be set inside an existing map, and one expression cannot both create the map and set
+    // a path in it: the first request of a task creates the map, later ones add their entry.
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          ...common,
+          UpdateExpression: 'SET #requests.#key = :entry, #status = :waiting, lastUpdatedAt = :at ADD #open :open',
+          ConditionExpression: `${guard} AND attribute_exists(#requests) AND attribute_not_exists(#requests.#key)`,
+          ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#status': 'status', '#requests': INPUT_REQUESTS_ATTRIBUTE, '#key': request.key, '#open': OPEN_INPUT_KEYS_ATTRIBUTE },
+          ExpressionAttributeValues: { ...common.ExpressionAttributeValues, ':entry': entry },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const old = error.Item ? unmarshall(error.Item as Parameters<typeof unmarshall>[0]) : undefined;
+      if (old === undefined || old['executionArn'] !== executionArn || !ACTIVE_STATUSES.includes(old['status'] as TaskStatus)) return false;
+      const existing = old[INPUT_REQUESTS_ATTRIBUTE] as Record<string, Entry> | undefined;
+      if (existing?.[request.key] !== undefined) return true; // a retried ask: recorded already
+      if (existing !== undefined) return this.record(key, executionArn, request); // another ask created the map meanwhile
+    }
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          ...common,
+          UpdateExpression: 'SET #requests = :requests, #status = :waiting, lastUpdatedAt = :at ADD #open :open',
+          ConditionExpression: `${guard} AND attribute_not_exists(#requests)`,
+          ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#status': 'status', '#requests': INPUT_REQUESTS_ATTRIBUTE, '#open': OPEN_INPUT_KEYS_ATTRIBUTE },
+          ExpressionAttributeValues: { ...common.ExpressionAttributeValues, ':requests': { [request.key]: entry } },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      // A parallel ask created the map between the two writes (or the task ended): try the entry write again.
+      return this.record(key, executionArn, request);
+    }
+  }
+
+  async claim(task: TaskRecord, key: string, claimId: string, now: number): Promise<ClaimOutcome> {
+    try {
+      const { Attributes } = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { [PARTITION_KEY]: taskKey(task.owner, task.taskId) },
+          UpdateExpression: 'SET #requests.#key.#state = :delivering, #requests.#key.claimId = :claim, #requests.#key.claimedAt = :now',
+          ConditionExpression: `executionArn = :arn AND ${ACTIVE_CONDITION} AND (#requests.#key.#state = :outstanding OR (#requests.#key.#state = :delivering AND #requests.#key.claimedAt <= :lapsed))`,
+          ExpressionAttributeNames: { '#status': 'status', '#requests': INPUT_REQUESTS_ATTRIBUTE, '#key': key, '#state': 'state' },
+          ExpressionAttributeValues: {
+            ':arn': task.executionArn,
+            ':delivering': InputRequestState.Delivering,
+            ':outstanding': InputRequestState.Outstanding,
+            ':claim': claimId,
+            ':now': now,
+            ':lapsed': now - DELIVERY_LEASE_MS,
+            ...ACTIVE_VALUES,
+          },
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return { kind: 'claimed', taskToken: (Attributes![INPUT_REQUESTS_ATTRIBUTE] as Record<string, Entry>)[key]!.taskToken };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const old = error.Item ? unmarshall(error.Item as Parameters<typeof unmarshall>[0]) : undefined;
+      const entry = (old?.[INPUT_REQUESTS_ATTRIBUTE] as Record<string, Entry> | undefined)?.[key];
+      if (old === undefined || old['executionArn'] !== task.executionArn || entry === undefined) return { kind: 'unknown' };
+      if (entry.state === InputRequestState.Delivering && ACTIVE_STATUSES.includes(old['status'] as TaskStatus)) return { kind: 'busy' };
+      return { kind: 'settled' };
+    }
+  }
+
+  async release(task: TaskRecord, key: string, claimId: string): Promise<void> {
+    await this.ifClaimed(task, key, claimId, 'SET #requests.#key.#state = :outstanding REMOVE #requests.#key.claimId, #requests.#key.claimedAt', {
+      ':outstanding': InputRequestState.Outstanding,
+    });
+  }
+
+  async settle(task: TaskRecord, key: string, claimId: string, state: 'answered' | 'expired', now: number): Promise<void> {
+    // lastUpdatedAt moves, so a subscription (notifications/tasks) shows the shorter list of open requests.
+    const settled = await this.ifClaimed(task, key, claimId, 'SET #requests.#key.#state = :state, #requests.#key.settledAt = :now, lastUpdatedAt = :now REMOVE #requests.#key.claimId DELETE #open :open', {
+      ':state': state,
+      ':now': now,
+      ':open': new Set([key]),
+    });
+    if (settled === null || settled[OPEN_INPUT_KEYS_ATTRIBUTE] !== undefined || settled['status'] !== TaskStatus.InputRequired) return;
+    // Nothing is open any more: back to working, unless a new ask arrived meanwhile (it re-adds its key) or the task ended.
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { [PARTITION_KEY]: taskKey(task.owner, task.taskId) },
+          UpdateExpression: 'SET #status = :working, lastUpdatedAt = :now REMOVE statusMessage',
+          ConditionExpression: 'executionArn = :arn AND #status = :waiting AND attribute_not_exists(#open)',
+          ExpressionAttributeNames: { '#status': 'status', '#open': OPEN_INPUT_KEYS_ATTRIBUTE },
+          ExpressionAttributeValues: { ':arn': task.executionArn, ':working': TaskStatus.Working, ':waiting': TaskStatus.InputRequired, ':now': now },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+
+  /** Applies `update` to the request while `claimId` holds it; the item after, or `null` when the claim was lost. */
+  private async ifClaimed(task: TaskRecord, key: string, claimId: string, update: string, values: Record<string, unknown>): Promise<Record<string, unknown> | null> {
+    const names: Record<string, string> = { '#requests': INPUT_REQUESTS_ATTRIBUTE, '#key': key };
+    if (update.includes('#state')) names['#state'] = 'state';
+    if (update.includes('#open')) names['#open'] = OPEN_INPUT_KEYS_ATTRIBUTE;
+    try {
+      const { Attributes } = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { [PARTITION_KEY]: taskKey(task.owner, task.taskId) },
+          UpdateExpression: update,
+          ConditionExpression: 'executionArn = :arn AND #requests.#key.claimId = :claim',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: { ':arn': task.executionArn, ':claim': claimId, ...values },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return Attributes ?? null;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return null;
+      throw error;
+    }
+  }
+}

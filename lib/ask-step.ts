@@ -1,0 +1,72 @@
+// The ask step for the CDK construct (issue 8): the Lambda function that records an input request on its MCP task,
+// and a helper that makes the `lambda:invoke.waitForTaskToken` state a team puts into its own state machine.
+import { Duration, Validations, type RemovalPolicy } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import type { Construct } from 'constructs';
+import { ENV } from '../lambda/handlers/environment.js';
+import { HandlerFunction, projectPath } from './handler-function.js';
+
+export interface AskStepProps {
+  /** The question, shown to the person (a plain string, or `sfn.JsonPath.format(...)` to build it from the state input). */
+  readonly message: string;
+  /** The form: a flat JSON Schema object of primitive properties (MCP form-mode elicitation's `requestedSchema`). */
+  readonly requestedSchema: Record<string, unknown>;
+  /** How long the person has to answer; past it the state fails with States.Timeout and the task says the input never came. */
+  readonly timeout: Duration;
+  /** Where the answer (`{ action, content }`) goes in the state's output. @default '$.answer' */
+  readonly resultPath?: string;
+}
+
+/**
+ * The ask function: invoked by ask states with their task token, it records the request on the task (one UpdateItem,
+ * the only table action it has) and returns; the execution waits for the answer.
+ */
+export function createAskFunction(
+  scope: Construct,
+  id: string,
+  props: { table: dynamodb.ITable; tracing: boolean; logRetention: logs.RetentionDays; removalPolicy: RemovalPolicy },
+): HandlerFunction {
+  const handler = new HandlerFunction(scope, id, {
+    entry: projectPath('lambda/handlers/ask-step.ts'),
+    description: 'Ask step: records an input request (elicitation, sampling, roots) on its MCP task',
+    environment: { [ENV.tableName]: props.table.tableName },
+    timeout: Duration.seconds(10),
+    tracing: props.tracing,
+    logRetention: props.logRetention,
+    removalPolicy: props.removalPolicy,
+  });
+  iam.Grant.addToPrincipal({ grantee: handler.function, actions: ['dynamodb:UpdateItem'], resourceArns: [props.table.tableArn] });
+  props.table.encryptionKey?.grantEncryptDecrypt(handler.function);
+  return handler;
+}
+
+/** Lets `grantee` resume waiting executions with an answer. Task-token actions support no resource-level permissions. */
+export function grantTaskTokenAnswers(grantee: iam.IGrantable & { readonly role?: iam.IRole }): void {
+  iam.Grant.addToPrincipal({ grantee, actions: ['states:SendTaskSuccess', 'states:SendTaskFailure'], resourceArns: ['*'] });
+  if (grantee.role !== undefined) {
+    Validations.of(grantee.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'states:SendTaskSuccess and states:SendTaskFailure support no resource-level permissions; the task token itself is the authorization.',
+    });
+  }
+}
+
+/** The ask state: `lambda:invoke.waitForTaskToken` on the ask function, with the Payload the ask step reads. */
+export function askStepTask(scope: Construct, id: string, askFunction: HandlerFunction, props: AskStepProps): tasks.LambdaInvoke {
+  return new tasks.LambdaInvoke(scope, id, {
+    lambdaFunction: askFunction.function,
+    integrationPattern: sfn.IntegrationPattern.WAIT_FOR_TASK_TOKEN,
+    payload: sfn.TaskInput.fromObject({
+      taskToken: sfn.JsonPath.taskToken,
+      executionArn: sfn.JsonPath.executionId,
+      timeoutSeconds: props.timeout.toSeconds(),
+      request: { method: 'elicitation/create', params: { mode: 'form', message: props.message, requestedSchema: props.requestedSchema } },
+    }),
+    taskTimeout: sfn.Timeout.duration(props.timeout),
+    resultPath: props.resultPath ?? '$.answer',
+  });
+}
