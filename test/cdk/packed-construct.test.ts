@@ -103,6 +103,9 @@ describe('the packed package', () => {
   });
 });
 
+/** The handlers the construct deploys: the MCP endpoint, status sync, expiry sweep, and the progress and ask steps. */
+const CONSTRUCT_HANDLERS = ['mcp-http', 'status-sync', 'expiry-sweep', 'report-progress', 'ask-step'];
+
 describe('a fresh CDK app that installs the tarball', () => {
   it('type-checks against the package’s declarations, imported by the package name', () => {
     expect({ code: typeCheck.code, stdout: typeCheck.stdout }).toEqual({ code: 0, stdout: '' });
@@ -115,13 +118,13 @@ describe('a fresh CDK app that installs the tarball', () => {
     expect(refused.stderr).toContain('Consumer/UnloggedMachine');
   });
 
-  it('deploys the three handlers from the package’s prebuilt bundles, on Node 22 arm64', () => {
+  it('deploys its handlers from the package’s prebuilt bundles, on Node 22 arm64', () => {
     const functions = ofType('AWS::Lambda::Function').map(([, fn]) => fn.Properties);
-    expect(functions).toHaveLength(3);
+    expect(functions).toHaveLength(CONSTRUCT_HANDLERS.length);
     const installed = (name: string) => readFileSync(join(app, 'node_modules/mcp-tasks-sfn/dist/assets/lambda/handlers', name, 'index.mjs'));
     const staged = functions.map((fn) => readFileSync(join(app, 'cdk.out', `asset.${(fn['Code'].S3Key as string).replace(/\.zip$/, '')}`, 'index.mjs')));
     for (const fn of functions) expect(fn).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], Handler: 'index.handler' });
-    expect(staged.map((bundle) => bundle.toString('base64')).sort()).toEqual([installed('mcp-http'), installed('status-sync'), installed('expiry-sweep')].map((bundle) => bundle.toString('base64')).sort());
+    expect(staged.map((bundle) => bundle.toString('base64')).sort()).toEqual(CONSTRUCT_HANDLERS.map(installed).map((bundle) => bundle.toString('base64')).sort());
   });
 
   it('creates the task table and the REST API with its stage behind the API Gateway account role', () => {

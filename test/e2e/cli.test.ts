@@ -3,8 +3,12 @@
 // command runs under both task protocols: `auto` (which picks the 2026-07-28 Tasks extension this server
 // advertises) and `--protocol 2025-11-25` (the 1.x SDK's tasks). Stdout is a pipe here, so output is plain text.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { EXAMPLE_TOOLS } from '../../lambda/example-tools/catalog.js';
 import { GENEROUS_WAIT, startTestServer, TOKENS, type TestServer } from '../support/local-backend.js';
 import { buildCliBundle, runCli, type CliRun } from '../support/cli-process.js';
+
+/** The local stack serves the example catalog, in its order. */
+const EXAMPLE_TOOL_NAMES = EXAMPLE_TOOLS.map((tool) => tool.name);
 
 let server: TestServer;
 let bundle: string;
@@ -45,7 +49,7 @@ describe.each([
     const run = await cli(['tools']);
     expect(run.code).toBe(0);
     expect(run.stdout).not.toMatch(ANSI);
-    expect(run.stdout.trim().split('\n').map((line) => line.split(/\s+/)[0])).toEqual(['analyze_documents', 'text_stats', 'export_report']);
+    expect(run.stdout.trim().split('\n').map((line) => line.split(/\s+/)[0])).toEqual(EXAMPLE_TOOL_NAMES);
   });
 
   it('call returns a working task at once, and prints how to follow it', async () => {
@@ -79,7 +83,7 @@ describe.each([
   it('call of an unknown tool names the tools there are and exits 2', async () => {
     const run = await cli(['call', 'no_such_tool', '--args', '{}']);
     expect(run.code).toBe(2);
-    expect(run.stderr.trim()).toBe("Unknown tool 'no_such_tool'. Tools on this server: analyze_documents, text_stats, export_report.");
+    expect(run.stderr.trim()).toBe(`Unknown tool 'no_such_tool'. Tools on this server: ${EXAMPLE_TOOL_NAMES.join(', ')}.`);
   });
 
   it('call with --args that are not a JSON object says so and exits 2', async () => {
