@@ -4,30 +4,8 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { DeserializeMiddleware } from '@smithy/types';
 import { AuditEvent } from '../service/audit.js';
 import type { TaskMetrics } from '../service/task-metrics.js';
+import { DIMENSION, METRIC, METRICS_ENV, METRICS_NAMESPACE } from './metric-names.js';
 import type { BackendClients } from './task-core.js';
-
-/** The namespace when POWERTOOLS_METRICS_NAMESPACE is unset; the construct sets it to this too. */
-export const METRICS_NAMESPACE = 'McpTasks';
-
-/** Metric names, shared with the construct's dashboard and alarms (lib/operations.ts). */
-export const METRIC = {
-  TasksCreated: 'TasksCreated',
-  TasksRefused: 'TasksRefused',
-  TasksCompleted: 'TasksCompleted',
-  TasksFailed: 'TasksFailed',
-  TasksCancelled: 'TasksCancelled',
-  TasksUnknown: 'TasksUnknown',
-  TasksExpired: 'TasksExpired',
-  /** Creation to terminal status, in ms, with the terminal event's count. */
-  TimeToCompletion: 'TimeToCompletion',
-  /** Every failed attempt of an AWS call (retried ones too), dimensions `awsService` and `operation`. */
-  AwsCallErrors: 'AwsCallErrors',
-  /** The throttled share of AwsCallErrors. */
-  AwsCallThrottles: 'AwsCallThrottles',
-} as const;
-
-/** Dimension names. Powertools adds `service` (POWERTOOLS_SERVICE_NAME) to every metric; these come beside it. */
-export const DIMENSION = { tool: 'tool', awsService: 'awsService', operation: 'operation' } as const;
 
 /** The lifecycle events counted, by audit event; retrieved and deleted are client reads, not task outcomes. */
 const COUNTED: Partial<Record<AuditEvent, string>> = {
@@ -47,7 +25,7 @@ export class PowertoolsTaskMetrics implements TaskMetrics {
   private readonly metrics: Metrics;
 
   /** Namespace and service name come from POWERTOOLS_METRICS_NAMESPACE and POWERTOOLS_SERVICE_NAME when set. */
-  constructor(metrics: Metrics = new Metrics({ namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? METRICS_NAMESPACE })) {
+  constructor(metrics: Metrics = new Metrics({ namespace: process.env[METRICS_ENV.namespace] ?? METRICS_NAMESPACE })) {
     this.metrics = metrics;
   }
 

@@ -7,7 +7,8 @@ import { TaskOrigin, TaskStatus, type TaskRecord } from '../../lambda/core/task.
 import { createBackend, type Backend } from '../../lambda/handlers/backend.js';
 import { ENV } from '../../lambda/handlers/environment.js';
 import { EXECUTION_STATUS_CHANGE, type ExecutionStatusChangeEvent } from '../../lambda/handlers/execution-status-event.js';
-import { countAwsCallFailures, DIMENSION, METRIC, METRICS_NAMESPACE, PowertoolsTaskMetrics } from '../../lambda/handlers/powertools-metrics.js';
+import { countAwsCallFailures, PowertoolsTaskMetrics } from '../../lambda/handlers/powertools-metrics.js';
+import { DIMENSION, METRIC, METRICS_NAMESPACE } from '../../lambda/handlers/metric-names.js';
 import { DEFAULT_SETTINGS } from '../../lambda/service/settings.js';
 import { LOCAL_ACCOUNT, LOCAL_REGION, localAwsEnvironment } from '../../local/local-aws.js';
 import { createTestTable, exampleTools, GENEROUS_WAIT, localAwsClients, silentLogger } from '../support/local-backend.js';
