@@ -21,6 +21,12 @@ const COUNTED: Partial<Record<AuditEvent, string>> = {
 /** Error names AWS services give a throttled call (DynamoDB, Step Functions, EC2-style and HTTP 429). */
 export const THROTTLING_ERROR_NAMES: ReadonlySet<string> = new Set(['ThrottlingException', 'ProvisionedThroughputExceededException', 'RequestLimitExceeded', 'TooManyRequestsException', 'TooManyRequests']);
 
+/**
+ * Error names that are answers, not failures: the store and executor expect them (a conditional write that lost a
+ * race, an idempotent start or stop), so counting them would bury real errors under normal traffic.
+ */
+export const EXPECTED_ERROR_NAMES: ReadonlySet<string> = new Set(['ConditionalCheckFailedException', 'TransactionCanceledException', 'ExecutionAlreadyExists', 'ExecutionDoesNotExist']);
+
 export class PowertoolsTaskMetrics implements TaskMetrics {
   private readonly metrics: Metrics;
 
@@ -42,8 +48,9 @@ export class PowertoolsTaskMetrics implements TaskMetrics {
     if (durationMs !== undefined) this.emit(dimensions, METRIC.TimeToCompletion, MetricUnit.Milliseconds, durationMs);
   }
 
-  /** Counts one failed attempt of `operation` on `awsService`; a throttled one counts in AwsCallThrottles too. */
+  /** Counts one failed attempt of `operation` on `awsService` (expected answers aside); a throttled one counts in AwsCallThrottles too. */
   awsCallFailed(awsService: string, operation: string, errorName: string): void {
+    if (EXPECTED_ERROR_NAMES.has(errorName)) return;
     const dimensions = { [DIMENSION.awsService]: awsService, [DIMENSION.operation]: operation };
     this.emit(dimensions, METRIC.AwsCallErrors, MetricUnit.Count, 1);
     if (THROTTLING_ERROR_NAMES.has(errorName)) this.emit(dimensions, METRIC.AwsCallThrottles, MetricUnit.Count, 1);

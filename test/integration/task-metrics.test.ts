@@ -1,6 +1,7 @@
 // Task metrics as CloudWatch receives them: the EMF lines the real handlers print, read back from stdout, for tasks
 // created through the task service and finished by the status-sync handler with a real execution on the emulator.
 import { randomUUID } from 'node:crypto';
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { DescribeExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it, vi } from 'vitest';
 import { TaskOrigin, TaskStatus, type TaskRecord } from '../../lambda/core/task.js';
@@ -157,5 +158,20 @@ describe('task metrics (EMF on stdout)', () => {
     // The SDK's default of three attempts: the retries absorbed none, and each shows.
     expect(throttles.map((metric) => metric.value)).toEqual([1, 1, 1]);
     expect(named(METRIC.AwsCallErrors, where)).toHaveLength(3);
+  });
+
+  it('an answer the store expects (a conditional write that lost) counts as no error', async () => {
+    const clients = localAwsClients();
+    countAwsCallFailures(clients, new PowertoolsTaskMetrics());
+    clients.dynamoDb.middlewareStack.add(
+      () => async () => {
+        throw Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException', $metadata: { httpStatusCode: 400 } });
+      },
+      { step: 'deserialize', name: 'conditionFault' },
+    );
+    await expect(clients.dynamoDb.send(new DescribeTableCommand({ TableName: 'any' }))).rejects.toMatchObject({ name: 'ConditionalCheckFailedException' });
+    clients.stepFunctions.destroy();
+    clients.dynamoDb.destroy();
+    expect(named(METRIC.AwsCallErrors, {})).toEqual([]);
   });
 });
