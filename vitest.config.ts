@@ -9,6 +9,7 @@ export default defineConfig({
     globalSetup: ['test/support/build-assets-setup.ts', 'test/support/global-setup.ts'],
     testTimeout: 90_000,
     hookTimeout: 90_000,
-    env: { POWERTOOLS_LOG_LEVEL: 'SILENT' },
+    // Handlers publish EMF metrics to stdout; test/integration/task-metrics.test.ts turns them back on to read them.
+    env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' },
   },
 });

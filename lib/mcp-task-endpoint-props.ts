@@ -4,6 +4,7 @@ import type * as apigw from 'aws-cdk-lib/aws-apigateway';
 import type * as cognito from 'aws-cdk-lib/aws-cognito';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { JsonSchema, TaskSupport } from '../lambda/tools/tool-definition.js';
 
@@ -134,6 +135,13 @@ export interface McpTaskEndpointProps {
   readonly maxTaskCreationsPerMinute?: number;
   /** Active X-Ray tracing on the functions and the stage. @default false */
   readonly tracing?: boolean;
+  /** A CloudWatch dashboard of the endpoint: API, functions, tasks per tool, throttles, dead letters. @default true */
+  readonly dashboard?: boolean;
+  /**
+   * The topic every alarm of the endpoint notifies, on alarm and on recovery (see `operations`).
+   * @default - the alarms exist without actions; add yours with `addAlarmAction`
+   */
+  readonly alarmTopic?: sns.ITopic;
   /** Retention of the functions' and the access log groups. @default logs.RetentionDays.ONE_MONTH */
   readonly logRetention?: logs.RetentionDays;
 }

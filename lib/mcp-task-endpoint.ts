@@ -1,6 +1,6 @@
 // McpTaskEndpoint: the reusable L3 construct. A team drops it into its stack, registers state machines as MCP tools,
 // and gets an authenticated MCP endpoint whose task status is pushed from Step Functions into DynamoDB.
-import { Annotations, Arn, ArnFormat, Duration, Lazy, Stack, Token } from 'aws-cdk-lib';
+import { Annotations, Arn, ArnFormat, Duration, Lazy, Names, Stack, Token } from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as events from 'aws-cdk-lib/aws-events';
@@ -22,6 +22,7 @@ import * as defaults from './mcp-task-endpoint-defaults.js';
 import type { McpTaskEndpointProps, McpToolProps } from './mcp-task-endpoint-props.js';
 import { propsProblems, throwIfProblems, toolProblems, type ToolEnvironment } from './mcp-task-endpoint-validation.js';
 import { McpRestApi } from './mcp-rest-api.js';
+import { EndpointOperations } from './operations.js';
 import { acknowledgeWildcardResource } from './nag-acknowledgements.js';
 import { ExpirySweepSchedule } from './expiry-sweep.js';
 import { createStatusDeadLetterAlarm, createStatusDeadLetterQueue, createStatusRule } from './status-events.js';
@@ -46,7 +47,7 @@ export class McpTaskEndpoint extends Construct {
   public readonly statusDeadLetterQueue: sqs.Queue;
   /**
    * In alarm while the status dead-letter queue holds a message: a status change could not be applied, so a task
-   * may only catch up by a poll's refresh. No action is attached; add yours (`addAlarmAction`).
+   * may only catch up by a poll's refresh. Notifies `alarmTopic` when one is given; add more with `addAlarmAction`.
    */
   public readonly statusDeadLetterAlarm: cloudwatch.Alarm;
   /** Records the progress state machines report on their tasks (see {@link progressStep}); may update task items only. */
@@ -61,6 +62,8 @@ export class McpTaskEndpoint extends Construct {
   public readonly mcpUrl: string;
   /** Records input requests on tasks: the function every ask step invokes (see {@link askStep}). */
   public readonly askHandler: HandlerFunction;
+  /** Alarms (API 5xx rate, function errors and throttles, DescribeExecution throttles) and the dashboard. */
+  public readonly operations: EndpointOperations;
 
   private readonly tools: McpToolProps[] = [];
   private readonly rules: events.Rule[] = [];
@@ -150,6 +153,14 @@ export class McpTaskEndpoint extends Construct {
       ...(this.auth ? { auth: this.auth } : {}),
     });
     this.mcpUrl = this.restApi.mcpUrl;
+    this.operations = new EndpointOperations(this, 'Operations', {
+      serviceName: Names.uniqueResourceName(this, { maxLength: 64 }),
+      api: this.restApi.api,
+      functions: { mcp: this.mcpFunction, statusSync: this.statusSyncFunction, expirySweep: this.expirySweep.function },
+      deadLetterQueue: this.statusDeadLetterQueue,
+      deadLetterAlarm: this.statusDeadLetterAlarm,
+      ...pick(props, ['dashboard', 'alarmTopic']),
+    });
 
     for (const tool of props.tools ?? []) this.addTool(tool);
     this.node.addValidation({ validate: () => this.synthProblems() });

@@ -1,6 +1,7 @@
 // The composition root of the MCP endpoint: the task core plus the MCP HTTP app. The Lambda handler and the local
 // dev server both build the backend here, so they run the same code.
 import { createMcpHttpApp, type McpHttpApp } from '../protocol/http-app.js';
+import type { TaskMetrics } from '../service/task-metrics.js';
 import type { Logger } from '../service/task-service.js';
 import type { ToolDefinition } from '../tools/tool-definition.js';
 import { createTaskCore, defaultClients, defaultLogger, type BackendClients, type TaskCore, type TaskCoreConfig } from './task-core.js';
@@ -15,8 +16,9 @@ export interface Backend extends TaskCore {
   readonly app: McpHttpApp;
 }
 
-export function createBackend(config: BackendConfig, clients: BackendClients = defaultClients(), logger: Logger = defaultLogger()): Backend {
-  const core = createTaskCore(config, clients, logger);
+/** `metrics` defaults to none: the Lambda handler passes CloudWatch metrics, the local dev server keeps its log readable. */
+export function createBackend(config: BackendConfig, clients: BackendClients = defaultClients(), logger: Logger = defaultLogger(), metrics?: TaskMetrics): Backend {
+  const core = createTaskCore(config, clients, logger, metrics);
   const app = createMcpHttpApp({ service: core.service, inputs: core.inputs, tools: core.tools, settings: config.settings, logger, ...(config.allowedHosts ? { allowedHosts: config.allowedHosts } : {}) });
   return { ...core, app };
 }

@@ -3,6 +3,7 @@
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { StepFunctionsExecutor } from '../executor/step-functions-executor.js';
 import { ExpirySweep, type ExpirySweepSettings } from '../service/expiry-sweep.js';
+import type { TaskMetrics } from '../service/task-metrics.js';
 import type { Logger } from '../service/task-service.js';
 import { DynamoDbExpirySweepStore } from '../store/dynamodb-expiry-sweep-store.js';
 import { DynamoDbTaskStore } from '../store/dynamodb-task-store.js';
@@ -13,13 +14,20 @@ export interface ExpirySweepConfig {
   readonly settings?: Partial<ExpirySweepSettings>;
 }
 
-export function createExpirySweep(config: ExpirySweepConfig, clients: BackendClients = defaultClients(), logger: Logger = defaultLogger(), now?: () => number): ExpirySweep {
+export function createExpirySweep(
+  config: ExpirySweepConfig,
+  clients: BackendClients = defaultClients(),
+  logger: Logger = defaultLogger(),
+  metrics?: TaskMetrics,
+  now?: () => number,
+): ExpirySweep {
   const client = DynamoDBDocumentClient.from(clients.dynamoDb, { marshallOptions: { removeUndefinedValues: true } });
   return new ExpirySweep({
     store: new DynamoDbExpirySweepStore({ client, tableName: config.tableName }),
     slots: new DynamoDbTaskStore({ client, tableName: config.tableName }),
     executor: new StepFunctionsExecutor({ client: clients.stepFunctions }),
     logger,
+    ...(metrics ? { metrics } : {}),
     ...(config.settings ? { settings: config.settings } : {}),
     ...(now ? { now } : {}),
   });

@@ -3,6 +3,7 @@
 import type { Context } from 'aws-lambda';
 import { expirySweepConfigFromEnvironment } from './environment.js';
 import { createExpirySweep } from './expiry-sweep-core.js';
+import { countAwsCallFailures, PowertoolsTaskMetrics } from './powertools-metrics.js';
 import { defaultClients, defaultLogger } from './task-core.js';
 import type { ExpirySweepReport } from '../service/expiry-sweep.js';
 
@@ -13,7 +14,8 @@ import type { ExpirySweepReport } from '../service/expiry-sweep.js';
 const DEADLINE_MARGIN_MS = 15_000;
 
 const logger = defaultLogger();
-const sweep = createExpirySweep(expirySweepConfigFromEnvironment(process.env), defaultClients(), logger);
+const metrics = new PowertoolsTaskMetrics();
+const sweep = createExpirySweep(expirySweepConfigFromEnvironment(process.env), countAwsCallFailures(defaultClients(), metrics), logger, metrics);
 
 export const handler = async (_event: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<ExpirySweepReport> => {
   const deadline = context ? Date.now() + context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS : undefined;

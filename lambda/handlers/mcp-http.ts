@@ -5,10 +5,13 @@ import { createBackend } from './backend.js';
 import { configFromEnvironment } from './environment.js';
 import { ownerFromEvent, preludeFromResponse, requestFromEvent, unauthorizedResponse, withCors } from './api-gateway.js';
 import { mcpHttpOptionsFromEnvironment, withUnpackedToolCatalog } from './mcp-http-environment.js';
+import { countAwsCallFailures, PowertoolsTaskMetrics } from './powertools-metrics.js';
 import { sendResponse, streamingRuntime, type ResponseStream } from './response-streaming.js';
+import { defaultClients, defaultLogger } from './task-core.js';
 
 // Built once per Lambda instance, outside the handler, so warm invocations reuse clients and compiled schemas.
-const backend = createBackend(configFromEnvironment(withUnpackedToolCatalog(process.env)));
+const metrics = new PowertoolsTaskMetrics();
+const backend = createBackend(configFromEnvironment(withUnpackedToolCatalog(process.env)), countAwsCallFailures(defaultClients(), metrics), defaultLogger(), metrics);
 const options = mcpHttpOptionsFromEnvironment(process.env);
 
 export const handler = streamingRuntime.streamifyResponse(async (event: APIGatewayProxyEvent, responseStream: ResponseStream) => {

@@ -3,10 +3,12 @@
 import { createTaskCore, defaultClients, defaultLogger } from './task-core.js';
 import { taskCoreConfigFromEnvironment } from './environment.js';
 import { executionUpdateFromDetail, type ExecutionStatusChangeEvent } from './execution-status-event.js';
+import { countAwsCallFailures, PowertoolsTaskMetrics } from './powertools-metrics.js';
 
 const logger = defaultLogger();
 // Built once per Lambda instance; this function serves no tools, so it needs neither the catalog nor the MCP SDK.
-const backend = createTaskCore(taskCoreConfigFromEnvironment(process.env), defaultClients(), logger);
+const metrics = new PowertoolsTaskMetrics();
+const backend = createTaskCore(taskCoreConfigFromEnvironment(process.env), countAwsCallFailures(defaultClients(), metrics), logger, metrics);
 
 export const handler = async (event: ExecutionStatusChangeEvent): Promise<void> => {
   const { status, executionArn } = event.detail;

@@ -9,6 +9,7 @@ import { InputService } from '../input/input-service.js';
 import { TaskService, type Logger } from '../service/task-service.js';
 import type { TaskServiceSettings } from '../service/settings.js';
 import { DynamoDbInputRequests } from '../store/dynamodb-input-requests.js';
+import { NO_TASK_METRICS, type TaskMetrics } from '../service/task-metrics.js';
 import { DynamoDbTaskStore } from '../store/dynamodb-task-store.js';
 import type { ToolDefinition } from '../tools/tool-definition.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
@@ -59,12 +60,17 @@ export function defaultClients(): BackendClients {
 export const defaultLogger = (): Logger => new PowertoolsLogger({ serviceName: 'mcp-tasks' });
 
 /** Store, executor, registry and task service without the MCP HTTP app: what a function that serves no tools needs. */
-export function createTaskCore(config: TaskCoreConfig, clients: BackendClients = defaultClients(), logger: Logger = defaultLogger()): TaskCore {
+export function createTaskCore(
+  config: TaskCoreConfig,
+  clients: BackendClients = defaultClients(),
+  logger: Logger = defaultLogger(),
+  metrics: TaskMetrics = NO_TASK_METRICS,
+): TaskCore {
   const client = DynamoDBDocumentClient.from(clients.dynamoDb, { marshallOptions: { removeUndefinedValues: true } });
   const store = new DynamoDbTaskStore({ client, tableName: config.tableName });
   const executor = new StepFunctionsExecutor({ client: clients.stepFunctions });
   const tools = new ToolRegistry(config.tools ?? []);
-  const service = new TaskService({ store, executor, tools, settings: config.settings, logger });
+  const service = new TaskService({ store, executor, tools, settings: config.settings, logger, metrics });
   const inputs = new InputService({ service, inputs: new DynamoDbInputRequests({ client, tableName: config.tableName }), executor, logger });
   return { service, store, tools, inputs };
 }

@@ -6,6 +6,7 @@ import type { TaskExecutor } from '../executor/task-executor.js';
 import type { ExpiredTask, ExpirySweepStore } from '../store/expiry-sweep-store.js';
 import type { TaskStore } from '../store/task-store.js';
 import { audit, AuditEvent } from './audit.js';
+import { NO_TASK_METRICS, type TaskMetrics } from './task-metrics.js';
 import type { Logger } from './task-service.js';
 
 export interface ExpirySweepSettings {
@@ -25,6 +26,8 @@ export interface ExpirySweepOptions {
   readonly slots: Pick<TaskStore, 'releaseActiveSlot'>;
   readonly executor: Pick<TaskExecutor, 'stop'>;
   readonly logger: Logger;
+  /** Counts each expired task, beside its audit record. @default NO_TASK_METRICS */
+  readonly metrics?: TaskMetrics;
   readonly settings?: Partial<ExpirySweepSettings>;
   /** @default Date.now */
   readonly now?: () => number;
@@ -58,6 +61,7 @@ export class ExpirySweep {
   private readonly slots: Pick<TaskStore, 'releaseActiveSlot'>;
   private readonly executor: Pick<TaskExecutor, 'stop'>;
   private readonly logger: Logger;
+  private readonly metrics: TaskMetrics;
   private readonly settings: ExpirySweepSettings;
   private readonly now: () => number;
 
@@ -66,6 +70,7 @@ export class ExpirySweep {
     this.slots = options.slots;
     this.executor = options.executor;
     this.logger = options.logger;
+    this.metrics = options.metrics ?? NO_TASK_METRICS;
     this.settings = { ...DEFAULT_EXPIRY_SWEEP_SETTINGS, ...options.settings };
     this.now = options.now ?? Date.now;
   }
@@ -110,6 +115,7 @@ export class ExpirySweep {
       this.logger.warn('Could not free an expired task\'s active-task slot', { taskId: task.taskId, error: String(error) });
     });
     audit(this.logger, { event: AuditEvent.Expired, owner: task.owner, taskId: task.taskId, tool: task.toolName, ...(task.requestId !== undefined ? { requestId: task.requestId } : {}), outcome: EXPIRED_STATUS });
+    this.metrics.taskEvent(AuditEvent.Expired, task.toolName);
     return 'expired';
   }
 }

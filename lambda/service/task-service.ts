@@ -19,6 +19,7 @@ import type { StartRequest, TaskExecutor } from '../executor/task-executor.js';
 import type { TaskPage, TaskStore } from '../store/task-store.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
 import { audit, AuditEvent, auditTask } from './audit.js';
+import { NO_TASK_METRICS, type TaskMetrics } from './task-metrics.js';
 import { sleep } from './sleep.js';
 import type { TaskServiceSettings } from './settings.js';
 import { TaskTracker, type WaitOptions } from './task-tracker.js';
@@ -42,6 +43,8 @@ export interface TaskServiceOptions {
   readonly tools: ToolRegistry;
   readonly settings: TaskServiceSettings;
   readonly logger: Logger;
+  /** Per-tool counts of lifecycle events, made beside each audit record. @default NO_TASK_METRICS */
+  readonly metrics?: TaskMetrics;
   /** @default Date.now */
   readonly now?: () => number;
 }
@@ -65,6 +68,7 @@ export class TaskService {
   private readonly tools: ToolRegistry;
   private readonly settings: TaskServiceSettings;
   private readonly logger: Logger;
+  private readonly metrics: TaskMetrics;
   private readonly now: () => number;
   /** Reads, waits and status events: keeping stored status in step with the executions. */
   private readonly tracker: TaskTracker;
@@ -75,8 +79,9 @@ export class TaskService {
     this.tools = options.tools;
     this.settings = options.settings;
     this.logger = options.logger;
+    this.metrics = options.metrics ?? NO_TASK_METRICS;
     this.now = options.now ?? Date.now;
-    this.tracker = new TaskTracker({ store: this.store, executor: this.executor, settings: this.settings, logger: this.logger, now: this.now });
+    this.tracker = new TaskTracker({ store: this.store, executor: this.executor, settings: this.settings, logger: this.logger, metrics: this.metrics, now: this.now });
   }
 
   /**
@@ -145,6 +150,7 @@ export class TaskService {
     if (request.taskId !== undefined) await this.stopIfWithdrawn(task);
     this.logger.info('Task created', { taskId, tool: tool.name, origin: task.origin, executionArn: task.executionArn });
     auditTask(this.logger, AuditEvent.Created, task);
+    this.metrics.taskEvent(AuditEvent.Created, task.toolName);
     return { task, started };
   }
 
@@ -155,6 +161,7 @@ export class TaskService {
     if (await this.store.countCreation(request.owner, { start, ms: CREATION_WINDOW_MS }, max)) return;
     const outcome = 'limit:creations-per-minute';
     audit(this.logger, { event: AuditEvent.Refused, owner: request.owner, ...(request.taskId !== undefined ? { taskId: request.taskId } : {}), tool: toolName, ...(request.requestId !== undefined ? { requestId: request.requestId } : {}), outcome });
+    this.metrics.taskEvent(AuditEvent.Refused, toolName);
     throw new TaskLimitExceededError('creations-per-minute', max, Math.max(1, Math.ceil((start + CREATION_WINDOW_MS - now) / 1000)));
   }
 
@@ -171,6 +178,7 @@ export class TaskService {
       if (await this.store.holdActiveSlot(task.owner, task.taskId, max)) return;
       if ((await this.store.reconcileActiveSlots(task.owner)) > 0 && (await this.store.holdActiveSlot(task.owner, task.taskId, max))) return;
       auditTask(this.logger, AuditEvent.Refused, task, 'limit:active-tasks');
+      this.metrics.taskEvent(AuditEvent.Refused, task.toolName);
       failure = new TaskLimitExceededError('active-tasks', max, Math.max(1, Math.ceil(this.settings.pollIntervalMs / 1000)));
     } catch (error) {
       failure = error;

@@ -11,6 +11,7 @@ import { executionNameOf, taskKeyFromExecutionName } from '../core/task-key.js';
 import type { TaskExecutor } from '../executor/task-executor.js';
 import type { TaskStore } from '../store/task-store.js';
 import { auditTask, terminalEvent } from './audit.js';
+import type { TaskMetrics } from './task-metrics.js';
 import type { TaskServiceSettings } from './settings.js';
 import { sleep } from './sleep.js';
 import type { Logger } from './task-service.js';
@@ -20,6 +21,7 @@ export interface TaskTrackerOptions {
   readonly executor: TaskExecutor;
   readonly settings: TaskServiceSettings;
   readonly logger: Logger;
+  readonly metrics: TaskMetrics;
   readonly now: () => number;
 }
 
@@ -35,6 +37,7 @@ export class TaskTracker {
   private readonly executor: TaskExecutor;
   private readonly settings: TaskServiceSettings;
   private readonly logger: Logger;
+  private readonly metrics: TaskMetrics;
   private readonly now: () => number;
   /** The least time between two refreshes that polls claim (see {@link pollRefreshIntervalMs}). */
   private readonly pollRefreshMs: number;
@@ -44,6 +47,7 @@ export class TaskTracker {
     this.executor = options.executor;
     this.settings = options.settings;
     this.logger = options.logger;
+    this.metrics = options.metrics;
     this.now = options.now;
     this.pollRefreshMs = pollRefreshIntervalMs(options.settings.refreshIntervalMs);
   }
@@ -99,6 +103,7 @@ export class TaskTracker {
   /** What follows a terminal status this caller recorded (conditional writes make that once per task): audit it, free the slot. */
   async finished(task: TaskRecord): Promise<TaskRecord> {
     auditTask(this.logger, terminalEvent(task.status), task);
+    this.metrics.taskEvent(terminalEvent(task.status), task.toolName, (task.completedAt ?? this.now()) - task.createdAt);
     await this.releaseActiveSlot(task);
     return task;
   }

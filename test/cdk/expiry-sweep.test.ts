@@ -5,6 +5,7 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_TOOLS } from '../../lambda/example-tools/catalog.js';
 import { ENV } from '../../lambda/handlers/environment.js';
+import { METRICS_ENV, METRICS_NAMESPACE } from '../../lambda/handlers/metric-names.js';
 import {
   ACTIVE_EXPIRY_INDEX,
   ACTIVE_EXPIRY_PARTITION_KEY,
@@ -73,7 +74,13 @@ describe('expiry sweep', () => {
 
   it('gives the sweep function the table name, a one-minute timeout and no retries of a failed run', () => {
     const fn = (template.toJSON()['Resources'] as Record<string, Resource>)[ids.sweepFunction]!.Properties;
-    expect(fn['Environment'].Variables).toEqual({ [ENV.tableName]: { Ref: ids.table }, NODE_OPTIONS: '--enable-source-maps' });
+    expect(fn['Environment'].Variables).toEqual({
+      [ENV.tableName]: { Ref: ids.table },
+      NODE_OPTIONS: '--enable-source-maps',
+      // Where its task metrics go (see lib/operations.ts).
+      [METRICS_ENV.namespace]: METRICS_NAMESPACE,
+      [METRICS_ENV.serviceName]: expect.any(String),
+    });
     expect(fn['Timeout']).toBe(60);
     template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { FunctionName: { Ref: ids.sweepFunction }, MaximumRetryAttempts: 0 });
   });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../lambda/handlers/environment.js';
+import { METRICS_ENV, METRICS_NAMESPACE } from '../../lambda/handlers/metric-names.js';
 import { MCP_HTTP_ENV, unpackToolCatalog } from '../../lambda/handlers/mcp-http-environment.js';
 import { ASK_STEP, EXAMPLE_TOOLS } from '../../lambda/example-tools/catalog.js';
 import { OWNER_INDEX, OWNER_INDEX_PARTITION_KEY, OWNER_INDEX_PROJECTED_ATTRIBUTES, OWNER_INDEX_SORT_KEY, PARTITION_KEY, TTL_ATTRIBUTE } from '../../lambda/store/table-schema.js';
@@ -139,7 +140,13 @@ describe('functions', () => {
 
   it('give the status-sync function the table and nothing of the tools, and dead-letter its failed events', () => {
     const fn = resource(ids.statusFunction).Properties;
-    expect(fn['Environment'].Variables).toEqual({ [ENV.tableName]: { Ref: ids.table }, NODE_OPTIONS: '--enable-source-maps' });
+    expect(fn['Environment'].Variables).toEqual({
+      [ENV.tableName]: { Ref: ids.table },
+      NODE_OPTIONS: '--enable-source-maps',
+      // Where its task metrics go (see lib/operations.ts).
+      [METRICS_ENV.namespace]: METRICS_NAMESPACE,
+      [METRICS_ENV.serviceName]: expect.any(String),
+    });
     expect(fn['DeadLetterConfig']).toEqual({ TargetArn: { 'Fn::GetAtt': [ids.queue, 'Arn'] } });
     template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { FunctionName: { Ref: ids.statusFunction }, MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 7200 });
   });

@@ -1,0 +1,15 @@
+// Per-tool task metrics: the numbers beside the audit trail. The service reports each lifecycle event here, where it
+// writes the audit record; the handlers give it a CloudWatch implementation (handlers/powertools-metrics.ts), and
+// anything that does not care (unit tests, the local stack) the no-op below. No AWS import: arrows point inward.
+import type { AuditEvent } from './audit.js';
+
+export interface TaskMetrics {
+  /**
+   * Counts one lifecycle event of a task of `tool`. `durationMs` is the task's time from creation to its terminal
+   * status, given on completed, failed, cancelled and unknown events only.
+   */
+  taskEvent(event: AuditEvent, tool: string, durationMs?: number): void;
+}
+
+/** Counts nothing. */
+export const NO_TASK_METRICS: TaskMetrics = { taskEvent: () => {} };
