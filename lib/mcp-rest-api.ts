@@ -172,13 +172,13 @@ export class McpRestApi extends Construct {
     if (!props.executionLoggingLevel) {
       acknowledge.acknowledge({
         id: 'AwsSolutions-APIG6',
-        reason: 'Execution logging is opt-in (executionLoggingLevel): it logs per request at a cost the team decides on; JSON access logs are always on. Both need the account-level API Gateway CloudWatch Logs role (README prerequisites, or createApiGatewayAccountRole).',
+        reason: 'Execution logging is opt-in (executionLoggingLevel): it logs per request at a cost the team decides on; JSON access logs are always on. Both need the account-level API Gateway CloudWatch Logs role (docs/deploy.md prerequisites, or createApiGatewayAccountRole).',
       });
     }
     if (!props.webAclArn) {
       acknowledge.acknowledge({
         id: 'AwsSolutions-APIG3',
-        reason: 'AWS WAF is opt-in (webAclArn), as a web ACL has a monthly cost. Residual risk without it: stage throttling is one bucket shared by all callers, so one token holder can use it all; per-client limits need a WAF rate-based rule (README).',
+        reason: 'AWS WAF is opt-in (webAclArn), as a web ACL has a monthly cost. Residual risk without it: stage throttling is one bucket shared by all callers, so one token holder can use it all; per-client limits need a WAF rate-based rule (docs/deploy.md).',
       });
     }
     if (!props.auth) {

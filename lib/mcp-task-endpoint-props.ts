@@ -84,13 +84,13 @@ export interface McpTaskEndpointProps {
    * to deploy in a region whose account setting names none. This is an **account-wide, per-region setting**, not a
    * resource of this endpoint: it replaces any role already set, and the role is retained when the stack is
    * deleted, because other APIs in the account keep relying on it. Leave it off when the account already has the
-   * role (see the README's prerequisites) or when another stack owns the setting.
+   * role (see docs/deploy.md, Prerequisites) or when another stack owns the setting.
    * @default false
    */
   readonly createApiGatewayAccountRole?: boolean;
   /**
    * A regional AWS WAF web ACL to associate with the stage. Stage throttling is one bucket shared by every caller;
-   * a rate-based rule in this web ACL is the per-client limit (see the README).
+   * a rate-based rule in this web ACL is the per-client limit (see docs/deploy.md, Limit each client).
    * @default - none
    */
   readonly webAclArn?: string;
