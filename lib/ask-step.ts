@@ -1,14 +1,12 @@
 // The ask step for the CDK construct (issue 8): the Lambda function that records an input request on its MCP task,
 // and a helper that makes the `lambda:invoke.waitForTaskToken` state a team puts into its own state machine.
-import { Duration, Validations, type RemovalPolicy } from 'aws-cdk-lib';
-import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import { Duration, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { Construct } from 'constructs';
-import { ENV } from '../lambda/handlers/environment.js';
-import { HandlerFunction, projectPath } from './handler-function.js';
+import { projectPath, type HandlerFunction } from './handler-function.js';
+import { createTaskItemWriter, type TaskItemWriterProps } from './task-item-writer.js';
 
 export interface AskStepProps {
   /** The question, shown to the person (a plain string, or `sfn.JsonPath.format(...)` to build it from the state input). */
@@ -25,23 +23,13 @@ export interface AskStepProps {
  * The ask function: invoked by ask states with their task token, it records the request on the task (one UpdateItem,
  * the only table action it has) and returns; the execution waits for the answer.
  */
-export function createAskFunction(
-  scope: Construct,
-  id: string,
-  props: { table: dynamodb.ITable; tracing: boolean; logRetention: logs.RetentionDays; removalPolicy: RemovalPolicy },
-): HandlerFunction {
-  const handler = new HandlerFunction(scope, id, {
+export function createAskFunction(scope: Construct, id: string, props: Omit<TaskItemWriterProps, 'entry' | 'description' | 'timeout'>): HandlerFunction {
+  return createTaskItemWriter(scope, id, {
+    ...props,
     entry: projectPath('lambda/handlers/ask-step.ts'),
     description: 'Ask step: records an input request (elicitation, sampling, roots) on its MCP task',
-    environment: { [ENV.tableName]: props.table.tableName },
     timeout: Duration.seconds(10),
-    tracing: props.tracing,
-    logRetention: props.logRetention,
-    removalPolicy: props.removalPolicy,
   });
-  iam.Grant.addToPrincipal({ grantee: handler.function, actions: ['dynamodb:UpdateItem'], resourceArns: [props.table.tableArn] });
-  props.table.encryptionKey?.grantEncryptDecrypt(handler.function);
-  return handler;
 }
 
 /** Lets `grantee` resume waiting executions with an answer. Task-token actions support no resource-level permissions. */

@@ -1,14 +1,10 @@
 // The progress step of an McpTaskEndpoint (issue 12): one function per endpoint that a state machine's Task states
 // invoke to report progress on their task, and the LambdaInvoke that calls it, for state machines built in CDK.
-import type { RemovalPolicy } from 'aws-cdk-lib';
-import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import * as iam from 'aws-cdk-lib/aws-iam';
-import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { Construct } from 'constructs';
-import { ENV } from '../lambda/handlers/environment.js';
-import { HandlerFunction } from './handler-function.js';
+import type { HandlerFunction } from './handler-function.js';
+import { createTaskItemWriter, type TaskItemWriterProps } from './task-item-writer.js';
 
 /** What a progress step reports. Numbers may be JSONPath values (`sfn.JsonPath.numberAt('$.done')`). */
 export interface ProgressStepProps {
@@ -27,22 +23,8 @@ export interface ProgressStepProps {
 }
 
 /** The endpoint's progress function: it may update items of the task table and nothing else. */
-export function createProgressFunction(
-  scope: Construct,
-  id: string,
-  props: { table: dynamodb.Table; entry: string; tracing: boolean; logRetention: logs.RetentionDays; removalPolicy: RemovalPolicy },
-): HandlerFunction {
-  const handler = new HandlerFunction(scope, id, {
-    entry: props.entry,
-    description: 'Records the progress a state machine reports on its MCP task',
-    environment: { [ENV.tableName]: props.table.tableName },
-    tracing: props.tracing,
-    logRetention: props.logRetention,
-    removalPolicy: props.removalPolicy,
-  });
-  iam.Grant.addToPrincipal({ grantee: handler.function, actions: ['dynamodb:UpdateItem'], resourceArns: [props.table.tableArn] });
-  props.table.encryptionKey?.grantEncryptDecrypt(handler.function);
-  return handler;
+export function createProgressFunction(scope: Construct, id: string, props: Omit<TaskItemWriterProps, 'description' | 'timeout'>): HandlerFunction {
+  return createTaskItemWriter(scope, id, { ...props, description: 'Records the progress a state machine reports on its MCP task' });
 }
 
 /** A Task state invoking `handler` with the execution's ARN and `props`; its input passes through unchanged. */
