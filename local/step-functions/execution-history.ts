@@ -16,18 +16,6 @@ export interface HistoryEvent {
   readonly details?: Readonly<Record<string, unknown>>;
 }
 
-// AWS names state events after the state's type: a Wait state is entered with WaitStateEntered, and so on.
-const STATE_EVENT_PREFIX: Readonly<Record<string, string>> = {
-  Task: 'Task',
-  Pass: 'Pass',
-  Wait: 'Wait',
-  Choice: 'Choice',
-  Map: 'Map',
-  Parallel: 'Parallel',
-  Succeed: 'Succeed',
-  Fail: 'Fail',
-};
-
 const json = (value: unknown): string => JSON.stringify(value ?? null);
 
 /** The AWS event for a library event, or `null` for one AWS has no counterpart of (retries, catches, parallel branches). */
@@ -44,14 +32,15 @@ function translate(event: EventLog, roleArn: string): Pick<HistoryEvent, 'type' 
     case 'ExecutionTimeout':
       return { type: 'ExecutionTimedOut', detailsKey: 'executionTimedOutEventDetails', details: {} };
     case 'StateEntered':
+      // AWS names state events after the state's type: a Wait state is entered with WaitStateEntered, and so on.
       return {
-        type: `${STATE_EVENT_PREFIX[event.state.type] ?? 'Task'}StateEntered`,
+        type: `${event.state.type}StateEntered`,
         detailsKey: 'stateEnteredEventDetails',
         details: { name: event.state.name, input: json(event.state.input) },
       };
     case 'StateExited':
       return {
-        type: `${STATE_EVENT_PREFIX[event.state.type] ?? 'Task'}StateExited`,
+        type: `${event.state.type}StateExited`,
         detailsKey: 'stateExitedEventDetails',
         details: { name: event.state.name, output: json(event.state.output) },
       };
