@@ -202,7 +202,8 @@ export class McpTaskEndpoint extends Construct {
 
     machine.grantStartExecution(this.mcpFunction);
     const executions = executionsOf(machine);
-    iam.Grant.addToPrincipal({ grantee: this.mcpFunction, actions: ['states:DescribeExecution', 'states:StopExecution'], resourceArns: [executions] });
+    // GetExecutionHistory: a refresh of a running task reads the state it is in (issue 12).
+    iam.Grant.addToPrincipal({ grantee: this.mcpFunction, actions: ['states:DescribeExecution', 'states:GetExecutionHistory', 'states:StopExecution'], resourceArns: [executions] });
     iam.Grant.addToPrincipal({ grantee: this.statusSyncFunction, actions: ['states:DescribeExecution'], resourceArns: [executions] });
     const reason = `Execution names are made per task at run time (task-<key>-<nonce>); the wildcard covers only this backend's executions of the machine behind tool '${tool.name}'.`;
     acknowledgeWildcardResource(this.mcpHandler.role, executions, reason);

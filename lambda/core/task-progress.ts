@@ -33,11 +33,18 @@ export function progressText(progress: TaskProgress | undefined, now: number = D
 
 /**
  * The statusMessage every dialect shows: the status's own message (a failure's reason, a cancellation's cause) when
- * there is one, else the workflow's progress while the task is active. A finished task's last progress is history.
+ * there is one, else while the task is active the workflow's progress, or, when it reported none, the state its
+ * execution was last seen in. A finished task's last progress and step are history.
  */
-export function statusMessageOf(task: Pick<TaskRecord, 'status' | 'statusMessage' | 'progress'>, now: number = Date.now()): string | undefined {
+export function statusMessageOf(task: Pick<TaskRecord, 'status' | 'statusMessage' | 'progress' | 'currentStep'>, now: number = Date.now()): string | undefined {
   if (task.statusMessage !== undefined) return task.statusMessage;
-  return isTerminal(task.status) ? undefined : progressText(task.progress, now);
+  if (isTerminal(task.status)) return undefined;
+  return progressText(task.progress, now) ?? currentStepText(task.currentStep);
+}
+
+/** How the current step reads as a status message. */
+export function currentStepText(step: string | undefined): string | undefined {
+  return step === undefined ? undefined : `Running ${step}`;
 }
 
 /** Whether `next` tells a watcher something `previous` did not. */

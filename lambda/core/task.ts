@@ -76,6 +76,8 @@ export interface TaskRecord {
   readonly inputDigest: string;
   /** What the workflow last reported with the progress step; shown as statusMessage while the task is active. */
   readonly progress?: TaskProgress;
+  /** The state the execution was last seen in (its history, read on a refresh); shown when the workflow reports no progress. */
+  readonly currentStep?: string;
   /** What the workflow asked the client for, by key: open and answered ones alike (see core/input-request). */
   readonly inputRequests?: Readonly<Record<string, InputRequest>>;
 }

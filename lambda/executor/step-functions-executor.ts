@@ -4,6 +4,7 @@ import {
   ExecutionAlreadyExists,
   ExecutionDoesNotExist,
   ExecutionLimitExceeded,
+  GetExecutionHistoryCommand,
   InvalidArn,
   InvalidExecutionInput,
   InvalidName,
@@ -18,6 +19,7 @@ import {
   TaskTimedOut,
   StopExecutionCommand,
   ValidationException,
+  type HistoryEvent,
   type SFNClient,
 } from '@aws-sdk/client-sfn';
 import { ExecutionStartError, type ExecutionStartFault } from '../core/errors.js';
@@ -72,6 +74,15 @@ export class StepFunctionsExecutor implements TaskExecutor {
     }
   }
 
+  async currentStep(executionArn: string): Promise<string | null> {
+    // Newest first and without input/output: the current state is among the last few events, and one small page
+    // keeps this to a single call however long the history has grown.
+    const { events } = await this.client.send(
+      new GetExecutionHistoryCommand({ executionArn, reverseOrder: true, maxResults: CURRENT_STEP_EVENTS, includeExecutionData: false }),
+    );
+    return currentStepOf(events ?? []);
+  }
+
   async stop(executionArn: string, reason: { error: string; cause: string }): Promise<void> {
     try {
       await this.client.send(new StopExecutionCommand({ executionArn, error: reason.error, cause: reason.cause }));
@@ -91,6 +102,27 @@ export class StepFunctionsExecutor implements TaskExecutor {
       throw error;
     }
   }
+}
+
+/** How many of the newest history events are read to find the current step. */
+const CURRENT_STEP_EVENTS = 20;
+
+/**
+ * The state an execution is in, from its history newest first: the newest state entered and not exited since (a Map's
+ * iterations may have entered and left inner states after it), else the newest entered at all, else `null`.
+ */
+export function currentStepOf(newestFirst: readonly HistoryEvent[]): string | null {
+  const exited = new Set<string>();
+  let newestEntered: string | null = null;
+  for (const event of newestFirst) {
+    const exitedName = event.type?.endsWith('StateExited') ? event.stateExitedEventDetails?.name : undefined;
+    if (exitedName !== undefined) exited.add(exitedName);
+    const enteredName = event.type?.endsWith('StateEntered') ? event.stateEnteredEventDetails?.name : undefined;
+    if (enteredName === undefined) continue;
+    if (!exited.has(enteredName)) return enteredName;
+    newestEntered ??= enteredName;
+  }
+  return newestEntered;
 }
 
 /**

@@ -23,9 +23,14 @@ export interface TaskExecutor {
   /** The execution's state, or `null` when it does not exist. */
   describe(executionArn: string): Promise<ExecutionSnapshot | null>;
 
+  /**
+   * The name of the state the execution is in now (from its history: one GetExecutionHistory call), or `null` when
+   * it has entered none. Throws `ExecutionDoesNotExist` and other errors as they come: callers treat it as optional.
+   */
+  currentStep(executionArn: string): Promise<string | null>;
+
   /** Stops a running execution; a no-op for one that is closed or does not exist. */
   stop(executionArn: string, reason: { error: string; cause: string }): Promise<void>;
-
 
   /**
    * Resumes the execution waiting on `taskToken` with `output` (JSON text): SendTaskSuccess. Returns `'delivered'`,

@@ -106,7 +106,10 @@ export function serveTaskSubscription(
           for (const [taskId, seen] of [...watched]) {
             const task = await currentTask(service, owner, taskId);
             // Progress the workflow reports moves lastUpdatedAt too; compared itself as well, for two writes in one millisecond.
-            const changed = task !== null && (task.status !== seen.status || task.lastUpdatedAt !== seen.lastUpdatedAt || progressChanged(seen.progress, task.progress));
+            // A new current step (issue 12) leaves lastUpdatedAt alone, but changes the statusMessage shown.
+            const changed =
+              task !== null &&
+              (task.status !== seen.status || task.lastUpdatedAt !== seen.lastUpdatedAt || progressChanged(seen.progress, task.progress) || task.currentStep !== seen.currentStep);
             if (changed) await notifyTask(task);
             // Gone (deleted or expired) ends that task's story as surely as a terminal status: nothing more will change.
             if (task === null || isTerminal(task.status)) watched.delete(taskId);

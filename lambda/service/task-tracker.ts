@@ -145,7 +145,9 @@ export class TaskTracker {
     }
     // DescribeExecution is eventually consistent: a just-started execution may not be visible yet.
     if (execution === null && now - task.createdAt < this.settings.startGraceMs) return { ...task, lastCheckedAt: now };
-    const checked = { ...task, lastCheckedAt: now };
+    // Only a running execution has a current step worth showing; the refresh claim above bounds this call too.
+    const stepped = execution?.status === 'RUNNING' ? await this.withCurrentStep(task) : task;
+    const checked = { ...stepped, lastCheckedAt: now };
     try {
       return await this.applyOutcome(checked, execution, now);
     } catch (error) {
@@ -154,6 +156,19 @@ export class TaskTracker {
       // poll sees the execution again and retries the write.
       this.logger.warn('Could not record the execution status', { taskId: task.taskId, error: String(error) });
       return checked;
+    }
+  }
+
+  /** The task with the state its execution is in, stored when it changed. Never fails the poll: the step is a hint. */
+  private async withCurrentStep(task: TaskRecord): Promise<TaskRecord> {
+    try {
+      const step = await this.executor.currentStep(task.executionArn);
+      if (step === null || step === task.currentStep) return task;
+      await this.store.recordCurrentStep(task, step);
+      return { ...task, currentStep: step };
+    } catch (error) {
+      this.logger.warn('Could not read the current step', { taskId: task.taskId, error: String(error) });
+      return task;
     }
   }
 

@@ -188,6 +188,27 @@ export class DynamoDbTaskStore implements TaskStore {
     }
   }
 
+  async recordCurrentStep(task: TaskRecord, step: string): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { [PARTITION_KEY]: taskKey(task.owner, task.taskId) },
+          UpdateExpression: 'SET currentStep = :step',
+          ConditionExpression: `attribute_exists(#pk) AND executionArn = :executionArn AND #status IN (${ACTIVE_STATUSES.map((_, i) => `:active${i}`).join(', ')})`,
+          ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':step': step,
+            ':executionArn': task.executionArn,
+            ...Object.fromEntries(ACTIVE_STATUSES.map((status, i) => [`:active${i}`, status])),
+          },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+
   async list(owner: string, options: { cursor?: string; limit: number }): Promise<TaskPage> {
     const startKey = options.cursor === undefined ? undefined : decodeCursor(options.cursor, owner);
     const nowSeconds = Math.floor(this.now() / 1000);
@@ -373,6 +394,8 @@ export class DynamoDbTaskStore implements TaskStore {
       inputDigest: item['inputDigest'] as string,
       output: item['output'] as string | undefined,
       toolError: item['toolError'] as boolean | undefined,
+      // Written by a refresh that found the execution running (recordCurrentStep).
+      currentStep: item['currentStep'] as string | undefined,
       // Written by the progress step (DynamoDbProgressStore), only read here.
       progress: progressFromItem(item),
       // Input requests (issue 8): on the same item, so a read of the task shows them; their tokens stay in the item.

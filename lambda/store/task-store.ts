@@ -50,6 +50,13 @@ export interface TaskStore {
   claimRefresh(task: TaskRecord, now: number, intervalMs: number): Promise<boolean>;
 
   /**
+   * Records the state the task's execution is in (`TaskRecord.currentStep`), conditionally: only on the very task
+   * read (same execution) while it is active, so a late write never touches a finished or recreated task. A lost
+   * condition is not an error: the step is a hint, refreshed with the next look at the execution.
+   */
+  recordCurrentStep(task: TaskRecord, step: string): Promise<void>;
+
+  /**
    * The task stored under `key` (see core/task-key), whoever owns it, or `null` when absent or expired.
    * For trusted internal callers only (status events name an execution, not an owner); never for requests.
    */

@@ -2,6 +2,7 @@
 import './promise-polyfill.js';
 import { ExecutionError, ExecutionTimeoutError, StateMachine, type RunOptions } from 'aws-local-stepfunctions';
 import type { ExecutionScope } from './callback-tasks.js';
+import type { EventLog } from './execution-history.js';
 import { buildTaskHandlers } from './lambda-tasks.js';
 
 export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
@@ -44,7 +45,7 @@ function failure(thrown: unknown): ExecutionOutcome {
 }
 
 /**
- * Starts `machine` (already validated) on `input`. Stopping is reported by the caller, which records ABORTED itself;
+ * Starts `machine` (already validated) on `input`, passing each event of the run to `onEvent`. Stopping is reported by the caller, which records ABORTED itself;
  * the outcome promise then settles as ABORTED too and can be ignored.
  */
 export function runExecution(
@@ -53,6 +54,7 @@ export function runExecution(
   scope: ExecutionScope,
   input: JsonValue,
   context: ExecutionContext,
+  onEvent: (event: EventLog) => void,
 ): RunningExecution {
   // Separate from the library's own controller: it also releases Task handlers still pending when the run ends
   // by timeout or stop, whose Task timeout timers would otherwise keep the process alive for up to a minute.
@@ -62,6 +64,10 @@ export function runExecution(
     context,
     noThrowOnAbort: true,
   });
+  // Consumed as they come, for GetExecutionHistory; unread, the library's queue of them would also grow without end.
+  void (async () => {
+    for await (const event of run.eventLogs) onEvent(event);
+  })().catch((error: unknown) => console.error('[step-functions emulator] event log failed', error));
   const outcome = run.result.then(
     (result): ExecutionOutcome =>
       release.signal.aborted ? { status: 'ABORTED' } : { status: 'SUCCEEDED', output: JSON.stringify(result) },

@@ -1,6 +1,7 @@
 // The AWSStepFunctions.* operations: request members in, response members out (timestamps as epoch seconds).
 import { SfnApiError, optionalEnum, optionalInteger, optionalString, requireString, type RequestBody } from './api-error.js';
 import type { ExecutionStatus } from './execution-runner.js';
+import { historyEventResponse } from './execution-history.js';
 import { assertExecutionArn, assertStateMachineArn, epochSeconds } from './names-and-arns.js';
 import type { ExecutionRecord, MachineRecord, Registry, StateMachineType } from './registry.js';
 
@@ -166,6 +167,16 @@ export function createOperations(registry: Registry): Readonly<Record<string, Op
     SendTaskHeartbeat: (body) => {
       registry.tokens.heartbeat(taskTokenOf(body));
       return {};
+    },
+
+    GetExecutionHistory: (body) => {
+      const history = registry.execution(executionArnOf(body)).history;
+      const descending = body['reverseOrder'] === true;
+      const includeData = body['includeExecutionData'] !== false;
+      // Paged by event ID, which page() takes as the sequence, so a page stays stable as the run adds events.
+      const events = history.events.map((event) => ({ seq: event.id, event }));
+      const { items, nextToken } = page(descending ? [...events].reverse() : events, body, descending);
+      return { events: items.map(({ event }) => historyEventResponse(event, includeData)), ...(nextToken === undefined ? {} : { nextToken }) };
     },
 
     ListExecutions: (body) => {

@@ -4,6 +4,7 @@ import { StateMachine } from 'aws-local-stepfunctions';
 import { SfnApiError } from './api-error.js';
 import { prepareForLibrary } from './callback-tasks.js';
 import { runExecution, type ExecutionOutcome, type ExecutionStatus, type JsonValue } from './execution-runner.js';
+import { ExecutionHistory } from './execution-history.js';
 import { collectTaskResources, type LambdaHandlers } from './lambda-tasks.js';
 import { executionArn, stateMachineArn, validateName, type AccountScope } from './names-and-arns.js';
 import { TaskTokens } from './task-tokens.js';
@@ -32,6 +33,8 @@ export interface ExecutionRecord {
   readonly machine: MachineRecord;
   readonly input: string;
   readonly startDate: Date;
+  /** What GetExecutionHistory answers: recorded as the run goes. */
+  readonly history: ExecutionHistory;
   status: ExecutionStatus;
   stopDate?: Date;
   output?: string;
@@ -156,7 +159,8 @@ export class Registry {
       if (existing.status === 'RUNNING' && existing.input === input) return existing;
       throw new SfnApiError('ExecutionAlreadyExists', `Execution Already Exists: '${arn}'`);
     }
-    const record: ExecutionRecord = { seq: ++this.seq, arn, name, machine, input, startDate: new Date(), status: 'RUNNING' };
+    const history = new ExecutionHistory(machine.roleArn);
+    const record: ExecutionRecord = { seq: ++this.seq, arn, name, machine, input, startDate: new Date(), history, status: 'RUNNING' };
     this.executions.set(arn, record);
     this.executionsStarted += 1;
     const scope = { executionArn: arn, lambdas: this.lambdas, tokens: this.tokens };
@@ -164,7 +168,7 @@ export class Registry {
       Execution: { Id: arn, Name: name, RoleArn: machine.roleArn, StartTime: record.startDate.toISOString() },
       StateMachine: { Id: machine.arn, Name: machine.name },
       Task: this.tokens.contextFor(arn),
-    });
+    }, (event) => history.record(event));
     record.stop = running.stop;
     record.settled = running.outcome.then((outcome) => this.settle(record, outcome));
     return record;

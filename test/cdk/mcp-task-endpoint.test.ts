@@ -325,7 +325,7 @@ describe('status push', () => {
 });
 
 describe('IAM', () => {
-  it('lets the MCP function use the table items and the owner index, start the tools’ machines and describe or stop only their executions', () => {
+  it('lets the MCP function use the table items and the owner index, start the tools’ machines and describe, read the history of or stop only their executions', () => {
     const statements = policyStatements(ids.mcpFunction).map((statement) => ({ ...statement, Action: sorted(statement.Action), Resource: sortedResources(statement.Resource) }));
     expect(statements).toHaveLength(6);
     expect(statements).toEqual(
@@ -336,7 +336,7 @@ describe('IAM', () => {
         { Effect: 'Allow', Action: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], Resource: [{ 'Fn::GetAtt': [ids.table, 'Arn'] }] },
         { Effect: 'Allow', Action: ['dynamodb:Query'], Resource: [{ 'Fn::Join': ['', [{ 'Fn::GetAtt': [ids.table, 'Arn'] }, `/index/${OWNER_INDEX}`]] }] },
         { Effect: 'Allow', Action: ['states:StartExecution'], Resource: sortedResources(ids.machines.map((id) => ({ Ref: id }))) },
-        { Effect: 'Allow', Action: ['states:DescribeExecution', 'states:StopExecution'], Resource: sortedResources(ids.machines.map(executionsOf)) },
+        { Effect: 'Allow', Action: ['states:DescribeExecution', 'states:GetExecutionHistory', 'states:StopExecution'], Resource: sortedResources(ids.machines.map(executionsOf)) },
       ]),
     );
   });

@@ -70,6 +70,7 @@ function countingStops(): { executor: TaskExecutor; stops: Map<string, number> }
     executionArnFor: (machine, name) => executor.executionArnFor(machine, name),
     start: (request) => executor.start(request),
     describe: (arn) => executor.describe(arn),
+    currentStep: (arn) => executor.currentStep(arn),
     sendTaskSuccess: (token, output) => executor.sendTaskSuccess(token, output),
     stop: async (arn, reason) => {
       stops.set(arn, (stops.get(arn) ?? 0) + 1);

@@ -15,6 +15,7 @@ import { DynamoDbTaskStore } from '../../lambda/store/dynamodb-task-store.js';
 import type { TaskStore } from '../../lambda/store/task-store.js';
 import { ToolRegistry } from '../../lambda/tools/tool-registry.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/local-aws.js';
+import { bind } from '../support/bind-methods.js';
 import { createTestTable, exampleTools, GENEROUS_WAIT, localAwsClients, silentLogger } from '../support/local-backend.js';
 
 let tableName: string;
@@ -509,15 +510,4 @@ describe('TaskService', () => {
 /** Documents a tool's schema allows whose JSON is over Step Functions' 256 KiB input limit. */
 function hugeDocuments(): string[] {
   return Array.from({ length: 4 }, () => 'x'.repeat(80_000));
-}
-
-/** The object's methods bound to it, so a test can replace one method and keep the rest. */
-function bind<T extends object>(target: T): T {
-  const proto = Object.getPrototypeOf(target) as object;
-  const bound: Record<string, unknown> = {};
-  for (const name of Object.getOwnPropertyNames(proto)) {
-    const value = (target as Record<string, unknown>)[name];
-    if (name !== 'constructor' && typeof value === 'function') bound[name] = value.bind(target);
-  }
-  return bound as T;
 }

@@ -30,6 +30,12 @@ describe('statusMessageOf', () => {
     expect(statusMessageOf({ status: 'working', statusMessage: 'Retrying', progress })).toBe('Retrying');
     expect(statusMessageOf({ status: 'completed', progress })).toBeUndefined();
   });
+
+  it('falls back to the execution’s current step when the workflow reported no progress, while active only', () => {
+    expect(statusMessageOf({ status: 'working', currentStep: 'Compute' })).toBe('Running Compute');
+    expect(statusMessageOf({ status: 'working', currentStep: 'Compute', progress })).toBe('Half way');
+    expect(statusMessageOf({ status: 'completed', currentStep: 'Compute' })).toBeUndefined();
+  });
 });
 
 describe('progressChanged', () => {
