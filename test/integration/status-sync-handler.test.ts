@@ -5,10 +5,11 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { TaskOrigin, TaskStatus, toolResultOf, type TaskRecord } from '../../lambda/core/task.js';
 import { createBackend, type Backend } from '../../lambda/handlers/backend.js';
 import { ENV } from '../../lambda/handlers/environment.js';
-import { EXECUTION_STATUS_CHANGE, type ExecutionStatusChangeDetail, type ExecutionStatusChangeEvent } from '../../lambda/handlers/execution-status-event.js';
 import { DEFAULT_SETTINGS } from '../../lambda/service/settings.js';
-import { LOCAL_ACCOUNT, LOCAL_REGION, localAwsEnvironment } from '../../local/local-aws.js';
+import { localAwsEnvironment } from '../../local/local-aws.js';
 import { createTestTable, exampleTools, localAwsClients, silentLogger } from '../support/local-backend.js';
+import { statusEvent } from '../support/status-events.js';
+import type { ExecutionStatusChangeEvent } from '../../lambda/handlers/execution-status-event.js';
 
 type Handler = (event: ExecutionStatusChangeEvent) => Promise<void>;
 
@@ -70,42 +71,6 @@ async function withHandlerIn<T>(overrides: Record<string, string>, use: (fresh: 
   }
 }
 
-/** An event shaped as EventBridge delivers it from Step Functions (STANDARD machine). */
-function statusEvent(task: TaskRecord, detail: Partial<ExecutionStatusChangeDetail> & Pick<ExecutionStatusChangeDetail, 'status'>): ExecutionStatusChangeEvent {
-  const name = task.executionArn.split(':').at(-1)!;
-  const stateMachineArn = task.executionArn.replace(':execution:', ':stateMachine:').replace(`:${name}`, '');
-  const finished = detail.status !== 'RUNNING' && detail.status !== 'PENDING_REDRIVE';
-  return {
-    version: '0',
-    id: randomUUID(),
-    'detail-type': EXECUTION_STATUS_CHANGE,
-    source: 'aws.states',
-    account: LOCAL_ACCOUNT,
-    time: new Date().toISOString(),
-    region: LOCAL_REGION,
-    resources: [task.executionArn],
-    detail: {
-      executionArn: task.executionArn,
-      stateMachineArn,
-      name,
-      startDate: task.createdAt,
-      stopDate: finished ? task.createdAt + 1_000 : null,
-      input: '{"text":"Status events push task state into DynamoDB."}',
-      inputDetails: { included: true },
-      output: null,
-      outputDetails: finished ? { included: true } : null,
-      error: null,
-      cause: null,
-      redriveCount: 0,
-      redriveDate: null,
-      redriveStatus: finished ? 'REDRIVABLE' : 'NOT_REDRIVABLE',
-      redriveStatusReason: finished ? null : 'Execution is RUNNING and cannot be redriven',
-      stateMachineVersionArn: null,
-      stateMachineAliasArn: null,
-      ...detail,
-    } as ExecutionStatusChangeDetail,
-  };
-}
 
 describe('status-sync handler', () => {
   describe('each execution status', () => {

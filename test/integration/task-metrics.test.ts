@@ -7,12 +7,13 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, i
 import { TaskOrigin, TaskStatus, type TaskRecord } from '../../lambda/core/task.js';
 import { createBackend, type Backend } from '../../lambda/handlers/backend.js';
 import { ENV } from '../../lambda/handlers/environment.js';
-import { EXECUTION_STATUS_CHANGE, type ExecutionStatusChangeEvent } from '../../lambda/handlers/execution-status-event.js';
 import { countAwsCallFailures, PowertoolsTaskMetrics } from '../../lambda/handlers/powertools-metrics.js';
 import { DIMENSION, METRIC, METRICS_NAMESPACE } from '../../lambda/handlers/metric-names.js';
 import { DEFAULT_SETTINGS } from '../../lambda/service/settings.js';
 import { LOCAL_ACCOUNT, LOCAL_REGION, localAwsEnvironment } from '../../local/local-aws.js';
 import { createTestTable, exampleTools, GENEROUS_WAIT, localAwsClients, silentLogger } from '../support/local-backend.js';
+import { statusEvent } from '../support/status-events.js';
+import type { ExecutionStatusChangeEvent } from '../../lambda/handlers/execution-status-event.js';
 
 /** One metric of an EMF line: its name, value, unit and dimensions (names from the `_aws` block, values beside). */
 interface EmittedMetric {
@@ -87,34 +88,6 @@ async function newTask(): Promise<TaskRecord> {
   return backend.service.createTask({ owner: `owner-${randomUUID()}`, toolName: 'text_stats', arguments: { text: 'count these words' }, origin: TaskOrigin.Mcp20251125 });
 }
 
-/** The SUCCEEDED event EventBridge delivers for the task's execution, output dropped (so the handler describes it). */
-function succeededEvent(task: TaskRecord): ExecutionStatusChangeEvent {
-  const name = task.executionArn.split(':').at(-1)!;
-  return {
-    version: '0',
-    id: randomUUID(),
-    'detail-type': EXECUTION_STATUS_CHANGE,
-    source: 'aws.states',
-    account: LOCAL_ACCOUNT,
-    time: new Date().toISOString(),
-    region: LOCAL_REGION,
-    resources: [task.executionArn],
-    detail: {
-      executionArn: task.executionArn,
-      stateMachineArn: task.executionArn.replace(':execution:', ':stateMachine:').replace(`:${name}`, ''),
-      name,
-      status: 'SUCCEEDED',
-      startDate: task.createdAt,
-      stopDate: Date.now(),
-      input: '{"text":"count these words"}',
-      inputDetails: { included: true },
-      output: null,
-      outputDetails: { included: false },
-      error: null,
-      cause: null,
-    },
-  } as ExecutionStatusChangeEvent;
-}
 
 describe('task metrics (EMF on stdout)', () => {
   it('a created task counts once in TasksCreated, under its tool, the namespace and the service', async () => {
@@ -126,7 +99,8 @@ describe('task metrics (EMF on stdout)', () => {
   it('a task the status-sync handler completes counts once in TasksCompleted, with its time to completion', async () => {
     const task = await newTask();
     await vi.waitUntil(async () => (await stepFunctions.send(new DescribeExecutionCommand({ executionArn: task.executionArn }))).status !== 'RUNNING', GENEROUS_WAIT);
-    await handler(succeededEvent(task));
+    // Output dropped from the event (as for a large one), so the handler describes the execution.
+    await handler(statusEvent(task, { status: 'SUCCEEDED', output: null, outputDetails: { included: false } }));
     expect((await backend.store.get(task.owner, task.taskId))?.status).toBe(TaskStatus.Completed);
 
     const completed = named(METRIC.TasksCompleted, { [DIMENSION.tool]: 'text_stats' });
