@@ -44,14 +44,16 @@ async function screenMatch(session: TmuxSession, pattern: RegExp): Promise<RegEx
 }
 
 const PROMPT = /Task (\w+) is still working\. What should happen to it\?/;
+/** The live line: the status, then the status message (the workflow's current step, say) when there is one, then the elapsed time. */
+const LIVE_LINE = String.raw`working(?: · [^\n]*?)? · `;
 
 describe('mcp-tasks call --wait in a terminal', () => {
   it('shows a live line whose elapsed time advances while the task works', async () => {
     const session = await startWaitingCall();
-    const first = await screenMatch(session, /working · (\d+)s/);
+    const first = await screenMatch(session, new RegExp(`${LIVE_LINE}(\\d+)s`));
     // The same line, redrawn in place with a later time: a live view, not a log.
-    await screenMatch(session, new RegExp(`working · (?!${first[1]}s)\\d+s`));
-    expect((await session.screen()).match(/working · \d+s/g)).toHaveLength(1);
+    await screenMatch(session, new RegExp(`${LIVE_LINE}(?!${first[1]}s)\\d+s`));
+    expect((await session.screen()).match(new RegExp(`${LIVE_LINE}\\d+s`, 'g'))).toHaveLength(1);
     await session.sendKeys('C-c');
     await screenMatch(session, PROMPT);
     await session.sendKeys('Down', 'Enter');
@@ -60,7 +62,7 @@ describe('mcp-tasks call --wait in a terminal', () => {
 
   it('on Ctrl-C asks; "leave it running" prints the task ID, exits 130, and the task keeps working', async () => {
     const session = await startWaitingCall();
-    await screenMatch(session, /working · \d+s/);
+    await screenMatch(session, new RegExp(`${LIVE_LINE}\\d+s`));
     await session.sendKeys('C-c');
     const [, taskId] = await screenMatch(session, PROMPT);
     expect(await session.screen()).toMatch(/Leave it running[\s\S]*Cancel the task/);
@@ -78,7 +80,7 @@ describe('mcp-tasks call --wait in a terminal', () => {
 
   it('on Ctrl-C, "cancel the task" cancels it and exits 3', async () => {
     const session = await startWaitingCall();
-    await screenMatch(session, /working · \d+s/);
+    await screenMatch(session, new RegExp(`${LIVE_LINE}\\d+s`));
     await session.sendKeys('C-c');
     const [, taskId] = await screenMatch(session, PROMPT);
     await session.sendKeys('Down', 'Enter');
