@@ -25,7 +25,7 @@ import { SERVER_INFO, type McpServerDependencies } from './mcp-dependencies.js';
 import { invalidParamsError } from './invalid-params.js';
 import { ProtocolError, translatingErrors } from './protocol-errors.js';
 import { namesSep1686Task, progressMeta, relatedTaskMeta, sep1686TaskRequestOf, TASK_CREATED_NOTIFICATION, TASK_META_KEY, toSep1686Task } from './sep-1686.js';
-import { progressNotifier, progressTokenOf } from './progress-notifications.js';
+import { progressNotifierFor } from './progress-notifications.js';
 import { toolListing } from './tool-listing.js';
 
 export interface RequestContext {
@@ -119,8 +119,7 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
     ({ ...((await service.resultOf(task)) ?? { content: [] }), _meta: meta }) as CallToolResult;
   /** notifications/progress on the request's own stream while it waits, when it sent a progressToken (issue 12). */
   const progressFor = (meta: Record<string, unknown> | undefined, extra: Extra, related?: Record<string, unknown>) => {
-    const token = progressTokenOf(meta);
-    return token === undefined ? undefined : progressNotifier(token, (notification) => extra.sendNotification(notification as ServerNotification), related);
+    return progressNotifierFor(meta, (notification) => extra.sendNotification(notification as ServerNotification), related);
   };
 
   server.setRequestHandler(

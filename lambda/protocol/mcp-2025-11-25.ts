@@ -21,10 +21,11 @@ function wireStatus(task: TaskRecord): Task['status'] {
 
 /** The task as a 2025-11-25 Task, whichever dialect created it. */
 export function toMcpTask(task: TaskRecord): Task {
+  const statusMessage = statusMessageOf(task);
   return {
     taskId: task.taskId,
     status: wireStatus(task),
-    ...(statusMessageOf(task) !== undefined ? { statusMessage: statusMessageOf(task) } : {}),
+    ...(statusMessage !== undefined ? { statusMessage } : {}),
     createdAt: new Date(task.createdAt).toISOString(),
     lastUpdatedAt: new Date(task.lastUpdatedAt).toISOString(),
     ttl: retentionFromCreationMs(task),

@@ -11,7 +11,7 @@ import { declaredCapabilities, requireCapabilities, type Capabilities } from './
 import { SERVER_INFO, type McpServerDependencies } from './mcp-dependencies.js';
 import { translatingErrors } from './protocol-errors.js';
 import { TASKS_EXTENSION, TASKS_EXTENSION_CAPABILITY, toCreateTaskResult, toDetailedTask } from './tasks-extension.js';
-import { progressNotifier, progressTokenOf } from './progress-notifications.js';
+import { progressNotifierFor } from './progress-notifications.js';
 import { toolListing } from './tool-listing.js';
 
 const TaskIdParams = z.looseObject({ taskId: z.string().min(1) });
@@ -70,8 +70,7 @@ export function createModernMcpServer(deps: McpServerDependencies, schemas: Tool
       const declaresTasks = declaredCapabilities(ctx).extensions?.[TASKS_EXTENSION] !== undefined;
       if (tool.taskSupport === 'forbidden' || !declaresTasks) {
         // The workflow's progress on the request's stream, when the call asked for it (issue 12).
-        const token = progressTokenOf(ctx.mcpReq._meta);
-        const onProgress = token === undefined ? undefined : progressNotifier(token, (notification) => ctx.mcpReq.notify(notification));
+        const onProgress = progressNotifierFor(ctx.mcpReq._meta, (notification) => ctx.mcpReq.notify(notification));
         return (await service.runToCompletion(owner, name, args, ctx.mcpReq.signal, onProgress)) as CallToolResult;
       }
       try {

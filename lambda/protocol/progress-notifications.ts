@@ -52,3 +52,13 @@ export function progressNotifier(
     await send({ method: 'notifications/progress', params }).catch(() => undefined);
   };
 }
+
+/** The `onProgress` for a request whose `_meta` may carry a progress token: none when it carries none. */
+export function progressNotifierFor(
+  requestMeta: Record<string, unknown> | undefined,
+  send: (notification: ProgressNotification) => Promise<void>,
+  meta?: Record<string, unknown>,
+): ((task: TaskRecord) => Promise<void>) | undefined {
+  const token = progressTokenOf(requestMeta);
+  return token === undefined ? undefined : progressNotifier(token, send, meta);
+}

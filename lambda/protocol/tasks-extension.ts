@@ -29,10 +29,11 @@ function wireStatus(status: TaskStatus): WireStatus {
 
 /** The extension's Task: the fields a CreateTaskResult and every DetailedTask carry. */
 export function toExtensionTask(task: TaskRecord): Record<string, unknown> {
+  const statusMessage = statusMessageOf(task);
   return {
     taskId: task.taskId,
     status: wireStatus(task.status),
-    ...(statusMessageOf(task) !== undefined ? { statusMessage: statusMessageOf(task) } : {}),
+    ...(statusMessage !== undefined ? { statusMessage } : {}),
     createdAt: new Date(task.createdAt).toISOString(),
     lastUpdatedAt: new Date(task.lastUpdatedAt).toISOString(),
     ttlMs: retentionFromCreationMs(task),

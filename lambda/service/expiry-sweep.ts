@@ -53,6 +53,8 @@ export interface ExpirySweepReport {
  */
 export const EXPIRED_STATUS = TaskStatus.Cancelled;
 export const EXPIRED_STATUS_MESSAGE = 'The task expired before its execution finished, unread; its execution was stopped.';
+/** Why an expired task's execution is stopped, by the sweep or by a read that finds the task expired. */
+export const EXPIRED_STOP_REASON = { error: 'TaskExpired', cause: 'The task expired before its execution finished.' } as const;
 
 type Outcome = 'expired' | 'skipped' | 'failed' | 'deferred';
 
@@ -104,7 +106,7 @@ export class ExpirySweep {
       const now = this.now();
       if (!(await this.store.claim(task, now, now + this.settings.claimMs))) return 'skipped';
       // Stop first: should the write below fail, the claim lapses and a later run stops (a no-op) and writes again.
-      await this.executor.stop(task.executionArn, { error: 'TaskExpired', cause: 'The task expired before its execution finished.' });
+      await this.executor.stop(task.executionArn, EXPIRED_STOP_REASON);
       if (!(await this.store.finish(task, { status: EXPIRED_STATUS, statusMessage: EXPIRED_STATUS_MESSAGE, at: this.now() }))) return 'skipped';
     } catch (error) {
       this.logger.warn('Could not stop an expired task', { taskId: task.taskId, executionArn: task.executionArn, error: String(error) });

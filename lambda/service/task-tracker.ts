@@ -11,6 +11,7 @@ import { executionNameOf, taskKeyFromExecutionName } from '../core/task-key.js';
 import type { TaskExecutor } from '../executor/task-executor.js';
 import type { TaskStore } from '../store/task-store.js';
 import { auditTask, terminalEvent } from './audit.js';
+import { EXPIRED_STOP_REASON } from './expiry-sweep.js';
 import type { TaskMetrics } from './task-metrics.js';
 import type { TaskServiceSettings } from './settings.js';
 import { sleep } from './sleep.js';
@@ -123,7 +124,7 @@ export class TaskTracker {
     } catch (error) {
       // Nobody can read an expired task any more, so its execution must not run on unseen.
       if (error instanceof TaskExpiredError && error.task !== undefined && !isTerminal(error.task.status)) {
-        await this.executor.stop(error.task.executionArn, { error: 'TaskExpired', cause: 'The task expired before its execution finished.' }).catch(() => undefined);
+        await this.executor.stop(error.task.executionArn, EXPIRED_STOP_REASON).catch(() => undefined);
         await this.releaseActiveSlot(error.task);
       }
       throw error;
