@@ -392,7 +392,6 @@ export class DynamoDbTaskStore implements TaskStore {
       [ACTIVE_EXPIRY_PARTITION_KEY]: swept ? activeExpiryShard(taskKey(task.owner, task.taskId)) : undefined,
     });
   }
-
 }
 
 /** The task a found lookup shows; `null` for an absent or expired one, which no reader may see. */
