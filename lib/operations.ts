@@ -139,6 +139,11 @@ export class EndpointOperations extends Construct {
       graph('Time to completion per tool (p90, ms)', [this.perTool(METRIC.TimeToCompletion, 'p90', 'p90')], 6),
     );
     dashboard.addWidgets(
+      // How long workflows wait on people (or their clients) once they ask, and how many answers came.
+      graph('Time waiting for input per tool (p90, ms)', [this.perTool(METRIC.InputWaitTime, 'p90', 'p90')], 12),
+      graph('Input answers per tool', [this.perTool(METRIC.InputWaitTime, 'SampleCount', 'answers')], 12),
+    );
+    dashboard.addWidgets(
       graph('DescribeExecution throttles', [
         this.awsCallMetric(METRIC.AwsCallThrottles, 'SFN', 'DescribeExecution').with({ label: 'this endpoint (every attempt)' }),
         // The account-wide view Step Functions publishes itself, every caller of the API in the region included.

@@ -1,5 +1,6 @@
-// Status push: one EventBridge rule per registered state machine, matching its executions' terminal status changes
-// and delivering them to the status-sync function; what cannot be applied ends in one dead-letter queue.
+// Status push: one EventBridge rule per registered state machine, matching the status changes of the executions this
+// backend started (RUNNING and the terminal ones, see PUSHED_EXECUTION_STATUSES) and delivering them to the
+// status-sync function; what cannot be delivered or applied ends in one dead-letter queue.
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as events from 'aws-cdk-lib/aws-events';

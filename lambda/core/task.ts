@@ -82,6 +82,29 @@ export interface TaskRecord {
   readonly inputRequests?: Readonly<Record<string, InputRequest>>;
 }
 
+/**
+ * A task as a listing shows it: what the store's owner index holds of each task (store/table-schema.ts,
+ * OWNER_INDEX_PROJECTED_ATTRIBUTES). A full read has the rest: the output, the input digest, the request ID and what
+ * the workflow reported (progress, current step, input requests); a listing has none of them.
+ */
+export type TaskSummary = Pick<
+  TaskRecord,
+  | 'taskId'
+  | 'owner'
+  | 'toolName'
+  | 'origin'
+  | 'executionArn'
+  | 'status'
+  | 'statusMessage'
+  | 'createdAt'
+  | 'lastUpdatedAt'
+  | 'lastCheckedAt'
+  | 'completedAt'
+  | 'retention'
+  | 'pollIntervalMs'
+  | 'toolError'
+>;
+
 export function isTerminal(status: TaskStatus): boolean {
   return TERMINAL_STATUSES.includes(status);
 }

@@ -15,6 +15,8 @@ export const METRIC = {
   TasksExpired: 'TasksExpired',
   /** Creation to terminal status, in ms, with the terminal event's count. */
   TimeToCompletion: 'TimeToCompletion',
+  /** An answered input request's wait, from the workflow's ask to the client's answer, in ms; its count is the answers. */
+  InputWaitTime: 'InputWaitTime',
   /** Every failed attempt of an AWS call (retried ones too), dimensions `awsService` and `operation`. */
   AwsCallErrors: 'AwsCallErrors',
   /** The throttled share of AwsCallErrors. */

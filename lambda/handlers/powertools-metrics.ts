@@ -48,6 +48,10 @@ export class PowertoolsTaskMetrics implements TaskMetrics {
     if (durationMs !== undefined) this.emit(dimensions, METRIC.TimeToCompletion, MetricUnit.Milliseconds, durationMs);
   }
 
+  inputAnswered(tool: string, waitedMs: number): void {
+    this.emit({ [DIMENSION.tool]: tool }, METRIC.InputWaitTime, MetricUnit.Milliseconds, waitedMs);
+  }
+
   /** Counts one failed attempt of `operation` on `awsService` (expected answers aside); a throttled one counts in AwsCallThrottles too. */
   awsCallFailed(awsService: string, operation: string, errorName: string): void {
     if (EXPECTED_ERROR_NAMES.has(errorName)) return;
@@ -89,7 +93,11 @@ function failureCounter<Input extends object, Output extends object>(metrics: Po
   };
 }
 
-/** `DescribeExecutionCommand` → `DescribeExecution`: the API name, as CloudWatch and IAM spell it. */
+/**
+ * `DescribeExecutionCommand` → `DescribeExecution`: the API name, as CloudWatch and IAM spell it. The document client's
+ * commands (`GetCommand`) reach the DynamoDB client's stack as the command they wrap (`GetItemCommand`), so DynamoDB
+ * calls count under their API names too (`GetItem`), whichever client the store sends them with.
+ */
 function operationName(commandName: string | undefined): string {
   return (commandName ?? 'Unknown').replace(/Command$/, '');
 }

@@ -1,5 +1,7 @@
 // Lambda entry point for Step Functions "Execution Status Change" events (EventBridge): records each execution's new
-// status on its task, so that tasks/get is one DynamoDB read. A thrown error makes Lambda retry, then dead-letter.
+// status on its task, so a poll finds it there with one DynamoDB read instead of waiting for its next refresh (a
+// DescribeExecution at most once per refresh interval, which still catches a lost event). A thrown error makes Lambda
+// retry, then dead-letter.
 import { createTaskCore, defaultClients, defaultLogger } from './task-core.js';
 import { taskCoreConfigFromEnvironment } from './environment.js';
 import { executionUpdateFromDetail, type ExecutionStatusChangeEvent } from './execution-status-event.js';
@@ -12,7 +14,8 @@ const backend = createTaskCore(taskCoreConfigFromEnvironment(process.env), count
 
 export const handler = async (event: ExecutionStatusChangeEvent): Promise<void> => {
   const { status, executionArn } = event.detail;
-  // Idempotent: duplicate, late and out-of-order events never overwrite a terminal status (see TaskService).
+  // Idempotent: duplicate, late and out-of-order events never overwrite a terminal status (TaskTracker.recordExecutionEvent
+  // reads the task, TaskStore.update writes conditionally on the statuses it may move from).
   const task = await backend.service.recordExecutionEvent(executionArn, executionUpdateFromDetail(event.detail));
   if (task === null) {
     logger.info('Execution belongs to no live task; event ignored', { executionArn, executionStatus: status });

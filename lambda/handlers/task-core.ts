@@ -71,7 +71,7 @@ export function createTaskCore(
   const executor = new StepFunctionsExecutor({ client: clients.stepFunctions });
   const tools = new ToolRegistry(config.tools ?? []);
   const service = new TaskService({ store, executor, tools, settings: config.settings, logger, metrics });
-  const inputs = new InputService({ service, inputs: new DynamoDbInputRequests({ client, tableName: config.tableName }), executor, logger });
+  const inputs = new InputService({ service, inputs: new DynamoDbInputRequests({ client, tableName: config.tableName }), executor, logger, metrics });
   return { service, store, tools, inputs };
 }
 

@@ -13,6 +13,7 @@ import { isOpen, type InputRequest } from '../core/input-request.js';
 import { isTerminal, type TaskRecord } from '../core/task.js';
 import type { TaskExecutor } from '../executor/task-executor.js';
 import { sleep } from '../service/sleep.js';
+import { NO_TASK_METRICS, type TaskMetrics } from '../service/task-metrics.js';
 import type { Logger, TaskService } from '../service/task-service.js';
 import type { InputRequestStore } from '../store/input-request-store.js';
 import { answerProblems } from './answer-validation.js';
@@ -25,6 +26,8 @@ export interface InputServiceOptions {
   readonly inputs: InputRequestStore;
   readonly executor: TaskExecutor;
   readonly logger: Logger;
+  /** Where each delivered answer's wait is recorded (TaskMetrics.inputAnswered). @default NO_TASK_METRICS */
+  readonly metrics?: TaskMetrics;
   /** @default Date.now */
   readonly now?: () => number;
 }
@@ -34,6 +37,7 @@ export class InputService {
   private readonly inputs: InputRequestStore;
   private readonly executor: TaskExecutor;
   private readonly logger: Logger;
+  private readonly metrics: TaskMetrics;
   private readonly now: () => number;
 
   constructor(options: InputServiceOptions) {
@@ -41,6 +45,7 @@ export class InputService {
     this.inputs = options.inputs;
     this.executor = options.executor;
     this.logger = options.logger;
+    this.metrics = options.metrics ?? NO_TASK_METRICS;
     this.now = options.now ?? Date.now;
   }
 
@@ -92,7 +97,10 @@ export class InputService {
         await this.inputs.release(task, key, claimId).catch(() => undefined);
         throw error;
       }
-      await this.inputs.settle(task, key, claimId, sent === 'delivered' ? 'answered' : 'expired', this.now());
+      const settledAt = this.now();
+      await this.inputs.settle(task, key, claimId, sent === 'delivered' ? 'answered' : 'expired', settledAt);
+      const askedAt = task.inputRequests?.[key]?.askedAt;
+      if (sent === 'delivered' && askedAt !== undefined) this.metrics.inputAnswered(task.toolName, settledAt - askedAt);
       return;
     }
   }

@@ -19,7 +19,7 @@ import {
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import * as z from 'zod/v4';
-import { isTerminal, TaskOrigin, TaskStatus, type TaskRecord } from '../core/task.js';
+import { isTerminal, TaskOrigin, TaskStatus, type TaskRecord, type TaskSummary } from '../core/task.js';
 import { RELATED_TASK_META_KEY_2025, toMcpTask } from './mcp-2025-11-25.js';
 import { SERVER_INFO, type McpServerDependencies } from './mcp-dependencies.js';
 import { invalidParamsError } from './invalid-params.js';
@@ -75,14 +75,14 @@ type Dialect = (typeof Dialect)[keyof typeof Dialect];
  */
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
-function dialectOf(extra: Pick<Extra, '_meta' | 'requestInfo'>, task?: TaskRecord): Dialect {
+function dialectOf(extra: Pick<Extra, '_meta' | 'requestInfo'>, task?: TaskSummary): Dialect {
   if (namesSep1686Task(extra._meta)) return Dialect.Sep1686;
   const version = extra.requestInfo?.headers['mcp-protocol-version'];
   if (typeof version === 'string' && version >= '2025-11-25') return Dialect.Mcp20251125;
   return task?.origin === TaskOrigin.Sep1686 ? Dialect.Sep1686 : Dialect.Mcp20251125;
 }
 
-function wireTask(task: TaskRecord, dialect: Dialect): Record<string, unknown> {
+function wireTask(task: TaskSummary, dialect: Dialect): Record<string, unknown> {
   return dialect === Dialect.Sep1686 ? { ...toSep1686Task(task), _meta: { ...relatedTaskMeta(task.taskId), ...progressMeta(task) } } : toMcpTask(task);
 }
 

@@ -1,11 +1,11 @@
 // The MCP 2025-11-25 task dialect on the wire: `params.task` on tools/call, CreateTaskResult, tasks/get|result|list|cancel.
 import type { Task } from '@modelcontextprotocol/sdk/types.js';
 import { statusMessageOf } from '../core/task-progress.js';
-import { retentionFromCreationMs, TaskStatus, type TaskRecord } from '../core/task.js';
+import { retentionFromCreationMs, TaskStatus, type TaskSummary } from '../core/task.js';
 
 export const RELATED_TASK_META_KEY_2025 = 'io.modelcontextprotocol/related-task';
 
-function wireStatus(task: TaskRecord): Task['status'] {
+function wireStatus(task: TaskSummary): Task['status'] {
   switch (task.status) {
     case TaskStatus.Submitted:
       return 'working';
@@ -20,7 +20,7 @@ function wireStatus(task: TaskRecord): Task['status'] {
 }
 
 /** The task as a 2025-11-25 Task, whichever dialect created it. */
-export function toMcpTask(task: TaskRecord): Task {
+export function toMcpTask(task: TaskSummary): Task {
   const statusMessage = statusMessageOf(task);
   return {
     taskId: task.taskId,

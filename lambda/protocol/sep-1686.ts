@@ -2,7 +2,7 @@
 // `notifications/tasks/created`, keepAlive counted from completion, tasks/get|result|list|delete.
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { statusMessageOf } from '../core/task-progress.js';
-import { expiresAt, RetentionClock, TaskStatus, type TaskRecord } from '../core/task.js';
+import { expiresAt, RetentionClock, TaskStatus, type TaskRecord, type TaskSummary } from '../core/task.js';
 import { ProtocolError } from './protocol-errors.js';
 
 export const TASK_META_KEY = 'modelcontextprotocol.io/task';
@@ -45,7 +45,7 @@ export function relatedTaskMeta(taskId: string): Record<string, unknown> {
 export const PROGRESS_META_KEY_SEP = 'mcp-tasks-sfn/progress';
 
 /** The task's progress as this dialect's `_meta` entry, or nothing when there is none to show. */
-export function progressMeta(task: TaskRecord): Record<string, unknown> {
+export function progressMeta(task: Pick<TaskRecord, 'status' | 'statusMessage' | 'progress' | 'currentStep'>): Record<string, unknown> {
   const statusMessage = statusMessageOf(task);
   if (statusMessage === undefined || task.statusMessage !== undefined) return {};
   const { progress, total } = task.progress ?? {};
@@ -58,14 +58,14 @@ export function namesSep1686Task(meta: Record<string, unknown> | undefined): boo
 }
 
 /** keepAlive counts from completion here; a task whose retention counts from creation reports what is left of it then. */
-function wireKeepAlive(task: TaskRecord): number | null {
+function wireKeepAlive(task: TaskSummary): number | null {
   if (task.retention.clock === RetentionClock.FromCompletion || task.retention.ms === null) return task.retention.ms;
   const end = expiresAt(task)!;
   return Math.max(0, end - (task.completedAt ?? task.createdAt));
 }
 
 /** The task as the seed's Task: {taskId, status, keepAlive, pollFrequency, error?}. */
-export function toSep1686Task(task: TaskRecord): Record<string, unknown> {
+export function toSep1686Task(task: TaskSummary): Record<string, unknown> {
   const failed = task.status === TaskStatus.Failed || task.status === TaskStatus.Unknown;
   return {
     taskId: task.taskId,

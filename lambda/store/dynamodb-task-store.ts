@@ -3,7 +3,7 @@ import { ConditionalCheckFailedException, TransactionCanceledException } from '@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { IllegalTransitionError, InvalidCursorError, TaskAlreadyExistsError, TaskExpiredError, TaskNotFoundError } from '../core/errors.js';
-import { ACTIVE_STATUSES, expiresAt, isExpired, isTerminal, statusesExecutionNewsMayMove, TaskOrigin, type TaskRecord, type TaskStatus } from '../core/task.js';
+import { ACTIVE_STATUSES, expiresAt, isExpired, isTerminal, statusesExecutionNewsMayMove, TaskOrigin, type TaskRecord, type TaskStatus, type TaskSummary } from '../core/task.js';
 import { taskKey } from '../core/task-key.js';
 import { ACTIVE_EXPIRY_PARTITION_KEY, ACTIVE_EXPIRY_TTL_GRACE_MS, activeExpiryShard, activeTasksKey, creationsKey, EXPIRY_MS_ATTRIBUTE, OWNER_INDEX, OWNER_INDEX_PARTITION_KEY, PARTITION_KEY, requestKey, TTL_ATTRIBUTE } from './table-schema.js';
 import { inputRequestsFromItem } from './dynamodb-input-requests.js';
@@ -23,6 +23,21 @@ export interface DynamoDbTaskStoreOptions {
 }
 
 type Item = Record<string, unknown>;
+
+/**
+ * What one read of a task item shows its reader. Another owner's task reads as `absent`, exactly like a missing one:
+ * a reader learns nothing of tasks that are not theirs, not even that they exist.
+ */
+type Lookup<T> =
+  | { readonly kind: 'found'; readonly task: T }
+  | { readonly kind: 'expired'; readonly task: T }
+  | { readonly kind: 'absent' };
+const ABSENT: Lookup<never> = { kind: 'absent' };
+
+/** The reader of {@link TaskStore.getByKey}: a trusted internal caller, who may see any owner's task. */
+const ANY_OWNER = Symbol('any owner');
+/** Whose eyes a read is judged with: an owner, or {@link ANY_OWNER}. */
+type Reader = string | typeof ANY_OWNER;
 
 const DEFAULT_MAX_UNFINISHED_LIFETIME_MS = 366 * 24 * 60 * 60 * 1000;
 /** Task reads in flight at once while reconciling an owner's active-task slots. */
@@ -71,31 +86,46 @@ export class DynamoDbTaskStore implements TaskStore {
   }
 
   async findByRequest(owner: string, requestId: string): Promise<TaskRecord | null> {
-    const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: { [PARTITION_KEY]: requestKey(owner, requestId) }, ConsistentRead: true }),
-    );
-    if (Item === undefined || Item['owner'] !== owner) return null;
-    const task = await this.lookUp(owner, Item['taskId'] as string);
+    const mapping = await this.readItem(requestKey(owner, requestId));
+    if (mapping === undefined || mapping['owner'] !== owner) return null;
+    const task = live(await this.lookUp(taskKey(owner, mapping['taskId'] as string), owner));
     // A mapping left behind by a deleted task must not reach a later task that reuses its ID.
-    return task === null || 'expired' in task || task.requestId !== requestId ? null : task;
+    return task?.requestId === requestId ? task : null;
   }
 
   async get(owner: string, taskId: string): Promise<TaskRecord | null> {
-    const task = await this.lookUp(owner, taskId);
-    if (task !== null && 'expired' in task) throw new TaskExpiredError(taskId, { task: task.expired });
-    return task;
-  }
-
-  private async lookUp(owner: string, taskId: string): Promise<TaskRecord | { expired: TaskRecord } | null> {
-    const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: { [PARTITION_KEY]: taskKey(owner, taskId) }, ConsistentRead: true }),
-    );
-    return this.classify(Item, owner);
+    const lookup = await this.lookUp(taskKey(owner, taskId), owner);
+    if (lookup.kind === 'expired') throw new TaskExpiredError(taskId, { task: lookup.task });
+    return live(lookup);
   }
 
   async getByKey(key: string): Promise<TaskRecord | null> {
-    const { Item } = await this.client.send(new GetCommand({ TableName: this.tableName, Key: { [PARTITION_KEY]: key }, ConsistentRead: true }));
-    return Item === undefined ? null : this.visible(Item, Item['owner'] as string);
+    return live(await this.lookUp(key, ANY_OWNER));
+  }
+
+  // The read path. Every read of a task, by key or through a write that returns the item (update's lost condition,
+  // delete) or a page of the owner index (list), goes item -> judge -> Lookup: one place decides what a reader sees.
+
+  /** The task stored under `key` as `reader` sees it: one strongly consistent GetItem, judged. */
+  private async lookUp(key: string, reader: Reader): Promise<Lookup<TaskRecord>> {
+    return this.judge(await this.readItem(key), reader, taskFromItem);
+  }
+
+  /** The one GetItem of this store: strongly consistent, as the contract promises. */
+  private async readItem(key: string): Promise<Item | undefined> {
+    const read = new GetCommand({ TableName: this.tableName, Key: { [PARTITION_KEY]: key }, ConsistentRead: true });
+    return (await this.client.send(read)).Item;
+  }
+
+  /**
+   * What `item` shows `reader`: absent when there is none or it is another owner's; expired when past its retention
+   * (DynamoDB's TTL deletes late, so an item is no proof of a live task); otherwise found. `toTask` reads the item:
+   * a full task item or an owner-index row.
+   */
+  private judge<T extends TaskSummary>(item: Item | undefined, reader: Reader, toTask: (item: Item) => T): Lookup<T> {
+    if (item === undefined || (reader !== ANY_OWNER && item['owner'] !== reader)) return ABSENT;
+    const task = toTask(item);
+    return { kind: isExpired(task, this.now()) ? 'expired' : 'found', task };
   }
 
   async update(task: TaskRecord, change: TaskChange): Promise<TaskRecord> {
@@ -155,10 +185,10 @@ export class DynamoDbTaskStore implements TaskStore {
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return this.fromItem(Attributes!);
+      return taskFromItem(Attributes!);
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      const current = this.visible(error.Item ? unmarshallItem(error.Item) : undefined, task.owner);
+      const current = live(this.judge(error.Item ? unmarshallItem(error.Item) : undefined, task.owner, taskFromItem));
       if (current === null || current.executionArn !== task.executionArn) throw new TaskNotFoundError(task.taskId, { cause: error });
       throw new IllegalTransitionError(task.taskId, current.status, change.status, { cause: error });
     }
@@ -232,7 +262,7 @@ export class DynamoDbTaskStore implements TaskStore {
       if (startKey !== undefined && error instanceof Error && error.name === 'ValidationException') throw new InvalidCursorError({ cause: error });
       throw error;
     }
-    const tasks = (page.Items ?? []).map((item) => this.visible(item, owner)).filter((task): task is TaskRecord => task !== null);
+    const tasks = (page.Items ?? []).map((item) => live(this.judge(item, owner, summaryFromItem))).filter((task) => task !== null);
     return page.LastEvaluatedKey ? { tasks, nextCursor: encodeCursor(page.LastEvaluatedKey) } : { tasks };
   }
 
@@ -240,7 +270,7 @@ export class DynamoDbTaskStore implements TaskStore {
     const { Attributes } = await this.client.send(
       new DeleteCommand({ TableName: this.tableName, Key: { [PARTITION_KEY]: taskKey(owner, taskId) }, ReturnValues: 'ALL_OLD' }),
     );
-    const deleted = this.visible(Attributes, owner);
+    const deleted = live(this.judge(Attributes, owner, taskFromItem));
     if (deleted?.requestId !== undefined) {
       await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: { [PARTITION_KEY]: requestKey(owner, deleted.requestId) } }));
     }
@@ -296,8 +326,8 @@ export class DynamoDbTaskStore implements TaskStore {
   }
 
   async reconcileActiveSlots(owner: string): Promise<number> {
-    const { Item } = await this.client.send(new GetCommand({ TableName: this.tableName, Key: { [PARTITION_KEY]: activeTasksKey(owner) }, ConsistentRead: true }));
-    const keys = [...((Item?.['activeTasks'] as Set<string> | undefined) ?? [])];
+    const slots = await this.readItem(activeTasksKey(owner));
+    const keys = [...((slots?.['activeTasks'] as Set<string> | undefined) ?? [])];
     const stale: string[] = [];
     // A slot is held only after its task is stored, so a member whose task is absent is a leftover, not a task being created.
     for (let i = 0; i < keys.length; i += RECONCILE_READS_AT_ONCE) {
@@ -328,18 +358,6 @@ export class DynamoDbTaskStore implements TaskStore {
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
-  }
-
-  /** The owner's task in `item`, wrapped as `{ expired }` when past its retention, `null` when absent or another owner's. */
-  private classify(item: Item | undefined, owner: string): TaskRecord | { expired: TaskRecord } | null {
-    if (item === undefined || item['owner'] !== owner) return null;
-    const task = this.fromItem(item);
-    return isExpired(task, this.now()) ? { expired: task } : task;
-  }
-
-  private visible(item: Item | undefined, owner: string): TaskRecord | null {
-    const task = this.classify(item, owner);
-    return task === null || 'expired' in task ? null : task;
   }
 
   private toItem(task: TaskRecord): Item {
@@ -374,34 +392,47 @@ export class DynamoDbTaskStore implements TaskStore {
       [ACTIVE_EXPIRY_PARTITION_KEY]: swept ? activeExpiryShard(taskKey(task.owner, task.taskId)) : undefined,
     });
   }
+}
 
-  private fromItem(item: Item): TaskRecord {
-    return withoutUndefined({
-      taskId: item['taskId'] as string,
-      owner: item['owner'] as string,
-      toolName: item['toolName'] as string,
-      origin: item['origin'] as TaskRecord['origin'],
-      executionArn: item['executionArn'] as string,
-      status: item['status'] as TaskStatus,
-      statusMessage: item['statusMessage'] as string | undefined,
-      createdAt: item['createdAt'] as number,
-      lastUpdatedAt: item['lastUpdatedAt'] as number,
-      lastCheckedAt: item['lastCheckedAt'] as number | undefined,
-      completedAt: item['completedAt'] as number | undefined,
-      retention: { ms: (item['retentionMs'] as number | null | undefined) ?? null, clock: item['retentionClock'] as TaskRecord['retention']['clock'] },
-      pollIntervalMs: item['pollIntervalMs'] as number,
-      requestId: item['requestId'] as string | undefined,
-      inputDigest: item['inputDigest'] as string,
-      output: item['output'] as string | undefined,
-      toolError: item['toolError'] as boolean | undefined,
-      // Written by a refresh that found the execution running (recordCurrentStep).
-      currentStep: item['currentStep'] as string | undefined,
-      // Written by the progress step (DynamoDbProgressStore), only read here.
-      progress: progressFromItem(item),
-      // Input requests (issue 8): on the same item, so a read of the task shows them; their tokens stay in the item.
-      inputRequests: inputRequestsFromItem(item),
-    }) as TaskRecord;
-  }
+/** The task a found lookup shows; `null` for an absent or expired one, which no reader may see. */
+function live<T>(lookup: Lookup<T>): T | null {
+  return lookup.kind === 'found' ? lookup.task : null;
+}
+
+/** A row of the owner index: the attributes it projects (OWNER_INDEX_PROJECTED_ATTRIBUTES), and its keys. */
+function summaryFromItem(item: Item): TaskSummary {
+  return withoutUndefined({
+    taskId: item['taskId'] as string,
+    owner: item['owner'] as string,
+    toolName: item['toolName'] as string,
+    origin: item['origin'] as TaskSummary['origin'],
+    executionArn: item['executionArn'] as string,
+    status: item['status'] as TaskStatus,
+    statusMessage: item['statusMessage'] as string | undefined,
+    createdAt: item['createdAt'] as number,
+    lastUpdatedAt: item['lastUpdatedAt'] as number,
+    lastCheckedAt: item['lastCheckedAt'] as number | undefined,
+    completedAt: item['completedAt'] as number | undefined,
+    retention: { ms: (item['retentionMs'] as number | null | undefined) ?? null, clock: item['retentionClock'] as TaskSummary['retention']['clock'] },
+    pollIntervalMs: item['pollIntervalMs'] as number,
+    toolError: item['toolError'] as boolean | undefined,
+  });
+}
+
+/** A whole task item: the summary's attributes and those only a read of the item itself has. */
+function taskFromItem(item: Item): TaskRecord {
+  return withoutUndefined({
+    ...summaryFromItem(item),
+    requestId: item['requestId'] as string | undefined,
+    inputDigest: item['inputDigest'] as string,
+    output: item['output'] as string | undefined,
+    // Written by a refresh that found the execution running (recordCurrentStep).
+    currentStep: item['currentStep'] as string | undefined,
+    // Written by the progress step (DynamoDbProgressStore), only read here.
+    progress: progressFromItem(item),
+    // Input requests (issue 8): on the same item, so a read of the task shows them; their tokens stay in the item.
+    inputRequests: inputRequestsFromItem(item),
+  });
 }
 
 function withoutUndefined<T extends Record<string, unknown>>(record: T): T {

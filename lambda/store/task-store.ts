@@ -1,5 +1,5 @@
 // The task store contract. Every implementation keeps these guarantees; the contract tests in test/ hold each one to them.
-import type { TaskRecord, TaskStatus } from '../core/task.js';
+import type { TaskRecord, TaskStatus, TaskSummary } from '../core/task.js';
 
 export interface TaskChange {
   readonly status: TaskStatus;
@@ -12,7 +12,8 @@ export interface TaskChange {
 }
 
 export interface TaskPage {
-  readonly tasks: TaskRecord[];
+  /** Summaries, not whole tasks: a page is read from the owner index, which holds only the summary's fields. */
+  readonly tasks: TaskSummary[];
   /** Opaque; present when more tasks may follow. */
   readonly nextCursor?: string;
 }
@@ -26,8 +27,9 @@ export interface TaskStore {
   create(task: TaskRecord): Promise<void>;
 
   /**
-   * The task, or `null` when it does not exist or belongs to another owner. Throws `TaskExpiredError` when
-   * it is past its retention but not swept yet (once swept it is simply absent). Reads are strongly consistent.
+   * The task, or `null` when it does not exist or belongs to another owner (the two are indistinguishable). Throws
+   * `TaskExpiredError` when it is past its retention but not swept yet (once swept it is simply absent). Reads are
+   * strongly consistent.
    */
   get(owner: string, taskId: string): Promise<TaskRecord | null>;
 
@@ -62,7 +64,10 @@ export interface TaskStore {
    */
   getByKey(key: string): Promise<TaskRecord | null>;
 
-  /** The owner's tasks, newest first, `limit` at most per page. A cursor not made by this store for this owner throws `InvalidCursorError`. */
+  /**
+   * The owner's live tasks as summaries, newest first, `limit` at most per page (a page may hold fewer, expired tasks
+   * left out, and still have a cursor). A cursor not made by this store for this owner throws `InvalidCursorError`.
+   */
   list(owner: string, options: { cursor?: string; limit: number }): Promise<TaskPage>;
 
   /** Removes the task and its result. Returns false when there was none visible to this owner. */

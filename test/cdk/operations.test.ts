@@ -76,7 +76,7 @@ describe('endpoint operations', () => {
   it('a dashboard is made by default, with per-tool SEARCH graphs of this endpoint\'s task metrics', () => {
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     const body = JSON.stringify(stack.resolve((endpoint.operations.dashboard!.node.defaultChild as cloudwatch.CfnDashboard).dashboardBody));
-    for (const name of [METRIC.TasksCreated, METRIC.TasksCompleted, METRIC.TasksFailed, METRIC.TimeToCompletion]) expect(body).toContain(`MetricName=\\\\\\"${name}\\\\\\" service=\\\\\\"${serviceName}\\\\\\"`);
+    for (const name of [METRIC.TasksCreated, METRIC.TasksCompleted, METRIC.TasksFailed, METRIC.TimeToCompletion, METRIC.InputWaitTime]) expect(body).toContain(`MetricName=\\\\\\"${name}\\\\\\" service=\\\\\\"${serviceName}\\\\\\"`);
     for (const name of ['5XXError', '4XXError', 'Latency', 'Errors', 'Throttles', 'Duration', 'ApproximateNumberOfMessagesVisible', METRIC.AwsCallThrottles]) expect(body).toContain(name);
   });
 });

@@ -1,12 +1,12 @@
 // The TaskStore contract, held against DynamoDB Local through the real AWS SDK.
 import { randomUUID } from 'node:crypto';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { IllegalTransitionError, InvalidCursorError, TaskAlreadyExistsError, TaskExpiredError, TaskNotFoundError } from '../../lambda/core/errors.js';
 import { RetentionClock, TaskOrigin, TaskStatus, type TaskRecord } from '../../lambda/core/task.js';
 import { taskKey } from '../../lambda/core/task-key.js';
 import { DynamoDbTaskStore } from '../../lambda/store/dynamodb-task-store.js';
-import { ACTIVE_EXPIRY_PARTITION_KEY, ACTIVE_EXPIRY_TTL_GRACE_MS } from '../../lambda/store/table-schema.js';
+import { ACTIVE_EXPIRY_PARTITION_KEY, ACTIVE_EXPIRY_TTL_GRACE_MS, OWNER_INDEX_PARTITION_KEY, PARTITION_KEY } from '../../lambda/store/table-schema.js';
 import { createTestTable, localAwsClients } from '../support/local-backend.js';
 
 let tableName: string;
@@ -332,6 +332,56 @@ describe('DynamoDbTaskStore', () => {
       await store().create(task);
       expect(await store().getByKey(taskKey(task.owner, task.taskId))).toEqual(task);
       expect(await store().getByKey(taskKey('someone-else', task.taskId))).toBeNull();
+    });
+
+    it('finds no task past its retention, though its item is still there', async () => {
+      const task = newTask({ retention: { ms: 10_000, clock: RetentionClock.FromCreation } });
+      await store().create(task);
+      clock += 10_000;
+      expect(await store().getByKey(taskKey(task.owner, task.taskId))).toBeNull();
+    });
+  });
+
+  // What every read shows its reader: the owner's live task; nothing of another owner's task, even when its item sits
+  // under the reader's own key; an expired task only to get, as expired.
+  describe('visibility', () => {
+    /** A task item of `owner` planted under `reader`'s key and in `reader`'s listing: the fault injected. */
+    async function plantForeignItem(reader: string, owner: string): Promise<TaskRecord> {
+      const task = newTask({ owner, requestId: '"planted"' });
+      await store().create(task);
+      const { Item } = await documentClient().send(new GetCommand({ TableName: tableName, Key: { [PARTITION_KEY]: taskKey(owner, task.taskId) }, ConsistentRead: true }));
+      const planted = { ...Item, [PARTITION_KEY]: taskKey(reader, task.taskId), [OWNER_INDEX_PARTITION_KEY]: reader };
+      await documentClient().send(new PutCommand({ TableName: tableName, Item: planted }));
+      return task;
+    }
+
+    it("shows a reader no task of another owner's, even one under the reader's own key: get, list and delete find none", async () => {
+      const reader = `reader-${randomUUID()}`;
+      const task = await plantForeignItem(reader, `owner-${randomUUID()}`);
+      expect(await store().get(reader, task.taskId)).toBeNull();
+      expect((await store().list(reader, { limit: 10 })).tasks).toEqual([]);
+      expect(await store().delete(reader, task.taskId)).toBe(false);
+      // The owner's own task is untouched by all of it.
+      expect(await store().get(task.owner, task.taskId)).toEqual(task);
+    });
+
+    it('shows an expired task to get alone, as expired; findByRequest, list and delete find none', async () => {
+      const task = newTask({ requestId: '"soon-gone"', retention: { ms: 10_000, clock: RetentionClock.FromCreation } });
+      await store().create(task);
+      clock += 10_000;
+      await expect(store().get(task.owner, task.taskId)).rejects.toMatchObject({ name: TaskExpiredError.name, task });
+      expect(await store().findByRequest(task.owner, '"soon-gone"')).toBeNull();
+      expect((await store().list(task.owner, { limit: 10 })).tasks).toEqual([]);
+      expect(await store().delete(task.owner, task.taskId)).toBe(false);
+    });
+
+    it('lists a task as its summary: what the owner index holds, without output, input digest, request ID or step', async () => {
+      const { output, requestId, inputDigest, ...summary } = newTask({ requestId: '"listed"', output: '{"ok":true}', lastCheckedAt: clock, statusMessage: 'almost' });
+      const task = { ...summary, output, requestId, inputDigest };
+      await store().create(task);
+      await store().recordCurrentStep(task, 'Review');
+      expect((await store().get(task.owner, task.taskId))?.currentStep).toBe('Review');
+      expect((await store().list(task.owner, { limit: 10 })).tasks).toEqual([summary]);
     });
   });
 

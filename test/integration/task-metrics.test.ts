@@ -1,17 +1,24 @@
 // Task metrics as CloudWatch receives them: the EMF lines the real handlers print, read back from stdout, for tasks
 // created through the task service and finished by the status-sync handler with a real execution on the emulator.
 import { randomUUID } from 'node:crypto';
+import { Metrics } from '@aws-lambda-powertools/metrics';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { DescribeExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it, vi } from 'vitest';
 import { TaskOrigin, TaskStatus, type TaskRecord } from '../../lambda/core/task.js';
+import { taskKey } from '../../lambda/core/task-key.js';
 import { createBackend, type Backend } from '../../lambda/handlers/backend.js';
 import { ENV } from '../../lambda/handlers/environment.js';
 import { countAwsCallFailures, PowertoolsTaskMetrics } from '../../lambda/handlers/powertools-metrics.js';
 import { DIMENSION, METRIC, METRICS_NAMESPACE } from '../../lambda/handlers/metric-names.js';
 import { DEFAULT_SETTINGS } from '../../lambda/service/settings.js';
+import { DynamoDbTaskStore } from '../../lambda/store/dynamodb-task-store.js';
+import { PARTITION_KEY } from '../../lambda/store/table-schema.js';
 import { LOCAL_ACCOUNT, LOCAL_REGION, localAwsEnvironment } from '../../local/local-aws.js';
+import { useInputBackend } from '../support/input-backend.js';
 import { createTestTable, exampleTools, GENEROUS_WAIT, localAwsClients, silentLogger } from '../support/local-backend.js';
+import { callModern, modernRequest } from '../support/modern-client.js';
 import { statusEvent } from '../support/status-events.js';
 import type { ExecutionStatusChangeEvent } from '../../lambda/handlers/execution-status-event.js';
 
@@ -135,6 +142,28 @@ describe('task metrics (EMF on stdout)', () => {
     expect(named(METRIC.AwsCallErrors, where)).toHaveLength(3);
   });
 
+  it('a failed DynamoDB call of the store counts under the API operation (GetItem, UpdateItem), not the document client command', async () => {
+    const clients = localAwsClients();
+    countAwsCallFailures(clients, new PowertoolsTaskMetrics());
+    // The fault alone is made up: DynamoDB throttling every call.
+    clients.dynamoDb.middlewareStack.add(
+      () => async () => {
+        throw Object.assign(new Error('Rate exceeded'), { name: 'ProvisionedThroughputExceededException', $metadata: { httpStatusCode: 400 } });
+      },
+      { step: 'deserialize', name: 'throttleFault' },
+    );
+    const store = new DynamoDbTaskStore({ client: DynamoDBDocumentClient.from(clients.dynamoDb), tableName: 'any' });
+    await expect(store.get('owner', 'task')).rejects.toMatchObject({ name: 'ProvisionedThroughputExceededException' });
+    await expect(store.countCreation('owner', { start: 0, ms: 60_000 }, 5)).rejects.toMatchObject({ name: 'ProvisionedThroughputExceededException' });
+    clients.stepFunctions.destroy();
+    clients.dynamoDb.destroy();
+
+    const operations = named(METRIC.AwsCallThrottles, { [DIMENSION.awsService]: 'DynamoDB' }).map((metric) => metric.dimensions[DIMENSION.operation]);
+    // Every attempt of each call (the SDK retries a throttle), under the name CloudWatch and IAM give the operation.
+    expect(new Set(operations)).toEqual(new Set(['GetItem', 'UpdateItem']));
+    expect(named(METRIC.AwsCallErrors, { [DIMENSION.awsService]: 'DynamoDB' })).toHaveLength(operations.length);
+  });
+
   it('an answer the store expects (a conditional write that lost) counts as no error', async () => {
     const clients = localAwsClients();
     countAwsCallFailures(clients, new PowertoolsTaskMetrics());
@@ -148,5 +177,57 @@ describe('task metrics (EMF on stdout)', () => {
     clients.stepFunctions.destroy();
     clients.dynamoDb.destroy();
     expect(named(METRIC.AwsCallErrors, {})).toEqual([]);
+  });
+});
+
+describe('input wait (EMF on stdout, through the MCP handler)', () => {
+  // The example refund_order workflow asks for approval; both servers record into CloudWatch metrics. Made before the
+  // environment above is set, so the service name is given here, as the environment would give it.
+  const inputs = useInputBackend({ metrics: new PowertoolsTaskMetrics(new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME })) });
+  const where = { [DIMENSION.tool]: 'refund_order' };
+
+  async function askedRefund(orderId: string): Promise<{ taskId: string; key: string }> {
+    const created = await callModern(inputs.servers[0].url, modernRequest('tools/call', { name: 'refund_order', arguments: { orderId, approvalTimeoutSeconds: 600 } }));
+    const taskId = created.result!['taskId'] as string;
+    const key = await vi.waitUntil(async () => {
+      const task = (await callModern(inputs.servers[0].url, modernRequest('tasks/get', { taskId }))).result!;
+      return task['status'] === 'input_required' ? Object.keys(task['inputRequests'] as Record<string, unknown>)[0] : undefined;
+    }, GENEROUS_WAIT);
+    return { taskId, key };
+  }
+
+  const answer = (taskId: string, inputResponses: Record<string, unknown>) =>
+    callModern(inputs.servers[1].url, modernRequest('tasks/update', { taskId, inputResponses }));
+
+  /** The stored request's ask and answer times (the TOKENS.alice owner is `alice`). */
+  async function storedRequest(taskId: string, key: string): Promise<{ askedAt: number; settledAt?: number }> {
+    const documents = DynamoDBDocumentClient.from(localAwsClients().dynamoDb);
+    const read = new GetCommand({ TableName: inputs.servers[0].tableName, Key: { [PARTITION_KEY]: taskKey('alice', taskId) }, ConsistentRead: true });
+    const { Item } = await documents.send(read);
+    return (Item!['inputRequests'] as Record<string, { askedAt: number; settledAt?: number }>)[key]!;
+  }
+
+  it('an answered input request records its wait once, under its tool: from the ask to the answer the store recorded', async () => {
+    const { taskId, key } = await askedRefund('W-1');
+    expect(named(METRIC.InputWaitTime, {})).toEqual([]);
+    const response = { [key]: { action: 'accept', content: { approve: true } } };
+    expect(await answer(taskId, response)).toMatchObject({ result: {} });
+    // A repeated answer is ignored, and records nothing more.
+    expect(await answer(taskId, response)).toMatchObject({ result: {} });
+
+    const stored = await storedRequest(taskId, key);
+    expect(stored.settledAt).toBeGreaterThanOrEqual(stored.askedAt);
+    expect(named(METRIC.InputWaitTime, where)).toEqual([
+      { namespace: METRICS_NAMESPACE, name: METRIC.InputWaitTime, unit: 'Milliseconds', value: stored.settledAt! - stored.askedAt, dimensions: { service: SERVICE_NAME, tool: 'refund_order' } },
+    ]);
+  });
+
+  it('an answer refused for not fitting the request records no wait; the request stays open', async () => {
+    const { taskId, key } = await askedRefund('W-2');
+    const refused = await answer(taskId, { [key]: { action: 'accept', content: { amount: 3 } } });
+    expect(refused.error).toMatchObject({ code: -32602 });
+    expect(named(METRIC.InputWaitTime, {})).toEqual([]);
+    expect((await storedRequest(taskId, key)).settledAt).toBeUndefined();
+    await callModern(inputs.servers[0].url, modernRequest('tasks/cancel', { taskId }));
   });
 });

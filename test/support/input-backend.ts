@@ -10,6 +10,7 @@ import { createAskStep } from '../../lambda/input/ask-step.js';
 import { DynamoDbInputRequests } from '../../lambda/store/dynamodb-input-requests.js';
 import { definitionWithArns, toolDescription } from '../../lambda/tools/state-machine-tool.js';
 import type { ToolDefinition } from '../../lambda/tools/tool-definition.js';
+import type { TaskMetrics } from '../../lambda/service/task-metrics.js';
 import { localClients } from '../../local/infrastructure.js';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from '../../local/local-aws.js';
 import { startStepFunctionsEmulator, type StepFunctionsEmulator } from '../../local/step-functions/emulator.js';
@@ -28,8 +29,8 @@ export interface InputBackend {
 
 const lambdaArn = (name: string): string => `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:${name}`;
 
-/** Registers beforeAll/afterAll hooks; use the fixture inside tests only. */
-export function useInputBackend(): InputBackend {
+/** Registers beforeAll/afterAll hooks; use the fixture inside tests only. `metrics`: what both servers record into. */
+export function useInputBackend(options: { metrics?: TaskMetrics } = {}): InputBackend {
   let emulator: StepFunctionsEmulator | undefined;
   let servers: [TestServer, TestServer] | undefined;
   let sfn: SFNClient | undefined;
@@ -73,7 +74,8 @@ export function useInputBackend(): InputBackend {
       { step: 'initialize', name: 'injectSendTaskSuccessFaults' },
     );
     const clients = { dynamoDb, stepFunctions: serverSfn };
-    servers = [await startTestServer({}, { tableName, tools, clients }), await startTestServer({}, { tableName, tools, clients })];
+    const server = () => startTestServer({}, { tableName, tools, clients, ...(options.metrics ? { metrics: options.metrics } : {}) });
+    servers = [await server(), await server()];
   });
 
   afterAll(async () => {

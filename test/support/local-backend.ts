@@ -5,6 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { inject } from 'vitest';
 import { createBackend, type Backend } from '../../lambda/handlers/backend.js';
 import { DEFAULT_SETTINGS, type TaskServiceSettings } from '../../lambda/service/settings.js';
+import type { TaskMetrics } from '../../lambda/service/task-metrics.js';
 import type { ToolDefinition } from '../../lambda/tools/tool-definition.js';
 import { bearerTokenOwners, LOOPBACK_HOSTS, startDevServer, type OwnerResolver } from '../../local/dev-server.js';
 import { localClients } from '../../local/infrastructure.js';
@@ -54,13 +55,14 @@ export interface TestServer {
 
 export async function startTestServer(
   settings: Partial<TaskServiceSettings> = {},
-  options: { tableName?: string; tools?: ToolDefinition[]; resolveOwner?: OwnerResolver; clients?: ReturnType<typeof localAwsClients> } = {},
+  options: { tableName?: string; tools?: ToolDefinition[]; resolveOwner?: OwnerResolver; clients?: ReturnType<typeof localAwsClients>; metrics?: TaskMetrics } = {},
 ): Promise<TestServer> {
   const tableName = options.tableName ?? (await createTestTable());
   const backend = createBackend(
     { tableName, tools: options.tools ?? exampleTools(), settings: { ...DEFAULT_SETTINGS, pollIntervalMs: 200, refreshIntervalMs: 200, ...settings }, allowedHosts: LOOPBACK_HOSTS },
     options.clients ?? localAwsClients(),
     silentLogger,
+    options.metrics,
   );
   const server = await startDevServer(backend.app, { resolveOwner: options.resolveOwner ?? bearerTokenOwners({ [TOKENS.alice]: 'alice', [TOKENS.bob]: 'bob' }) });
   return { url: server.url, backend, tableName, close: server.close };
