@@ -13,7 +13,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { TaskExpiredError, TaskNotFoundError } from '../core/errors.js';
 import { isTerminal, type TaskRecord } from '../core/task.js';
-import { progressChanged } from '../core/task-progress.js';
+import { activityChanged } from '../core/task-progress.js';
 import type { TaskService } from '../service/task-service.js';
 import { sleep } from '../service/sleep.js';
 import { missingCapabilities } from './client-capabilities.js';
@@ -107,9 +107,7 @@ export function serveTaskSubscription(
             const task = await currentTask(service, owner, taskId);
             // Progress the workflow reports moves lastUpdatedAt too; compared itself as well, for two writes in one millisecond.
             // A new current step (issue 12) leaves lastUpdatedAt alone, but changes the statusMessage shown.
-            const changed =
-              task !== null &&
-              (task.status !== seen.status || task.lastUpdatedAt !== seen.lastUpdatedAt || progressChanged(seen.progress, task.progress) || task.currentStep !== seen.currentStep);
+            const changed = task !== null && (task.status !== seen.status || task.lastUpdatedAt !== seen.lastUpdatedAt || activityChanged(seen, task));
             if (changed) await notifyTask(task);
             // Gone (deleted or expired) ends that task's story as surely as a terminal status: nothing more will change.
             if (task === null || isTerminal(task.status)) watched.delete(taskId);
