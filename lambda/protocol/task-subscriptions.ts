@@ -88,8 +88,11 @@ export function serveTaskSubscription(
         if (!stopped.signal.aborted) controller.enqueue(encoder.encode(frame));
       };
       const send = (payload: Record<string, unknown>): void => write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', ...payload })}\n\n`);
-      const notifyTask = async (task: TaskRecord): Promise<void> =>
-        send({ method: 'notifications/tasks', params: { ...toDetailedTask(task, await service.resultOf(task)), _meta: subscriptionMeta } });
+      const notifyTask = async (task: TaskRecord): Promise<void> => {
+        const detailed = toDetailedTask(task, await service.resultOf(task));
+        // The task's own `_meta` (its progress) stays beside the subscription's.
+        send({ method: 'notifications/tasks', params: { ...detailed, _meta: { ...(detailed['_meta'] as Record<string, unknown> | undefined), ...subscriptionMeta } } });
+      };
       const keepAlive = setInterval(() => write(': keepalive\n\n'), options.keepAliveMs);
       try {
         const watched = new Map<string, TaskRecord>();
