@@ -17,7 +17,7 @@ export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
  * count: `_meta["mcp-tasks-sfn/progress"] = { statusMessage, progress?, total? }` (lambda/protocol/sep-1686.ts). Other
  * servers leave it out, and the live view then shows the statusMessage alone.
  */
-export const PROGRESS_META_KEY = 'mcp-tasks-sfn/progress';
+const PROGRESS_META_KEY = 'mcp-tasks-sfn/progress';
 
 /** The task's count from its `_meta`, when the server put one there. */
 function progressOf(view: TaskView): ProgressUpdate | undefined {
