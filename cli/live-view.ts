@@ -1,7 +1,8 @@
 // Follows one task until it ends. On a terminal: an ora spinner line (status, status message, progress bar,
 // elapsed time) on stderr, and Ctrl-C asks whether to cancel the task or leave it running. Elsewhere: one plain
 // line per change, and an interrupt leaves the task running. Polls tasks/get at the server's suggested interval;
-// progress notifications, when the server sends them, come in through `progress()`.
+// the count for the bar comes from progress notifications, when the server sends them (through `progress()`), or from
+// the polled task, when it carries one.
 import { isCancel, select } from '@clack/prompts';
 import ora, { type Ora } from 'ora';
 import { renderLiveLine } from './render.js';
@@ -41,31 +42,38 @@ export class LiveView {
 
   /** Follows `taskId` until it ends or, after Ctrl-C, until the user chooses to leave it running. */
   async watch(taskId: string, initial?: TaskInfo): Promise<WatchEnd> {
-    this.latest = initial ?? (await this.client.getTask(taskId));
-    if (isTerminal(this.latest.status)) return { kind: 'ended', task: this.latest };
+    let task = this.see(initial ?? (await this.client.getTask(taskId)));
+    if (isTerminal(task.status)) return { kind: 'ended', task };
     const interrupted = this.interruptSignal();
     this.startSpinner();
     const ticker = this.spinner ? setInterval(() => this.redraw(), 1_000) : undefined;
     try {
       for (;;) {
         this.redraw();
-        const pause = Math.max(MIN_POLL_MS, this.latest.pollInterval ?? DEFAULT_POLL_MS);
+        const pause = Math.max(MIN_POLL_MS, task.pollInterval ?? DEFAULT_POLL_MS);
         const woken = await Promise.race([sleep(pause).then(() => 'poll' as const), interrupted.next]);
         if (woken === 'interrupt') {
           const choice = await this.askOnInterrupt(taskId);
-          if (choice === 'leave') return { kind: 'left-running', task: this.latest };
-          this.latest = await this.client.cancelTask(taskId);
+          if (choice === 'leave') return { kind: 'left-running', task };
+          task = this.see(await this.client.cancelTask(taskId));
           interrupted.rearm();
         } else {
-          this.latest = await this.client.getTask(taskId);
+          task = this.see(await this.client.getTask(taskId));
         }
-        if (isTerminal(this.latest.status)) return { kind: 'ended', task: this.latest };
+        if (isTerminal(task.status)) return { kind: 'ended', task };
       }
     } finally {
       if (ticker) clearInterval(ticker);
       this.spinner?.stop();
       interrupted.dispose();
     }
+  }
+
+  /** A polled task: its status and message, and its count when the task itself carries one (the Tasks extension has no progress notifications). */
+  private see(task: TaskInfo): TaskInfo {
+    this.latest = task;
+    if (task.progress !== undefined) this.progressUpdate = task.progress;
+    return task;
   }
 
   private startSpinner(): void {

@@ -1,17 +1,38 @@
 // The 2026-07-28 adapter: the Tasks extension (`io.modelcontextprotocol/tasks`) through the official 2.x client
 // and an ext-tasks session. connect.ts uses it when the server negotiates the modern era and advertises the
-// extension. Progress notifications do not reach this path; the live view shows the polled statusMessage.
+// extension. Progress notifications do not reach this path: the live view shows the polled statusMessage, and the
+// count (a progress bar) when the server puts one in the task's `_meta` as this project's server does.
 import type { Client } from '@modelcontextprotocol/client';
 import { createTaskSessionFromClient, JsonRpcResponseError, toolDeclarationFromMcpTool, type TaskEnabledSession, type TaskView } from '@modelcontextprotocol/ext-tasks/client';
 import { taskId as toTaskId, type JsonValue } from '@modelcontextprotocol/ext-tasks/core';
 import { CLIENT_INFO, isUnknownTaskMessage, type Endpoint } from './endpoint.js';
 import { ServerError, UnknownTaskError, UsageError } from './errors.js';
 import { fetchDispatch, MODERN_VERSION } from './modern-dispatch.js';
-import type { StartOptions, Started, TaskClient, TaskInfo, TaskOutcome, ToolInfo, ToolResult } from './task-client.js';
+import type { ProgressUpdate, StartOptions, Started, TaskClient, TaskInfo, TaskOutcome, ToolInfo, ToolResult } from './task-client.js';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
+/**
+ * Where mcp-tasks-sfn puts an active task's count in the Tasks extension's Task, which has a statusMessage but no
+ * count: `_meta["mcp-tasks-sfn/progress"] = { statusMessage, progress?, total? }` (lambda/protocol/sep-1686.ts). Other
+ * servers leave it out, and the live view then shows the statusMessage alone.
+ */
+const PROGRESS_META_KEY = 'mcp-tasks-sfn/progress';
+
+/** The task's count from its `_meta`, when the server put one there. */
+function progressOf(view: TaskView): ProgressUpdate | undefined {
+  const entry = recordOf(recordOf(view.raw['_meta'])?.[PROGRESS_META_KEY]);
+  const { progress, total, statusMessage } = entry ?? {};
+  if (typeof progress !== 'number') return undefined;
+  return { progress, ...(typeof total === 'number' ? { total } : {}), ...(typeof statusMessage === 'string' ? { message: statusMessage } : {}) };
+}
+
+function recordOf(value: JsonValue | undefined): { readonly [key: string]: JsonValue } | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as { readonly [key: string]: JsonValue }) : undefined;
+}
+
 function toTaskInfo(view: TaskView): TaskInfo {
+  const progress = progressOf(view);
   return {
     taskId: view.taskId,
     status: view.status,
@@ -20,6 +41,7 @@ function toTaskInfo(view: TaskView): TaskInfo {
     ...(view.lastUpdatedAt !== undefined ? { lastUpdatedAt: view.lastUpdatedAt } : {}),
     ttl: view.retentionMs,
     ...(view.suggestedPollIntervalMs !== undefined ? { pollInterval: view.suggestedPollIntervalMs } : {}),
+    ...(progress !== undefined ? { progress } : {}),
   };
 }
 

@@ -13,12 +13,13 @@ export function renderTask(task: TaskInfo): string {
     ['task', task.taskId],
     ['status', task.status],
     ['message', task.statusMessage],
+    ['progress', task.progress !== undefined ? progressCount(task.progress) : undefined],
     ['created', task.createdAt],
     ['updated', task.lastUpdatedAt],
     ['ttl', task.ttl === null ? 'unlimited' : task.ttl !== undefined ? `${task.ttl} ms` : undefined],
     ['poll', task.pollInterval !== undefined ? `${task.pollInterval} ms` : undefined],
   ];
-  return rows.flatMap(([label, value]) => (value !== undefined ? [`${`${label}:`.padEnd(9)}${value}`] : [])).join('\n');
+  return rows.flatMap(([label, value]) => (value !== undefined ? [`${`${label}:`.padEnd(10)}${value}`] : [])).join('\n');
 }
 
 export function renderTaskList(tasks: readonly TaskInfo[]): string {
@@ -49,6 +50,11 @@ export function formatElapsed(ms: number): string {
   return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, '0')}m`;
 }
 
+/** `2 of 5`, or `2 done` when the total is unknown. */
+function progressCount(progress: ProgressUpdate): string {
+  return progress.total !== undefined ? `${progress.progress} of ${progress.total}` : `${progress.progress} done`;
+}
+
 /** A text bar such as `[######----] 60%`: plain characters, so it reads the same in any terminal or log. */
 export function progressBar(progress: number, total: number, width = 20): string {
   const fraction = total > 0 ? Math.min(1, Math.max(0, progress / total)) : 0;
@@ -62,7 +68,7 @@ export function renderLiveLine(state: { status: string; statusMessage?: string; 
   const parts = [state.status];
   if (message) parts.push(message);
   if (state.progress?.total !== undefined) parts.push(progressBar(state.progress.progress, state.progress.total));
-  else if (state.progress) parts.push(`${state.progress.progress} done`);
+  else if (state.progress) parts.push(progressCount(state.progress));
   parts.push(formatElapsed(state.elapsedMs));
   return parts.join(' · ');
 }

@@ -16,6 +16,8 @@ export interface TaskInfo {
   readonly ttl?: number | null;
   /** How often the server suggests polling, in ms. */
   readonly pollInterval?: number;
+  /** How far the task has got, when the server says so in the task itself (not every server or protocol does). */
+  readonly progress?: ProgressUpdate;
 }
 
 export interface ToolInfo {

@@ -39,12 +39,25 @@ export function progressText(progress: TaskProgress | undefined, now: number = D
 export function statusMessageOf(task: Pick<TaskRecord, 'status' | 'statusMessage' | 'progress' | 'currentStep'>, now: number = Date.now()): string | undefined {
   if (task.statusMessage !== undefined) return task.statusMessage;
   if (isTerminal(task.status)) return undefined;
+  return activityText(task, now);
+}
+
+/** What the workflow is doing, as one line: its reported progress, else the state its execution was last seen in. */
+export function activityText(task: Pick<TaskRecord, 'progress' | 'currentStep'>, now: number = Date.now()): string | undefined {
   return progressText(task.progress, now) ?? currentStepText(task.currentStep);
 }
 
 /** How the current step reads as a status message. */
 export function currentStepText(step: string | undefined): string | undefined {
   return step === undefined ? undefined : `Running ${step}`;
+}
+
+/**
+ * Whether a read of a task brings a watcher news of its activity: progress the workflow reported, or a new current
+ * step (a refresh found the execution in another state). Status changes are the watcher's own business.
+ */
+export function activityChanged(previous: Pick<TaskRecord, 'progress' | 'currentStep'> | undefined, next: Pick<TaskRecord, 'progress' | 'currentStep'>): boolean {
+  return progressChanged(previous?.progress, next.progress) || (next.currentStep !== undefined && next.currentStep !== previous?.currentStep);
 }
 
 /** Whether `next` tells a watcher something `previous` did not. */

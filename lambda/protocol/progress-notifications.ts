@@ -1,7 +1,8 @@
 // `notifications/progress` for a request that waits on a task (issue 12): a plain tools/call, a 2025-11-25
 // tasks/result, a SEP-1686 call while its response is pending. Sent only when the request carried a progressToken
-// (MCP 2025-11-25 basic/utilities/progress), from the progress the workflow stores on its task.
-import { progressText } from '../core/task-progress.js';
+// (MCP 2025-11-25 basic/utilities/progress), from the progress the workflow stores on its task or, when it reports
+// none, the state a refresh found its execution in.
+import { activityText } from '../core/task-progress.js';
 import type { TaskRecord } from '../core/task.js';
 
 export type ProgressToken = string | number;
@@ -18,9 +19,10 @@ export interface ProgressNotification {
 }
 
 /**
- * What to pass to a wait as its `onProgress`: turns each new progress into a notification. The spec requires
- * `progress` to increase with every notification, so it is the workflow's count when it reports one (a new message
- * at an unchanged count is left for tasks/get), else the number of distinct messages so far.
+ * What to pass to a wait as its `onProgress`: turns each new progress, or new current step, into a notification whose
+ * message is what the task's statusMessage says of it ("Analysed 2 of 5 documents", "Running Compute"). The spec
+ * requires `progress` to increase with every notification, so it is the workflow's count when it reports one (a new
+ * message at an unchanged count is left for tasks/get), else the number of distinct messages so far.
  */
 export function progressNotifier(
   token: ProgressToken,
@@ -32,10 +34,9 @@ export function progressNotifier(
   let lastMessage: string | undefined;
   return async (task) => {
     const reported = task.progress;
-    if (reported === undefined) return;
-    const message = progressText(reported);
+    const message = activityText(task);
     let progress: number;
-    if (reported.progress !== undefined) progress = reported.progress;
+    if (reported?.progress !== undefined) progress = reported.progress;
     else if (message !== undefined && message !== lastMessage) progress = ++messages;
     else return;
     if (last !== undefined && progress <= last) return;
@@ -44,7 +45,7 @@ export function progressNotifier(
     const params = {
       progressToken: token,
       progress,
-      ...(reported.total !== undefined ? { total: reported.total } : {}),
+      ...(reported?.total !== undefined ? { total: reported.total } : {}),
       ...(message !== undefined ? { message } : {}),
       ...(meta !== undefined ? { _meta: meta } : {}),
     };

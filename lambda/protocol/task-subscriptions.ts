@@ -13,7 +13,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { TaskExpiredError, TaskNotFoundError } from '../core/errors.js';
 import { isTerminal, type TaskRecord } from '../core/task.js';
-import { progressChanged } from '../core/task-progress.js';
+import { activityChanged } from '../core/task-progress.js';
 import type { TaskService } from '../service/task-service.js';
 import { sleep } from '../service/sleep.js';
 import { missingCapabilities } from './client-capabilities.js';
@@ -88,8 +88,11 @@ export function serveTaskSubscription(
         if (!stopped.signal.aborted) controller.enqueue(encoder.encode(frame));
       };
       const send = (payload: Record<string, unknown>): void => write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', ...payload })}\n\n`);
-      const notifyTask = async (task: TaskRecord): Promise<void> =>
-        send({ method: 'notifications/tasks', params: { ...toDetailedTask(task, await service.resultOf(task)), _meta: subscriptionMeta } });
+      const notifyTask = async (task: TaskRecord): Promise<void> => {
+        const detailed = toDetailedTask(task, await service.resultOf(task));
+        // The task's own `_meta` (its progress) stays beside the subscription's.
+        send({ method: 'notifications/tasks', params: { ...detailed, _meta: { ...(detailed['_meta'] as Record<string, unknown> | undefined), ...subscriptionMeta } } });
+      };
       const keepAlive = setInterval(() => write(': keepalive\n\n'), options.keepAliveMs);
       try {
         const watched = new Map<string, TaskRecord>();
@@ -107,9 +110,7 @@ export function serveTaskSubscription(
             const task = await currentTask(service, owner, taskId);
             // Progress the workflow reports moves lastUpdatedAt too; compared itself as well, for two writes in one millisecond.
             // A new current step (issue 12) leaves lastUpdatedAt alone, but changes the statusMessage shown.
-            const changed =
-              task !== null &&
-              (task.status !== seen.status || task.lastUpdatedAt !== seen.lastUpdatedAt || progressChanged(seen.progress, task.progress) || task.currentStep !== seen.currentStep);
+            const changed = task !== null && (task.status !== seen.status || task.lastUpdatedAt !== seen.lastUpdatedAt || activityChanged(seen, task));
             if (changed) await notifyTask(task);
             // Gone (deleted or expired) ends that task's story as surely as a terminal status: nothing more will change.
             if (task === null || isTerminal(task.status)) watched.delete(taskId);

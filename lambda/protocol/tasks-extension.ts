@@ -4,6 +4,7 @@ import { openInputRequests } from '../core/input-request.js';
 import { statusMessageOf } from '../core/task-progress.js';
 import { retentionFromCreationMs, TaskStatus, type TaskRecord } from '../core/task.js';
 import type { ToolResult } from '../core/tool-result.js';
+import { progressMeta } from './sep-1686.js';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
@@ -27,9 +28,14 @@ function wireStatus(status: TaskStatus): WireStatus {
   }
 }
 
-/** The extension's Task: the fields a CreateTaskResult and every DetailedTask carry. */
+/**
+ * The extension's Task: the fields a CreateTaskResult and every DetailedTask carry. An active task's progress also
+ * rides in `_meta` under the key the SEP-1686 dialect uses (`{ statusMessage, progress?, total? }`): the extension's
+ * Task has `statusMessage` but no count, and a client such as mcp-tasks draws its bar from it (issue 12).
+ */
 export function toExtensionTask(task: TaskRecord): Record<string, unknown> {
   const statusMessage = statusMessageOf(task);
+  const meta = progressMeta(task);
   return {
     taskId: task.taskId,
     status: wireStatus(task.status),
@@ -38,6 +44,7 @@ export function toExtensionTask(task: TaskRecord): Record<string, unknown> {
     lastUpdatedAt: new Date(task.lastUpdatedAt).toISOString(),
     ttlMs: retentionFromCreationMs(task),
     pollIntervalMs: task.pollIntervalMs,
+    ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}),
   };
 }
 

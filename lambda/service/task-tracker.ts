@@ -6,7 +6,7 @@ import { IllegalTransitionError, TaskExpiredError, TaskNotFoundError } from '../
 import { outcomeOfExecution, type ExecutionSnapshot, type TaskOutcome } from '../core/execution-status.js';
 import { inputNeverCameMessage } from '../core/input-request.js';
 import { FIRST_WAIT_STEP_MS, isRefreshDue, isTerminal, nextWaitStepMs, pollRefreshIntervalMs, TaskStatus, type TaskRecord } from '../core/task.js';
-import { progressChanged } from '../core/task-progress.js';
+import { activityChanged } from '../core/task-progress.js';
 import { executionNameOf, taskKeyFromExecutionName } from '../core/task-key.js';
 import type { TaskExecutor } from '../executor/task-executor.js';
 import type { TaskStore } from '../store/task-store.js';
@@ -29,7 +29,10 @@ export interface TaskTrackerOptions {
 export interface WaitOptions {
   readonly timeoutMs: number;
   readonly signal?: AbortSignal;
-  /** Called with the task whenever a read finds progress its workflow reported since the last call (issue 12). */
+  /**
+   * Called with the task whenever a read finds progress its workflow reported, or a new current step, since the last
+   * call (issue 12).
+   */
   readonly onProgress?: (task: TaskRecord) => Promise<void> | void;
 }
 
@@ -67,11 +70,11 @@ export class TaskTracker {
   async waitForTerminal(owner: string, taskId: string, options: WaitOptions): Promise<TaskRecord> {
     const deadline = this.now() + options.timeoutMs;
     let task = await this.getTask(owner, taskId);
-    // Each read that finds new progress is passed on to the waiting stream.
-    let seen: TaskRecord['progress'];
+    // Each read that finds new progress or a new current step is passed on to the waiting stream.
+    let seen: TaskRecord | undefined;
     const passOnProgress = async (read: TaskRecord): Promise<void> => {
-      if (options.onProgress === undefined || !progressChanged(seen, read.progress)) return;
-      seen = read.progress;
+      if (options.onProgress === undefined || !activityChanged(seen, read)) return;
+      seen = read;
       await options.onProgress(read);
     };
     await passOnProgress(task);
@@ -147,10 +150,10 @@ export class TaskTracker {
     // DescribeExecution is eventually consistent: a just-started execution may not be visible yet.
     if (execution === null && now - task.createdAt < this.settings.startGraceMs) return { ...task, lastCheckedAt: now };
     // Only a running execution has a current step worth showing; the refresh claim above bounds this call too.
-    const stepped = execution?.status === 'RUNNING' ? await this.withCurrentStep(task) : task;
-    const checked = { ...stepped, lastCheckedAt: now };
+    const step = execution?.status === 'RUNNING' ? await this.currentStepOf(task) : null;
+    const checked = { ...task, lastCheckedAt: now };
     try {
-      return await this.applyOutcome(checked, execution, now);
+      return await this.applyOutcome(checked, execution, now, step !== null && step !== task.currentStep ? step : undefined);
     } catch (error) {
       if (error instanceof TaskNotFoundError || error instanceof TaskExpiredError) throw error;
       // The store could not record the news (throttled, unreachable): answer with what is stored; the next
@@ -160,26 +163,38 @@ export class TaskTracker {
     }
   }
 
-  /** The task with the state its execution is in, stored when it changed. Never fails the poll: the step is a hint. */
-  private async withCurrentStep(task: TaskRecord): Promise<TaskRecord> {
+  /** The state the task's execution is in, or `null`. Never fails the poll: the step is a hint. */
+  private async currentStepOf(task: TaskRecord): Promise<string | null> {
     try {
-      const step = await this.executor.currentStep(task.executionArn);
-      if (step === null || step === task.currentStep) return task;
+      return await this.executor.currentStep(task.executionArn);
+    } catch (error) {
+      this.logger.warn('Could not read the current step', { taskId: task.taskId, error: String(error) });
+      return null;
+    }
+  }
+
+  /** Stores a new current step on a task whose status stays as it is. Never fails the poll: the step is a hint. */
+  private async recordCurrentStep(task: TaskRecord, step: string): Promise<TaskRecord> {
+    try {
       await this.store.recordCurrentStep(task, step);
       return { ...task, currentStep: step };
     } catch (error) {
-      this.logger.warn('Could not read the current step', { taskId: task.taskId, error: String(error) });
+      this.logger.warn('Could not record the current step', { taskId: task.taskId, error: String(error) });
       return task;
     }
   }
 
-  private async applyOutcome(task: TaskRecord, execution: ExecutionSnapshot | null, now: number): Promise<TaskRecord> {
+  /**
+   * Records what the execution's status means for the task; `currentStep`, a step the task does not show yet, rides
+   * on the same write when the status moves (one UpdateItem for a first refresh), or is written alone when it does not.
+   */
+  private async applyOutcome(task: TaskRecord, execution: ExecutionSnapshot | null, now: number, currentStep?: string): Promise<TaskRecord> {
     const outcome = withInputNews(task, outcomeOfExecution(execution), execution?.error);
-    if (outcome.status === task.status) return task;
     // A running execution waiting for an answer stays input_required (the store refuses that move, too, for a race).
-    if (task.status === TaskStatus.InputRequired && outcome.status === TaskStatus.Working) return task;
+    const stays = outcome.status === task.status || (task.status === TaskStatus.InputRequired && outcome.status === TaskStatus.Working);
+    if (stays) return currentStep === undefined ? task : this.recordCurrentStep(task, currentStep);
     try {
-      const updated = await this.store.update(task, { ...outcome, at: now });
+      const updated = await this.store.update(task, { ...outcome, at: now, ...(currentStep !== undefined ? { currentStep } : {}) });
       return isTerminal(updated.status) ? await this.finished(updated) : updated;
     } catch (error) {
       if (!(error instanceof IllegalTransitionError)) throw error;

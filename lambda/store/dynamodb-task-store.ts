@@ -157,6 +157,10 @@ export class DynamoDbTaskStore implements TaskStore {
       sets.push('toolError = :toolError');
       values[':toolError'] = true;
     }
+    if (change.currentStep !== undefined) {
+      sets.push('currentStep = :currentStep');
+      values[':currentStep'] = change.currentStep;
+    }
     if (terminal) {
       sets.push('completedAt = :at');
       // Out of the expiry sweep's index: a terminal task has no execution left to stop.

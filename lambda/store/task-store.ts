@@ -7,6 +7,11 @@ export interface TaskChange {
   /** A completed task's raw execution output. */
   readonly output?: string;
   readonly toolError?: boolean;
+  /**
+   * The state the execution was found in by the refresh that brings this change (`TaskRecord.currentStep`): stored in
+   * the same write, so a first refresh (submitted -> working, and a step) costs one UpdateItem, not two (issue 12).
+   */
+  readonly currentStep?: string;
   /** Epoch ms of the change. */
   readonly at: number;
 }

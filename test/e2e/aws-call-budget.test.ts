@@ -1,14 +1,22 @@
 // What each task operation costs in AWS calls, counted on the real clients (DynamoDB Local, the Step Functions
-// emulator): a listing never calls Step Functions, and a new task's first poll looks at its execution at once.
+// emulator): a listing never calls Step Functions, and a new task's first poll looks at its execution at once and
+// records what it found in one write.
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { StepFunctionsExecutor } from '../../lambda/executor/step-functions-executor.js';
+import { DynamoDbTaskStore } from '../../lambda/store/dynamodb-task-store.js';
+import type { TaskStore } from '../../lambda/store/task-store.js';
 import { countAwsCalls, type AwsCallCounter } from '../../local/aws-call-counter.js';
-import { connectClient, localAwsClients, startTestServer, type TestServer } from '../support/local-backend.js';
+import { connectClient, GENEROUS_WAIT, localAwsClients, startTestServer, type TestServer } from '../support/local-backend.js';
 
 let server: TestServer;
 let client: Client;
 let counter: AwsCallCounter;
+/** The table and the emulator as the test itself sees them, on clients the counter does not count. */
+let uncountedStore: TaskStore;
+let uncountedExecutor: StepFunctionsExecutor;
 
 beforeAll(async () => {
   const clients = localAwsClients();
@@ -16,6 +24,9 @@ beforeAll(async () => {
   // A refresh interval far longer than the test: any Step Functions call below is one the operation itself makes.
   server = await startTestServer({ refreshIntervalMs: 600_000, pollIntervalMs: 600_000 }, { clients });
   client = await connectClient(server.url);
+  const uncounted = localAwsClients();
+  uncountedStore = new DynamoDbTaskStore({ client: DynamoDBDocumentClient.from(uncounted.dynamoDb), tableName: server.tableName });
+  uncountedExecutor = new StepFunctionsExecutor({ client: uncounted.stepFunctions });
 });
 afterAll(async () => {
   await client?.close();
@@ -49,6 +60,20 @@ describe('AWS calls per task operation', () => {
     await client.experimental.tasks.getTask(task.taskId);
     expect(counter.calls).toEqual({ GetItemCommand: 1 });
     expect(counter.total('stepFunctions')).toBe(0);
+  });
+
+  it('tasks/get: a first refresh that finds the execution in a state records it with the move to working, in one UpdateItem', async () => {
+    const task = await startTask('analyze_documents', { documents: ['a'], reviewSeconds: 600 });
+    // Looked at from outside the counted clients: wait until the execution's history names a state.
+    const { executionArn } = (await uncountedStore.get('alice', task.taskId))!;
+    await vi.waitUntil(async () => (await uncountedExecutor.currentStep(executionArn)) !== null, GENEROUS_WAIT);
+    counter.reset();
+    const polled = await client.experimental.tasks.getTask(task.taskId);
+    expect(polled).toMatchObject({ status: 'working', statusMessage: expect.stringMatching(/^Running \w+$/) });
+    // The refresh claim, then one write of the new status and the step together.
+    expect(counter.calls['UpdateItemCommand']).toBe(2);
+    expect((await uncountedStore.get('alice', task.taskId))?.currentStep).toBe(polled.statusMessage!.replace(/^Running /, ''));
+    await client.experimental.tasks.cancelTask(task.taskId);
   });
 
   it('tasks/result of a fast tool sees the finished execution without waiting for a refresh interval', async () => {

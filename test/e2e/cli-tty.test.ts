@@ -1,21 +1,29 @@
 // End to end, in a real pseudo-terminal: the mcp-tasks bundle runs inside tmux against a test server, as a person
 // would run it. The live line must show the status and elapsed time while the task works; Ctrl-C must stop it and
-// ask; "leave it running" must print the task ID, exit 130 and leave the task working; "cancel" must cancel it.
+// ask; "leave it running" must print the task ID, exit 130 and leave the task working; "cancel" must cancel it. In the
+// default protocol (the 2026-07-28 Tasks extension) the line draws a progress bar from the count the task carries.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { GENEROUS_WAIT, startTestServer, TOKENS, type TestServer } from '../support/local-backend.js';
+import { GENEROUS_WAIT, progressTable, startTestServer, TOKENS, type TestServer } from '../support/local-backend.js';
 import { buildCliBundle, runCli, TmuxSession } from '../support/cli-process.js';
 
 let server: TestServer;
+/** A server on the table the emulator's progress step records on, so analyze_documents' counts reach its tasks. */
+let progressServer: TestServer;
 let bundle: string;
 let disposeBundle: () => Promise<void>;
 const sessions: TmuxSession[] = [];
 
 beforeAll(async () => {
-  [server, { bundle, dispose: disposeBundle }] = await Promise.all([startTestServer(), buildCliBundle()]);
+  [server, progressServer, { bundle, dispose: disposeBundle }] = await Promise.all([
+    startTestServer(),
+    startTestServer({}, { tableName: progressTable() }),
+    buildCliBundle(),
+  ]);
 });
 afterAll(async () => {
   await Promise.all(sessions.map((session) => session.kill()));
   await server?.close();
+  await progressServer?.close();
   await disposeBundle?.();
 });
 
@@ -27,10 +35,10 @@ const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
  * (ora draws nothing live under CI); after the CLI exits the shell prints its exit code and stays, so the
  * screen can still be read.
  */
-async function startWaitingCall(): Promise<TmuxSession> {
+async function startWaitingCall(on: TestServer = server): Promise<TmuxSession> {
   const args = JSON.stringify({ documents: ['The cat sat.', 'A dog ran far away.'], reviewSeconds: 600 });
   const cli = [process.execPath, bundle, 'call', 'analyze_documents', '--args', args, '--wait'].map(quote).join(' ');
-  const environment = `env -u CI MCP_TASKS_URL=${quote(server.url)} MCP_TASKS_TOKEN=${quote(TOKENS.alice)}`;
+  const environment = `env -u CI MCP_TASKS_URL=${quote(on.url)} MCP_TASKS_TOKEN=${quote(TOKENS.alice)}`;
   // Ctrl-C signals the whole foreground group, the shell too: its trap keeps it alive to print the exit code
   // (a trapped signal is reset to the default in the CLI it starts, so the CLI sees SIGINT as usual).
   const session = await TmuxSession.start(`sh -c ${quote(`trap true INT; ${environment} ${cli}; echo "EXIT=$?"; exec sleep 3600`)}`);
@@ -85,5 +93,20 @@ describe('mcp-tasks call --wait in a terminal', () => {
     const [, taskId] = await screenMatch(session, PROMPT);
     await session.sendKeys('Down', 'Enter');
     expect((await screenMatch(session, /EXIT=3/)).input).toContain(`Task ${taskId} was cancelled.`);
+  });
+
+  it('in the default protocol (Tasks extension) draws a progress bar from the count in the task, with the workflow’s message', async () => {
+    const session = await startWaitingCall(progressServer);
+    // Both documents analysed, then the review window: the count the workflow reported stays at 2 of 2.
+    const full = String.raw`working · (?:Analysed 2 of 2 documents|Waiting for review \(\d+ s left\)) · \[#{20}\] 100% · \d+s`;
+    await screenMatch(session, new RegExp(full));
+    expect((await session.screen()).match(/\[[#-]{20}\] \d+%/g)).toHaveLength(1);
+    await session.sendKeys('C-c');
+    const [, taskId] = await screenMatch(session, PROMPT);
+    // The same count, as a script sees it: `get --json` in the default protocol.
+    const got = await runCli(bundle, ['--json', 'get', taskId!], { MCP_TASKS_URL: progressServer.url, MCP_TASKS_TOKEN: TOKENS.alice });
+    expect(JSON.parse(got.stdout)).toMatchObject({ task: { taskId, status: 'working', progress: { progress: 2, total: 2 } } });
+    await session.sendKeys('Down', 'Enter');
+    await screenMatch(session, /EXIT=3/);
   });
 });

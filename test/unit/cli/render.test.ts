@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { exitCodeOf, parseToolArgs } from '../../../cli/commands.js';
 import { EXIT, UsageError } from '../../../cli/errors.js';
-import { formatElapsed, progressBar, renderLiveLine, renderResult } from '../../../cli/render.js';
+import { formatElapsed, progressBar, renderLiveLine, renderResult, renderTask } from '../../../cli/render.js';
 
 describe('renderLiveLine', () => {
   it('shows status and elapsed time when the server reports nothing more', () => {
@@ -21,6 +21,14 @@ describe('renderLiveLine', () => {
 
   it('shows a count when progress comes without a total', () => {
     expect(renderLiveLine({ status: 'working', progress: { progress: 7 }, elapsedMs: 1_000 })).toBe('working · 7 done · 1s');
+  });
+});
+
+describe('renderTask', () => {
+  it('shows the count a task carries, with its total when known', () => {
+    expect(renderTask({ taskId: 't1', status: 'working', statusMessage: 'Analysed 2 of 5', progress: { progress: 2, total: 5 } })).toMatch(/^progress: 2 of 5$/m);
+    expect(renderTask({ taskId: 't1', status: 'working', progress: { progress: 2 } })).toMatch(/^progress: 2 done$/m);
+    expect(renderTask({ taskId: 't1', status: 'working' })).not.toMatch(/^progress:/m);
   });
 });
 

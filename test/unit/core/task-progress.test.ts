@@ -1,6 +1,6 @@
 // How a task's reported progress reads as a status message, and when it counts as news.
 import { describe, expect, it } from 'vitest';
-import { progressChanged, progressText, statusMessageOf } from '../../../lambda/core/task-progress.js';
+import { activityChanged, progressChanged, progressText, statusMessageOf } from '../../../lambda/core/task-progress.js';
 
 describe('progressText', () => {
   it('fills {progress} and {total} into the message', () => {
@@ -44,5 +44,15 @@ describe('progressChanged', () => {
     expect(progressChanged({ at: 1, progress: 1 }, { at: 1, progress: 2 })).toBe(true);
     expect(progressChanged({ at: 1, progress: 1 }, { at: 1, progress: 1 })).toBe(false);
     expect(progressChanged({ at: 1 }, undefined)).toBe(false);
+  });
+});
+
+describe('activityChanged', () => {
+  it('is news when the reported progress or the current step differs, and not when the step is unknown', () => {
+    expect(activityChanged(undefined, { currentStep: 'Fetch' })).toBe(true);
+    expect(activityChanged({ currentStep: 'Fetch' }, { currentStep: 'Parse' })).toBe(true);
+    expect(activityChanged({ currentStep: 'Fetch' }, { currentStep: 'Fetch' })).toBe(false);
+    expect(activityChanged({ currentStep: 'Fetch' }, {})).toBe(false);
+    expect(activityChanged({ currentStep: 'Fetch' }, { currentStep: 'Fetch', progress: { at: 1, progress: 1 } })).toBe(true);
   });
 });

@@ -35,6 +35,23 @@ describe('progressNotifier', () => {
       [2, 'Parsing'],
     ]);
   });
+
+  it('tells of each new current step of a workflow that reports no progress, as its statusMessage says it', async () => {
+    const sent: ProgressNotification['params'][] = [];
+    const notify = progressNotifier('token', async (notification) => void sent.push(notification.params));
+    for (const currentStep of [undefined, 'Fetch', 'Fetch', 'Parse']) await notify({ status: 'working', currentStep } as TaskRecord);
+    expect(sent).toEqual([
+      { progressToken: 'token', progress: 1, message: 'Running Fetch' },
+      { progressToken: 'token', progress: 2, message: 'Running Parse' },
+    ]);
+  });
+
+  it('leaves the current step out once the workflow reports progress: the progress is what statusMessage shows', async () => {
+    const sent: ProgressNotification['params'][] = [];
+    const notify = progressNotifier('token', async (notification) => void sent.push(notification.params));
+    await notify({ status: 'working', currentStep: 'Analyse', progress: { message: '{progress} of {total}', progress: 1, total: 2, at: 1 } } as TaskRecord);
+    expect(sent).toEqual([{ progressToken: 'token', progress: 1, total: 2, message: '1 of 2' }]);
+  });
 });
 
 describe('progressTokenOf', () => {

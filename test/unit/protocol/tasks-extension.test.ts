@@ -34,6 +34,17 @@ describe('the Tasks extension wire shapes', () => {
     });
   });
 
+  it('carries an active task’s progress in _meta["mcp-tasks-sfn/progress"], count and total beside the statusMessage', () => {
+    const progress = { message: 'Analysed {progress} of {total} documents', progress: 2, total: 5, at: CREATED };
+    expect(toDetailedTask(task({ progress }), undefined)).toMatchObject({
+      statusMessage: 'Analysed 2 of 5 documents',
+      _meta: { 'mcp-tasks-sfn/progress': { statusMessage: 'Analysed 2 of 5 documents', progress: 2, total: 5 } },
+    });
+    expect(toDetailedTask(task({ currentStep: 'Compute' }), undefined)['_meta']).toEqual({ 'mcp-tasks-sfn/progress': { statusMessage: 'Running Compute' } });
+    // A finished task's progress is history: no _meta at all.
+    expect(toDetailedTask(task({ status: TaskStatus.Completed, progress }), { content: [] })).not.toHaveProperty('_meta');
+  });
+
   it('inlines the tool result of a completed task, a tool error included, as the request would have answered it', () => {
     const result = { content: [{ type: 'text' as const, text: 'no words' }], isError: true };
     expect(toDetailedTask(task({ status: TaskStatus.Completed, toolError: true }), result)).toMatchObject({ status: 'completed', result: { ...result, resultType: 'complete' } });
