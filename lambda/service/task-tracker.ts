@@ -31,6 +31,8 @@ export interface WaitOptions {
   readonly signal?: AbortSignal;
   /** Called with the task whenever a read finds progress its workflow reported since the last call (issue 12). */
   readonly onProgress?: (task: TaskRecord) => Promise<void> | void;
+  /** Called with the task after every read, whatever changed (issue 8: a stream passes on new input requests). */
+  readonly onRead?: (task: TaskRecord) => Promise<void> | void;
 }
 
 export class TaskTracker {
@@ -75,11 +77,13 @@ export class TaskTracker {
       await options.onProgress(read);
     };
     await passOnProgress(task);
+    await options.onRead?.(task);
     let step = FIRST_WAIT_STEP_MS;
     while (!isTerminal(task.status) && this.now() < deadline && !options.signal?.aborted) {
       await sleep(Math.min(step, task.pollIntervalMs, deadline - this.now()), options.signal);
       task = await this.read(owner, taskId, Math.min(step, this.pollRefreshMs));
       await passOnProgress(task);
+      await options.onRead?.(task);
       step = nextWaitStepMs(step, this.settings.refreshIntervalMs);
     }
     return task;
