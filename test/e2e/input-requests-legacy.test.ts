@@ -2,6 +2,7 @@
 // client (with an elicitation handler) receives the question as an elicitation/create request on the stream of its
 // tasks/result (or of a plain tools/call) from one server instance, and its JSON-RPC response is POSTed to ANOTHER
 // instance on the same store, which resumes the execution; the execution then branches on the answer.
+import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, ElicitRequestSchema, type ElicitResult, type RequestId } from '@modelcontextprotocol/sdk/types.js';
@@ -9,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { RELATED_TASK_META_KEY_2025 } from '../../lambda/protocol/mcp-2025-11-25.js';
 import { useInputBackend } from '../support/input-backend.js';
 import { TOKENS } from '../support/local-backend.js';
+import { RELATED_TASK, Sep1686Client, type JsonRpcMessage } from '../support/sep-1686-client.js';
 
 const backend = useInputBackend();
 const first = () => backend.servers[0].url;
@@ -173,5 +175,30 @@ describe('refund_order as a plain tools/call (no task)', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('refund_order in the SEP-1686 dialect', () => {
+  it("asks on the task-augmented call's stream with the seed's related-task meta; the answer, POSTed to another instance, resumes it", async () => {
+    const taskId = `refund-${randomUUID()}`;
+    const sep = new Sep1686Client(first(), TOKENS.alice);
+    const asked: JsonRpcMessage[] = [];
+    const answered: Promise<{ status: string | undefined; post: { status: number; body: string } }>[] = [];
+    const exchange = await sep.callToolAsTask('refund_order', { orderId: 'S-1' }, { taskId }, {
+      onMessage: (message) => {
+        if (message.method !== 'elicitation/create') return;
+        asked.push(message);
+        answered.push(
+          (async () => {
+            const status = (await sep.taskRequest('tasks/get', taskId)).response?.result?.['status'] as string | undefined;
+            return { status, post: await post(second(), { jsonrpc: '2.0', id: message.id, result: { action: 'accept', content: { approve: true, amount: 4 } } }) };
+          })(),
+        );
+      },
+    });
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.params?._meta).toEqual({ [RELATED_TASK]: { taskId } });
+    expect(await Promise.all(answered)).toEqual([{ status: 'input_required', post: { status: 202, body: '' } }]);
+    expect(exchange.response?.result).toMatchObject({ structuredContent: { orderId: 'S-1', refunded: true, amount: 4 }, _meta: { [RELATED_TASK]: { taskId } } });
   });
 });
