@@ -6,10 +6,10 @@ import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, ElicitRequestSchema, type ElicitResult, type RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RELATED_TASK_META_KEY_2025 } from '../../lambda/protocol/mcp-2025-11-25.js';
 import { useInputBackend } from '../support/input-backend.js';
-import { TOKENS } from '../support/local-backend.js';
+import { conformanceTools, connectClient, progressTable, startTestServer, TOKENS, type TestServer } from '../support/local-backend.js';
 import { RELATED_TASK, Sep1686Client, type JsonRpcMessage } from '../support/sep-1686-client.js';
 
 const backend = useInputBackend();
@@ -200,5 +200,26 @@ describe('refund_order in the SEP-1686 dialect', () => {
     expect(asked[0]!.params?._meta).toEqual({ [RELATED_TASK]: { taskId } });
     expect(await Promise.all(answered)).toEqual([{ status: 'input_required', post: { status: 202, body: '' } }]);
     expect(exchange.response?.result).toMatchObject({ structuredContent: { orderId: 'S-1', refunded: true, amount: 4 }, _meta: { [RELATED_TASK]: { taskId } } });
+  });
+});
+
+describe('a client without the capability the question needs', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    // The conformance fixture test_elicitation, whose ask step records on the emulator's one table.
+    server = await startTestServer({}, { tools: conformanceTools(), tableName: progressTable() });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("gets a tool error at once: its JSON-RPC error answer (-32601, no handler) reaches the workflow in place of an answer", async () => {
+    const client = await connectClient(server.url);
+    try {
+      const result = await client.callTool({ name: 'test_elicitation', arguments: { message: 'Who are you?' } });
+      expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringContaining('could not answer (error -32601') }] });
+    } finally {
+      await client.close();
+    }
   });
 });
