@@ -9,6 +9,10 @@ import { startStepFunctionsEmulator } from './step-functions/emulator.js';
 import { createTaskTable } from './task-table.js';
 import { createProgressHandler } from '../lambda/handlers/report-progress.js';
 import { PROGRESS_LAMBDA_STEP } from '../lambda/progress/progress-lambda-step.js';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ASK_STEP } from '../lambda/example-tools/catalog.js';
+import { createAskStep } from '../lambda/input/ask-step.js';
+import { DynamoDbInputRequests } from '../lambda/store/dynamodb-input-requests.js';
 
 /** Tool catalogs to register, each under a name of the caller's choosing (e.g. `{ example: EXAMPLE_TOOLS }`). */
 export type ToolCatalogs<Name extends string> = Readonly<Record<Name, readonly StateMachineTool[]>>;
@@ -63,7 +67,7 @@ export function localClients(endpoints: { dynamoDbEndpoint: string; stepFunction
 
 /**
  * Starts both stand-ins and registers every tool of every catalog as a state machine; `stop` ends them all. The
- * progress step records on `progressTableName`, as the deployed function records on its endpoint's table.
+ * progress step and the ask step record on `progressTableName`, as the deployed functions record on their endpoint's table.
  */
 export async function startLocalInfrastructure<Name extends string>(
   catalogs: ToolCatalogs<Name>,
@@ -77,6 +81,12 @@ export async function startLocalInfrastructure<Name extends string>(
     if (reportProgress === undefined) return Promise.reject(new Error('The local progress step has no task table (startLocalInfrastructure progressTableName)'));
     return reportProgress(event);
   };
+  // The ask step (issue 8) likewise records its questions on that table.
+  let ask: Handler | undefined;
+  lambdaHandlers[ASK_STEP.functionName] = (event) => {
+    if (ask === undefined) return Promise.reject(new Error('The local ask step has no task table (startLocalInfrastructure progressTableName)'));
+    return ask(event);
+  };
   const dynamoDb = await startDynamoDbLocal();
   const stepFunctions = await startStepFunctionsEmulator({ region: LOCAL_REGION, accountId: LOCAL_ACCOUNT, lambdaHandlers }).catch(
     async (error: unknown) => {
@@ -86,7 +96,11 @@ export async function startLocalInfrastructure<Name extends string>(
   );
   const endpoints = { dynamoDbEndpoint: dynamoDb.endpoint, stepFunctionsEndpoint: stepFunctions.url };
   const clients = localClients(endpoints);
-  if (options.progressTableName !== undefined) reportProgress = createProgressHandler(options.progressTableName, clients.dynamoDb) as Handler;
+  if (options.progressTableName !== undefined) {
+    reportProgress = createProgressHandler(options.progressTableName, clients.dynamoDb) as Handler;
+    const inputs = new DynamoDbInputRequests({ client: DynamoDBDocumentClient.from(clients.dynamoDb), tableName: options.progressTableName });
+    ask = createAskStep({ inputs }) as Handler;
+  }
   const stop = async (): Promise<void> => {
     clients.dynamoDb.destroy();
     clients.stepFunctions.destroy();

@@ -5,6 +5,7 @@
 import type { JsonSchema } from '../tools/tool-definition.js';
 import { PROGRESS_LAMBDA_STEP, PROGRESS_STEP_PLACEHOLDER } from '../progress/progress-lambda-step.js';
 import { pathsFrom, type StateMachineTool } from '../tools/state-machine-tool.js';
+import { ASK_STEP } from '../example-tools/catalog.js';
 
 const here = pathsFrom(import.meta.url);
 
@@ -35,6 +36,9 @@ const JSON_SCHEMA_2020_12_INPUT_SCHEMA: JsonSchema = {
   else: { required: ['email'] },
   additionalProperties: false,
 };
+
+/** The ask step (`${AskFunctionArn}`), then the step turning its answer into the result (`${InputAnswerFunctionArn}`). */
+const ASKS_THEN_ANSWERS: StateMachineTool['lambdaSteps'] = { AskFunctionArn: ASK_STEP, ...oneStep('InputAnswer', 'input-answer') };
 
 export const CONFORMANCE_TOOLS: readonly StateMachineTool[] = [
   // tools-call-simple-text. Listed first on purpose: http-header-validation calls the first listed tool with `{}`
@@ -214,5 +218,51 @@ export const CONFORMANCE_TOOLS: readonly StateMachineTool[] = [
     taskSupport: 'optional',
     definitionPath: here('./asl/protocol-error-job.asl.json'),
     lambdaSteps: oneStep('ProtocolErrorJob', 'protocol-error-job'),
+  },
+  // --- Input requests on the 2025-era streams (issue 8): each asks the client through the ask step, which waits for
+  // the answer (SendTaskSuccess), then a Lambda step turns the answer into the text result the scenario expects.
+  // tools-call-elicitation
+  {
+    name: 'test_elicitation',
+    title: 'Elicitation',
+    description: 'Asks the user for a username and an email (elicitation), then returns the response',
+    inputSchema: { type: 'object', properties: { message: { type: 'string', description: 'What to ask the user.' } }, required: ['message'], additionalProperties: false },
+    taskSupport: 'optional',
+    requiredClientCapabilities: { elicitation: {} },
+    definitionPath: here('./asl/test-elicitation.asl.json'),
+    lambdaSteps: ASKS_THEN_ANSWERS,
+  },
+  // tools-call-sampling
+  {
+    name: 'test_sampling',
+    title: 'Sampling',
+    description: "Asks the client's model to answer the prompt (sampling), then returns its answer",
+    inputSchema: { type: 'object', properties: { prompt: { type: 'string', description: 'The prompt for the model.' } }, required: ['prompt'], additionalProperties: false },
+    taskSupport: 'optional',
+    requiredClientCapabilities: { sampling: {} },
+    definitionPath: here('./asl/test-sampling.asl.json'),
+    lambdaSteps: ASKS_THEN_ANSWERS,
+  },
+  // elicitation-sep1034-defaults
+  {
+    name: 'test_elicitation_sep1034_defaults',
+    title: 'Elicitation with defaults',
+    description: 'Asks with a form whose string, integer, number, enum and boolean fields all have defaults (SEP-1034)',
+    inputSchema: NO_ARGUMENTS,
+    taskSupport: 'optional',
+    requiredClientCapabilities: { elicitation: {} },
+    definitionPath: here('./asl/test-elicitation-sep1034-defaults.asl.json'),
+    lambdaSteps: ASKS_THEN_ANSWERS,
+  },
+  // elicitation-sep1330-enums
+  {
+    name: 'test_elicitation_sep1330_enums',
+    title: 'Elicitation with enums',
+    description: 'Asks with a form holding the five enum variants of SEP-1330',
+    inputSchema: NO_ARGUMENTS,
+    taskSupport: 'optional',
+    requiredClientCapabilities: { elicitation: {} },
+    definitionPath: here('./asl/test-elicitation-sep1330-enums.asl.json'),
+    lambdaSteps: ASKS_THEN_ANSWERS,
   },
 ];

@@ -78,6 +78,24 @@ export class InputService {
     if (failure !== undefined) throw failure;
   }
 
+  /**
+   * Delivers a client's JSON-RPC error in place of an answer (a 2025-era client that cannot answer, e.g. one without
+   * the elicitation or sampling capability, answers -32601): the waiting state receives `{ error: { code, message } }`
+   * and can branch on it, instead of waiting out its deadline for an answer that will not come. Ignored like
+   * {@link answer} for unknown, answered or finished requests; throws `InputDeliveryError` when it could not be sent.
+   */
+  async refuse(owner: string, taskId: string, key: string, error: { readonly code: number; readonly message: string }): Promise<void> {
+    const task = await this.service.getTask(owner, taskId);
+    const request = task.inputRequests?.[key];
+    if (isTerminal(task.status) || request === undefined || !isOpen(request)) return;
+    try {
+      await this.deliver(task, key, { error: { code: error.code, message: error.message } });
+    } catch (cause) {
+      this.logger.warn('Could not deliver a client error for an input request', { taskId, key, error: String(cause) });
+      throw new InputDeliveryError(taskId, key, { cause });
+    }
+  }
+
   private async deliver(task: TaskRecord, key: string, response: unknown): Promise<void> {
     const claimId = randomUUID();
     for (let attempt = 0; ; attempt++) {

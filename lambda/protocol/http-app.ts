@@ -2,6 +2,7 @@
 // server are thin adapters around it, so both run exactly this code.
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { createMcpHandler, DEFAULT_MAX_REQUEST_BODY_SIZE, isLegacyRequest, readRequestBody } from '@modelcontextprotocol/server';
+import { acceptClientResponse, clientResponseOf } from './client-input-requests.js';
 import { LEGACY_SDK_VALIDATED, MODERN_SDK_VALIDATED, sdkParamsErrorOf } from './invalid-params.js';
 import { createLegacyMcpServer } from './legacy-server.js';
 import type { McpServerDependencies } from './mcp-dependencies.js';
@@ -85,14 +86,16 @@ export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
     // Stateless: a fresh server and transport per request, so any instance can serve any request.
     // Plain JSON answers, except where the request needs a stream: SEP-1686's task-created notification
     // precedes the response on the same stream.
-    // So does a request that waits on a task and asked for progress notifications (issue 12).
-    const streaming = parsedBody !== undefined && (hasSep1686Meta(parsedBody) || waitsWithProgress(parsedBody));
+    // So does a request that waits on a task and asked for progress notifications (issue 12), and one that waits on
+    // a task from a client that can be asked for input (issue 8): its questions go to the client on the stream.
+    const streaming = parsedBody !== undefined && (hasSep1686Meta(parsedBody) || waitsWithProgress(parsedBody) || mayAskClient(request, parsedBody));
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streaming });
     const pending: Promise<unknown>[] = [];
     const server = createLegacyMcpServer(options, {
       owner,
       endResponseStream: (requestId) => transport.closeSSEStream(requestId),
       waitFor: (work) => void pending.push(work),
+      askClient: (message, relatedRequestId) => transport.send(message, { relatedRequestId }),
       ...initializeVersionOf(parsedBody),
     });
     await server.connect(transport);
@@ -127,6 +130,10 @@ export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
       if (read.unparsable) return jsonRpcError(null, 400, -32700, 'Parse error: the request body is not valid JSON');
       // Batching left MCP in 2025-06-18; refused before anything runs, so one request cannot carry a hundred calls.
       if (Array.isArray(parsedBody)) return jsonRpcError(null, 400, -32600, 'Invalid Request: Batches are not supported; send one JSON-RPC message per request');
+      // A client's answer to an input request asked on some instance's stream (issue 8): delivered here, before any
+      // SDK, whose stateless transport would drop a response to a request it did not send itself.
+      const clientResponse = clientResponseOf(parsedBody);
+      if (clientResponse !== undefined) return acceptClientResponse(options.inputs, owner, clientResponse, options.logger);
       const oversizedId = requestIdOf(parsedBody);
       if (typeof oversizedId === 'string' && oversizedId.length > MAX_REQUEST_ID_LENGTH) {
         return jsonRpcError(null, 400, -32600, `Invalid Request: the id may have at most ${MAX_REQUEST_ID_LENGTH} characters`);
@@ -176,6 +183,16 @@ function safeMeta(message: unknown): Record<string, unknown> | undefined {
 function waitsWithProgress(message: unknown): boolean {
   const method = (message as { method?: unknown } | null)?.method;
   return (method === 'tools/call' || method === 'tasks/result') && progressTokenOf(safeMeta(message)) !== undefined;
+}
+
+/** MCP 2025-06-18 introduced elicitation: a client that negotiated it or later may be asked while its request waits. */
+const FIRST_VERSION_WITH_ELICITATION = '2025-06-18';
+
+/** A plain tools/call or a tasks/result from a client that may be asked for input while it waits. */
+function mayAskClient(request: Request, message: unknown): boolean {
+  const { method, params } = (message as { method?: unknown; params?: { task?: unknown } } | null) ?? {};
+  const waits = (method === 'tools/call' && params?.task === undefined) || method === 'tasks/result';
+  return waits && (request.headers.get('mcp-protocol-version') ?? '') >= FIRST_VERSION_WITH_ELICITATION;
 }
 
 function hasSep1686Meta(message: unknown): boolean {

@@ -26,6 +26,7 @@ import { invalidParamsError } from './invalid-params.js';
 import { ProtocolError, translatingErrors } from './protocol-errors.js';
 import { namesSep1686Task, progressMeta, relatedTaskMeta, sep1686TaskRequestOf, TASK_CREATED_NOTIFICATION, TASK_META_KEY, toSep1686Task } from './sep-1686.js';
 import { progressNotifierFor } from './progress-notifications.js';
+import { inputRequestSender, type ClientInputRequest } from './client-input-requests.js';
 import { toolListing } from './tool-listing.js';
 
 export interface RequestContext {
@@ -35,6 +36,8 @@ export interface RequestContext {
   readonly endResponseStream: (requestId: RequestId) => void;
   /** Work the HTTP answer must wait for, such as a notification's effect, which the SDK does not await. */
   readonly waitFor: (work: Promise<unknown>) => void;
+  /** Sends a server->client request on the SSE stream of the request `relatedRequestId` (issue 8: input requests). */
+  readonly askClient: (message: ClientInputRequest, relatedRequestId: RequestId) => Promise<void>;
   /** The protocol version an `initialize` request asks for, if this is one: the tasks capability is only offered where it exists. */
   readonly initializeVersion?: string;
 }
@@ -121,6 +124,9 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
   const progressFor = (meta: Record<string, unknown> | undefined, extra: Extra, related?: Record<string, unknown>) => {
     return progressNotifierFor(meta, (notification) => extra.sendNotification(notification as ServerNotification), related);
   };
+  /** The task's open input requests as requests to the client on this request's stream, with the dialect's related-task meta (issue 8). */
+  const inputsFor = (extra: Extra, related?: (taskId: string) => Record<string, unknown>) =>
+    inputRequestSender((message) => context.askClient(message, extra.requestId), related);
 
   server.setRequestHandler(
     ListToolsRequestSchema,
@@ -147,7 +153,8 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
         });
         await extra.sendNotification({ method: TASK_CREATED_NOTIFICATION, params: { _meta: relatedTaskMeta(created.taskId) } } as unknown as ServerNotification);
         const onProgress = progressFor(_meta, extra, relatedTaskMeta(created.taskId));
-        const done = await service.waitForTerminal(owner, created.taskId, { timeoutMs: settings.resultWaitMs, signal: extra.signal, onProgress });
+        const onRead = inputsFor(extra, relatedTaskMeta);
+        const done = await service.waitForTerminal(owner, created.taskId, { timeoutMs: settings.resultWaitMs, signal: extra.signal, onProgress, onRead });
         if (!isTerminal(done.status) || done.status === TaskStatus.Cancelled) {
           // Still running as the request's lifetime ends, or cancelled (JSON-RPC answers a cancelled request with nothing).
           context.endResponseStream(extra.requestId);
@@ -162,7 +169,7 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
           _meta: { 'io.modelcontextprotocol/model-immediate-response': `Started ${name} as task ${created.taskId}; its result will be available when it completes.` },
         };
       }
-      return (await service.runToCompletion(owner, name, args, extra.signal, progressFor(_meta, extra))) as CallToolResult;
+      return (await service.runToCompletion(owner, name, args, extra.signal, progressFor(_meta, extra), inputsFor(extra))) as CallToolResult;
     }),
   );
 
@@ -198,8 +205,10 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
       }
       return resultOf(current, relatedTaskMeta(taskId));
     }
-    const onProgress = progressFor(request.params._meta, extra, { [RELATED_TASK_META_KEY_2025]: { taskId } });
-    const task = isTerminal(current.status) ? current : await service.waitForTerminal(owner, taskId, { timeoutMs: settings.resultWaitMs, signal: extra.signal, onProgress });
+    const related = (id: string) => ({ [RELATED_TASK_META_KEY_2025]: { taskId: id } });
+    const onProgress = progressFor(request.params._meta, extra, related(taskId));
+    const onRead = inputsFor(extra, related);
+    const task = isTerminal(current.status) ? current : await service.waitForTerminal(owner, taskId, { timeoutMs: settings.resultWaitMs, signal: extra.signal, onProgress, onRead });
     if (!isTerminal(task.status)) {
       throw new ProtocolError(
         ErrorCode.RequestTimeout,

@@ -301,7 +301,14 @@ export class TaskService {
    * result; arguments the tool's schema refuses are a tool error (`isError: true`), so nothing starts. When the bound passes or the caller goes away first, the execution is stopped, so nothing keeps
    * running unseen, and the answer says so.
    */
-  async runToCompletion(owner: string, toolName: string, args: Record<string, unknown>, signal?: AbortSignal, onProgress?: WaitOptions['onProgress']): Promise<ToolResult> {
+  async runToCompletion(
+    owner: string,
+    toolName: string,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+    onProgress?: WaitOptions['onProgress'],
+    onRead?: WaitOptions['onRead'],
+  ): Promise<ToolResult> {
     let created, started;
     try {
       ({ task: created, started } = await this.createAndStart({ owner, toolName, arguments: args, origin: TaskOrigin.Direct }));
@@ -324,7 +331,7 @@ export class TaskService {
     const bound = this.settings.directCallTimeoutMs;
     let task;
     try {
-      task = await this.waitForTerminal(owner, created.taskId, { timeoutMs: bound, signal, onProgress });
+      task = await this.waitForTerminal(owner, created.taskId, { timeoutMs: bound, signal, onProgress, onRead });
     } catch (error) {
       // Nobody will see this execution's result: stop it before giving up.
       await this.stopBestEffort(created, 'The tool call failed while waiting for its execution.');

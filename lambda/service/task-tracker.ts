@@ -34,6 +34,8 @@ export interface WaitOptions {
    * call (issue 12).
    */
   readonly onProgress?: (task: TaskRecord) => Promise<void> | void;
+  /** Called with the task after every read, whatever changed (issue 8: a stream passes on new input requests). */
+  readonly onRead?: (task: TaskRecord) => Promise<void> | void;
 }
 
 export class TaskTracker {
@@ -78,11 +80,13 @@ export class TaskTracker {
       await options.onProgress(read);
     };
     await passOnProgress(task);
+    await options.onRead?.(task);
     let step = FIRST_WAIT_STEP_MS;
     while (!isTerminal(task.status) && this.now() < deadline && !options.signal?.aborted) {
       await sleep(Math.min(step, task.pollIntervalMs, deadline - this.now()), options.signal);
       task = await this.read(owner, taskId, Math.min(step, this.pollRefreshMs));
       await passOnProgress(task);
+      await options.onRead?.(task);
       step = nextWaitStepMs(step, this.settings.refreshIntervalMs);
     }
     return task;

@@ -126,9 +126,12 @@ function rpc(method: string, params: Record<string, unknown> = {}): Record<strin
   return { jsonrpc: '2.0', id: nextId++, method, params };
 }
 
+/** The JSON-RPC answer to a legacy request: a plain JSON body, or the end of a stream (a waiting call may ask the client for input on it). */
 async function call(handler: McpHandler, body: unknown, claims?: Claims | null): Promise<{ result?: Record<string, unknown>; error?: { message: string } }> {
   const response = await invoke(handler, proxyEvent({ body, ...(claims !== undefined ? { claims } : {}) }));
-  return JSON.parse(response.body) as { result?: Record<string, unknown>; error?: { message: string } };
+  if (!(response.headers['content-type'] ?? '').includes('text/event-stream')) return JSON.parse(response.body) as { result?: Record<string, unknown>; error?: { message: string } };
+  const id = (body as { id?: unknown }).id;
+  return sseMessagesOf(response.body).find((answer) => answer.id === id && answer.method === undefined) as { result?: Record<string, unknown>; error?: { message: string } };
 }
 
 /** A modern-era (2026-07-28) request through the handler: the `_meta` envelope in the body, the standard headers beside it. */
