@@ -9,6 +9,10 @@ import { startStepFunctionsEmulator } from './step-functions/emulator.js';
 import { createTaskTable } from './task-table.js';
 import { createProgressHandler } from '../lambda/handlers/report-progress.js';
 import { PROGRESS_LAMBDA_STEP } from '../lambda/progress/progress-lambda-step.js';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ASK_STEP } from '../lambda/example-tools/catalog.js';
+import { createAskStep } from '../lambda/input/ask-step.js';
+import { DynamoDbInputRequests } from '../lambda/store/dynamodb-input-requests.js';
 
 /** Tool catalogs to register, each under a name of the caller's choosing (e.g. `{ example: EXAMPLE_TOOLS }`). */
 export type ToolCatalogs<Name extends string> = Readonly<Record<Name, readonly StateMachineTool[]>>;
@@ -71,8 +75,13 @@ export async function startLocalInfrastructure<Name extends string>(
 ): Promise<LocalInfrastructure<Name>> {
   const names = Object.keys(catalogs) as Name[];
   const lambdaHandlers = await loadLambdaHandlers(names.flatMap((name) => catalogs[name]));
-  // Bound to the table once DynamoDB Local runs; reports before that are refused.
+  // Bound to the table once DynamoDB Local runs; reports (and questions) before that are refused.
   let reportProgress: Handler | undefined;
+  let ask: Handler | undefined;
+  lambdaHandlers[ASK_STEP.functionName] = (event) => {
+    if (ask === undefined) return Promise.reject(new Error('The local ask step has no task table (startLocalInfrastructure progressTableName)'));
+    return ask(event);
+  };
   lambdaHandlers[PROGRESS_LAMBDA_STEP.functionName] = (event) => {
     if (reportProgress === undefined) return Promise.reject(new Error('The local progress step has no task table (startLocalInfrastructure progressTableName)'));
     return reportProgress(event);
@@ -86,7 +95,12 @@ export async function startLocalInfrastructure<Name extends string>(
   );
   const endpoints = { dynamoDbEndpoint: dynamoDb.endpoint, stepFunctionsEndpoint: stepFunctions.url };
   const clients = localClients(endpoints);
-  if (options.progressTableName !== undefined) reportProgress = createProgressHandler(options.progressTableName, clients.dynamoDb) as Handler;
+  if (options.progressTableName !== undefined) {
+    reportProgress = createProgressHandler(options.progressTableName, clients.dynamoDb) as Handler;
+    // The ask step records questions on the same table, as the deployed one does on its endpoint's (issue 8).
+    const inputs = new DynamoDbInputRequests({ client: DynamoDBDocumentClient.from(clients.dynamoDb, { marshallOptions: { removeUndefinedValues: true } }), tableName: options.progressTableName });
+    ask = createAskStep({ inputs }) as Handler;
+  }
   const stop = async (): Promise<void> => {
     clients.dynamoDb.destroy();
     clients.stepFunctions.destroy();

@@ -19,7 +19,7 @@ const TOOL_SCENARIOS = [
   'json-schema-2020-12',
 ] as const;
 const MODERN_SCENARIOS = ['server-stateless', 'caching', 'http-header-validation', 'http-custom-header-server-validation'] as const;
-// Every tasks-* scenario but the input ones (tasks-mrtr-*), which need input requests from a workflow.
+// Every tasks-* scenario but the input ones (tasks-mrtr-*, in INPUT_SCENARIOS_MODERN).
 const TASKS_SCENARIOS = [
   'tasks-lifecycle',
   'tasks-capability-negotiation',
@@ -29,6 +29,27 @@ const TASKS_SCENARIOS = [
   'tasks-dispatch-and-envelope',
   'tasks-status-notifications',
   'tasks-required-task-error',
+] as const;
+
+// Issue 8, modern era: the workflow asks its client. Tasks (tasks/get inputRequests, tasks/update answers), the
+// composition of both, and the plain call's input_required rounds with a signed requestState (SEP-2322).
+const INPUT_SCENARIOS_MODERN = [
+  'tasks-mrtr-input',
+  'tasks-mrtr-composition',
+  'input-required-result-basic-elicitation',
+  'input-required-result-basic-sampling',
+  'input-required-result-basic-list-roots',
+  'input-required-result-request-state',
+  'input-required-result-multiple-input-requests',
+  'input-required-result-multi-round',
+  'input-required-result-missing-input-response',
+  'input-required-result-non-tool-request',
+  'input-required-result-result-type',
+  'input-required-result-unsupported-methods',
+  'input-required-result-tampered-state',
+  'input-required-result-capability-check',
+  'input-required-result-ignore-extra-params',
+  'input-required-result-validate-input',
 ] as const;
 
 const CLI = createRequire(import.meta.url).resolve('@modelcontextprotocol/conformance/dist/index.js');
@@ -59,7 +80,7 @@ function runScenario(scenario: string): Promise<{ code: number | null; output: s
 }
 
 describe('MCP conformance suite', () => {
-  for (const scenario of [...LEGACY_SCENARIOS, ...TOOL_SCENARIOS, ...MODERN_SCENARIOS, ...TASKS_SCENARIOS]) {
+  for (const scenario of [...LEGACY_SCENARIOS, ...TOOL_SCENARIOS, ...MODERN_SCENARIOS, ...TASKS_SCENARIOS, ...INPUT_SCENARIOS_MODERN]) {
     it(`passes ${scenario}`, async () => {
       const { code, output } = await runScenario(scenario);
       // Exit 0 means every check passed, or failed only where the baseline says so; a stale baseline entry exits 1.
