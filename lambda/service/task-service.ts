@@ -29,6 +29,10 @@ import { TaskTracker, type WaitOptions } from './task-tracker.js';
 const WITHDRAWAL_READ_ATTEMPTS = 4;
 /** First backoff between those reads, doubled each time (50, 100, 200 ms). */
 const WITHDRAWAL_READ_BACKOFF_MS = 50;
+/** How long a plain call waits for more questions after one arrived (parallel ask steps record theirs moments apart). */
+const SIBLING_QUESTIONS_MS = 300;
+/** The most such waits in one round: a Map that asks on and on still gets an answer. */
+const SIBLING_QUESTIONS_MAX_READS = 10;
 /** The window of the per-owner creation limit. */
 const CREATION_WINDOW_MS = 60_000;
 
@@ -376,7 +380,7 @@ export class TaskService {
     }
     const result = (toolResult: ToolResult): DirectOutcome => ({ kind: 'result', result: toolResult });
     if (isTerminal(task.status)) return result((await this.resultFor(task)).result ?? textResult('The tool finished without a result.', true));
-    if (options.stopAtInput && awaitsAnswers(task) && !signal?.aborted) return { kind: 'input', task };
+    if (options.stopAtInput && awaitsAnswers(task) && !signal?.aborted) return { kind: 'input', task: await this.withSiblingQuestions(owner, task, signal) };
     const reason = signal?.aborted
       ? 'The client went away before the tool finished; the execution was stopped.'
       : `The tool did not finish within ${Math.round(bound / 1000)} s, so its execution was stopped. Call it as a task (params.task) to let it run longer and fetch the result later.`;
@@ -392,6 +396,24 @@ export class TaskService {
       return result((await this.resultFor(finished)).result ?? textResult(reason, true));
     }
     return result(textResult(reason, true));
+  }
+
+  /**
+   * The task once the questions asked alongside its first one are in: the ask steps of a Parallel or Map state record
+   * theirs moments apart, and one round should carry them all. Reads again while new ones keep arriving within
+   * {@link SIBLING_QUESTIONS_MS}.
+   */
+  private async withSiblingQuestions(owner: string, task: TaskRecord, signal?: AbortSignal): Promise<TaskRecord> {
+    let current = task;
+    for (let attempt = 0; attempt < SIBLING_QUESTIONS_MAX_READS && !signal?.aborted; attempt++) {
+      await sleep(SIBLING_QUESTIONS_MS, signal);
+      const read = await this.store.get(owner, task.taskId);
+      if (read === null || !awaitsAnswers(read)) return current;
+      const grew = Object.keys(read.inputRequests ?? {}).length > Object.keys(current.inputRequests ?? {}).length;
+      current = read;
+      if (!grew) return current;
+    }
+    return current;
   }
 
   /** Stops the task's execution, logging instead of throwing: for paths that are already failing. */
