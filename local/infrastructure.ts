@@ -75,17 +75,16 @@ export async function startLocalInfrastructure<Name extends string>(
 ): Promise<LocalInfrastructure<Name>> {
   const names = Object.keys(catalogs) as Name[];
   const lambdaHandlers = await loadLambdaHandlers(names.flatMap((name) => catalogs[name]));
-  // Bound to the table once DynamoDB Local runs; reports before that are refused.
+  // Bound to the table once DynamoDB Local runs; reports (and questions) before that are refused.
   let reportProgress: Handler | undefined;
-  lambdaHandlers[PROGRESS_LAMBDA_STEP.functionName] = (event) => {
-    if (reportProgress === undefined) return Promise.reject(new Error('The local progress step has no task table (startLocalInfrastructure progressTableName)'));
-    return reportProgress(event);
-  };
-  // The ask step (issue 8) likewise records its questions on that table.
   let ask: Handler | undefined;
   lambdaHandlers[ASK_STEP.functionName] = (event) => {
     if (ask === undefined) return Promise.reject(new Error('The local ask step has no task table (startLocalInfrastructure progressTableName)'));
     return ask(event);
+  };
+  lambdaHandlers[PROGRESS_LAMBDA_STEP.functionName] = (event) => {
+    if (reportProgress === undefined) return Promise.reject(new Error('The local progress step has no task table (startLocalInfrastructure progressTableName)'));
+    return reportProgress(event);
   };
   const dynamoDb = await startDynamoDbLocal();
   const stepFunctions = await startStepFunctionsEmulator({ region: LOCAL_REGION, accountId: LOCAL_ACCOUNT, lambdaHandlers }).catch(
@@ -98,7 +97,8 @@ export async function startLocalInfrastructure<Name extends string>(
   const clients = localClients(endpoints);
   if (options.progressTableName !== undefined) {
     reportProgress = createProgressHandler(options.progressTableName, clients.dynamoDb) as Handler;
-    const inputs = new DynamoDbInputRequests({ client: DynamoDBDocumentClient.from(clients.dynamoDb), tableName: options.progressTableName });
+    // The ask step records questions on the same table, as the deployed one does on its endpoint's (issue 8).
+    const inputs = new DynamoDbInputRequests({ client: DynamoDBDocumentClient.from(clients.dynamoDb, { marshallOptions: { removeUndefinedValues: true } }), tableName: options.progressTableName });
     ask = createAskStep({ inputs }) as Handler;
   }
   const stop = async (): Promise<void> => {

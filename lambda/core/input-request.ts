@@ -2,6 +2,7 @@
 // A request lives on its task's record under a key unique over the task's lifetime; it is answered at most once, and
 // answered requests stay (marked, not deleted) so that a late duplicate answer is recognised and ignored.
 import { createHash } from 'node:crypto';
+import { TaskStatus, type TaskRecord } from './task.js';
 
 /** The MCP requests a workflow may ask the client to answer, with their params as the 2026-07-28 schema has them. */
 export type InputRequestMessage =
@@ -59,6 +60,21 @@ export function isOpen(request: Pick<InputRequest, 'state'>): boolean {
 export function openInputRequests(requests: Readonly<Record<string, InputRequest>> | undefined): InputRequest[] {
   return Object.values(requests ?? {}).filter(isOpen);
 }
+
+/** Whether the task waits on its client: `input_required` with at least one request still open. */
+export function awaitsAnswers(task: Pick<TaskRecord, 'status' | 'inputRequests'>): boolean {
+  return task.status === TaskStatus.InputRequired && openInputRequests(task.inputRequests).length > 0;
+}
+
+/** The client capability (MCP ClientCapabilities key) answering each input method takes. */
+export const CAPABILITY_OF_METHOD = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' } as const satisfies Record<InputRequestMessage['method'], string>;
+
+/**
+ * A key an ask step names itself (rather than the digest of its task token): letters, digits, `_`, `-` and `.`, at
+ * most 64. A named key is the client's handle on a known question (SEP-2322 `user_name`), so it must be unique over
+ * the task's lifetime: a second ask under an answered key is left answered and never reaches the client.
+ */
+export const NAMED_INPUT_KEY = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /** The errors Step Functions fails a `.waitForTaskToken` state with when its TimeoutSeconds / HeartbeatSeconds pass. */
 export const WAIT_TIMEOUT_ERRORS = ['States.Timeout', 'States.HeartbeatTimeout'] as const;

@@ -10,6 +10,8 @@ export interface BackendConfig extends TaskCoreConfig {
   readonly tools: readonly ToolDefinition[];
   /** Host names the Host and Origin headers may name (DNS-rebinding protection); unset accepts any. */
   readonly allowedHosts?: readonly string[];
+  /** The HMAC key of plain calls' `requestState` (SEP-2322), shared by every instance. @default a random key per process */
+  readonly requestStateKey?: string;
 }
 
 export interface Backend extends TaskCore {
@@ -19,6 +21,6 @@ export interface Backend extends TaskCore {
 /** `metrics` defaults to none: the Lambda handler passes CloudWatch metrics, the local dev server keeps its log readable. */
 export function createBackend(config: BackendConfig, clients: BackendClients = defaultClients(), logger: Logger = defaultLogger(), metrics?: TaskMetrics): Backend {
   const core = createTaskCore(config, clients, logger, metrics);
-  const app = createMcpHttpApp({ service: core.service, inputs: core.inputs, tools: core.tools, settings: config.settings, logger, ...(config.allowedHosts ? { allowedHosts: config.allowedHosts } : {}) });
+  const app = createMcpHttpApp({ service: core.service, inputs: core.inputs, tools: core.tools, settings: config.settings, logger, ...(config.allowedHosts ? { allowedHosts: config.allowedHosts } : {}), ...(config.requestStateKey ? { requestStateKey: config.requestStateKey } : {}) });
   return { ...core, app };
 }

@@ -1,4 +1,5 @@
 // Reads the backend's configuration from environment variables, once, at the composition root.
+import { MIN_REQUEST_STATE_KEY_BYTES } from '../input/request-state-key.js';
 import { DEFAULT_EXPIRY_SWEEP_SETTINGS } from '../service/expiry-sweep.js';
 import { DEFAULT_SETTINGS, MAX_ACTIVE_TASKS_LIMIT, type TaskServiceSettings } from '../service/settings.js';
 import { toolDefinitionProblems, type ToolDefinition } from '../tools/tool-definition.js';
@@ -20,6 +21,8 @@ export const ENV = {
   maxTaskCreationsPerMinute: 'MAX_TASK_CREATIONS_PER_MINUTE',
   /** Comma-separated host names the Host and Origin headers may name; unset accepts any. */
   allowedHosts: 'ALLOWED_HOSTS',
+  /** The HMAC key of plain calls' SEP-2322 `requestState` (at least 32 bytes); unset: a random key per instance. */
+  requestStateKey: 'REQUEST_STATE_KEY',
   /** The most expired tasks one expiry sweep run handles. */
   expirySweepMaxTasks: 'EXPIRY_SWEEP_MAX_TASKS',
 } as const;
@@ -48,7 +51,16 @@ export function configFromEnvironment(env: NodeJS.ProcessEnv): BackendConfig {
   const problems = toolDefinitionProblems(tools);
   if (problems.length > 0) throw new Error(`${ENV.toolCatalog} is invalid:\n- ${problems.join('\n- ')}`);
   const allowedHosts = env[ENV.allowedHosts]?.split(',').map((host) => host.trim()).filter((host) => host !== '');
-  return { ...taskCoreConfigFromEnvironment(env), tools, ...(allowedHosts && allowedHosts.length > 0 ? { allowedHosts } : {}) };
+  const requestStateKey = env[ENV.requestStateKey];
+  if (requestStateKey !== undefined && requestStateKey !== '' && Buffer.byteLength(requestStateKey) < MIN_REQUEST_STATE_KEY_BYTES) {
+    throw new Error(`Environment variable ${ENV.requestStateKey} must be at least ${MIN_REQUEST_STATE_KEY_BYTES} bytes`);
+  }
+  return {
+    ...taskCoreConfigFromEnvironment(env),
+    tools,
+    ...(allowedHosts && allowedHosts.length > 0 ? { allowedHosts } : {}),
+    ...(requestStateKey ? { requestStateKey } : {}),
+  };
 }
 
 /** Table and sweep bounds: for the expiry sweep function. */

@@ -2,7 +2,7 @@
 // input. It records the request on the task the execution serves (found from the execution's name, see core/task-key)
 // with the state's task token, and returns; the execution then waits until an answer resumes it (SendTaskSuccess)
 // or the state's TimeoutSeconds / HeartbeatSeconds pass.
-import { inputKeyFor, inputRequestProblems, type InputRequestMessage } from '../core/input-request.js';
+import { inputKeyFor, inputRequestProblems, NAMED_INPUT_KEY, type InputRequestMessage } from '../core/input-request.js';
 import { executionNameOf, taskKeyFromExecutionName } from '../core/task-key.js';
 import type { InputRequestStore } from '../store/input-request-store.js';
 
@@ -16,6 +16,8 @@ export interface AskStepEvent {
   readonly executionArn: string;
   readonly request: InputRequestMessage;
   readonly timeoutSeconds?: number;
+  /** The request's key, when the workflow names it (see NAMED_INPUT_KEY); by default a digest of the task token. */
+  readonly key?: string;
 }
 
 /** The ask step's refusal: the invocation fails, so the state fails (or its Catch routes it) instead of waiting for nothing. */
@@ -39,7 +41,10 @@ export function createAskStep(options: AskStepOptions): (event: AskStepEvent) =>
     if (problems.length > 0) throw new AskStepError(`The ask step's request is malformed: ${problems.join('; ')}`);
     const taskKey = taskKeyFromExecutionName(executionNameOf(event.executionArn));
     if (taskKey === null) throw new AskStepError(`Execution ${event.executionArn} was not started for an MCP task, so nobody can be asked.`);
-    const key = inputKeyFor(event.taskToken);
+    if (event.key !== undefined && (typeof event.key !== 'string' || !NAMED_INPUT_KEY.test(event.key))) {
+      throw new AskStepError(`The ask step's key must be 1-64 letters, digits, '_', '-' or '.', got ${JSON.stringify(event.key)}.`);
+    }
+    const key = event.key ?? inputKeyFor(event.taskToken);
     const askedAt = now();
     const timeout = event.timeoutSeconds;
     const recorded = await options.inputs.record(taskKey, event.executionArn, {

@@ -13,4 +13,9 @@ export interface McpServerDependencies {
   readonly logger: Logger;
   /** Answers to tasks' input requests (issue 8). */
   readonly inputs: InputService;
+  /**
+   * The HMAC key of plain calls' `requestState` (SEP-2322; at least 32 bytes), the same on every instance that may
+   * see a retry: see input/request-state. @default a random key for this process alone
+   */
+  readonly requestStateKey?: string;
 }

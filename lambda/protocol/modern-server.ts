@@ -13,6 +13,7 @@ import { translatingErrors } from './protocol-errors.js';
 import { TASKS_EXTENSION, TASKS_EXTENSION_CAPABILITY, toCreateTaskResult, toDetailedTask } from './tasks-extension.js';
 import { progressNotifierFor } from './progress-notifications.js';
 import { toolListing } from './tool-listing.js';
+import { callWithInput, requestStateVerifier } from './input-round-trips.js';
 
 const TaskIdParams = z.looseObject({ taskId: z.string().min(1) });
 /** Every result of this era carries `resultType`; the SDK fills in "complete" where a handler leaves it out. */
@@ -42,6 +43,9 @@ export function createModernMcpServer(deps: McpServerDependencies, schemas: Tool
     // Lists change only with a deployment, so no listChanged (McpServer would otherwise claim it).
     capabilities: { tools: { listChanged: false }, prompts: { listChanged: false }, resources: { listChanged: false }, extensions: { [TASKS_EXTENSION]: {} } },
     instructions: 'Each tool runs a Step Functions state machine. Declare the io.modelcontextprotocol/tasks extension and long calls become tasks: poll tasks/get for the result.',
+    // A plain call whose workflow asks its client answers input_required with a signed requestState (SEP-2322);
+    // the retry's state is checked here, before any handler: tampered, expired or another owner's is -32602.
+    requestState: { verify: requestStateVerifier(deps, owner) },
   });
   // Registered so that the SDK's entry checks SEP-2243 `Mcp-Param-*` headers against each tool's schema before
   // dispatch. Listing and calling stay ours (below): the SDK's tool handlers know nothing of tasks.
@@ -68,10 +72,14 @@ export function createModernMcpServer(deps: McpServerDependencies, schemas: Tool
       // The server's creation policy: every tool that allows tasks runs as one for a client that declares the
       // extension; anything else (and a call whose arguments are refused, SEP-1303) is answered inline.
       const declaresTasks = declaredCapabilities(ctx).extensions?.[TASKS_EXTENSION] !== undefined;
-      if (tool.taskSupport === 'forbidden' || !declaresTasks) {
+      const asTask = tool.taskSupport !== 'forbidden' && declaresTasks;
+      // A plain call, or a retry carrying answers (SEP-2322), or the first rounds of a tool that asks before it
+      // becomes a task: answered inline, with input_required rounds when the workflow asks its client.
+      if (!asTask || tool.inputBeforeTask === true || ctx.mcpReq.requestState() !== undefined) {
         // The workflow's progress on the request's stream, when the call asked for it (issue 12).
         const onProgress = progressNotifierFor(ctx.mcpReq._meta, (notification) => ctx.mcpReq.notify(notification));
-        return (await service.runToCompletion(owner, name, args, ctx.mcpReq.signal, onProgress)) as CallToolResult;
+        const wait = { signal: ctx.mcpReq.signal, ...(onProgress ? { onProgress } : {}) };
+        return callWithInput(deps, { owner, toolName: name, args, ctx, wait, becomeTask: asTask });
       }
       try {
         const created = await service.createTask({ owner, toolName: name, arguments: args, origin: TaskOrigin.TasksExtension });

@@ -12,6 +12,7 @@ import {
   TaskNotFoundError,
 } from '../core/errors.js';
 import type { ExecutionSnapshot } from '../core/execution-status.js';
+import { awaitsAnswers } from '../core/input-request.js';
 import { isTerminal, RetentionClock, TaskOrigin, TaskStatus, toolResultOf, type Retention, type TaskRecord } from '../core/task.js';
 import { executionNameFor, executionNameOf, newExecutionNonce, taskKey } from '../core/task-key.js';
 import { textResult, type ToolResult } from '../core/tool-result.js';
@@ -28,6 +29,10 @@ import { TaskTracker, type WaitOptions } from './task-tracker.js';
 const WITHDRAWAL_READ_ATTEMPTS = 4;
 /** First backoff between those reads, doubled each time (50, 100, 200 ms). */
 const WITHDRAWAL_READ_BACKOFF_MS = 50;
+/** How long a plain call waits for more questions after one arrived (parallel ask steps record theirs moments apart). */
+const SIBLING_QUESTIONS_MS = 300;
+/** The most such waits in one round: a Map that asks on and on still gets an answer. */
+const SIBLING_QUESTIONS_MAX_READS = 10;
 /** The window of the per-owner creation limit. */
 const CREATION_WINDOW_MS = 60_000;
 
@@ -61,6 +66,16 @@ export interface CreateTaskRequest {
   /** The JSON-RPC ID of the creating request, kept so `notifications/cancelled` can find the task. */
   readonly requestId?: string;
 }
+
+/** How a plain call waits: the request's abort signal, and where the workflow's progress goes (issue 12). */
+export interface DirectWaitOptions {
+  readonly signal?: AbortSignal;
+  readonly onProgress?: WaitOptions['onProgress'];
+  readonly onRead?: WaitOptions['onRead'];
+}
+
+/** Where a plain call stands when its wait ends: the tool's result, or its task waiting on the client's answers (SEP-2322). */
+export type DirectOutcome = { readonly kind: 'result'; readonly result: ToolResult } | { readonly kind: 'input'; readonly task: TaskRecord };
 
 export class TaskService {
   private readonly store: TaskStore;
@@ -309,14 +324,42 @@ export class TaskService {
     onProgress?: WaitOptions['onProgress'],
     onRead?: WaitOptions['onRead'],
   ): Promise<ToolResult> {
+    const started = await this.startDirect(owner, toolName, args);
+    if ('refused' in started) return started.refused;
+    const outcome = await this.awaitDirect(owner, started.task, { signal, onProgress, onRead });
+    return outcome.kind === 'result' ? outcome.result : textResult('The tool asked for input this call cannot give.', true);
+  }
+
+  /**
+   * {@link runToCompletion} for a caller that can answer questions (SEP-2322 multi round-trip): the wait also ends
+   * when the workflow asks its client for input, with the task (its open input requests) instead of a result. The
+   * execution then keeps waiting for the answers; {@link resumeDirect} waits on it again once they are delivered.
+   */
+  async runUntilInput(owner: string, toolName: string, args: Record<string, unknown>, options: DirectWaitOptions = {}): Promise<DirectOutcome> {
+    const started = await this.startDirect(owner, toolName, args);
+    if ('refused' in started) return { kind: 'result', result: started.refused };
+    return this.awaitDirect(owner, started.task, { ...options, stopAtInput: true });
+  }
+
+  /**
+   * Waits again, as {@link runUntilInput} does, on the owner's plain call `taskId` (a retry that carried answers):
+   * at once when its workflow still waits on input. Throws `TaskNotFoundError` / `TaskExpiredError` for a task the
+   * owner cannot see.
+   */
+  async resumeDirect(owner: string, taskId: string, options: DirectWaitOptions = {}): Promise<DirectOutcome> {
+    return this.awaitDirect(owner, await this.getTask(owner, taskId), { ...options, stopAtInput: true });
+  }
+
+  /** Starts a plain call's execution; refused arguments (or input) come back as the tool's error, nothing started. */
+  private async startDirect(owner: string, toolName: string, args: Record<string, unknown>): Promise<{ task: TaskRecord } | { refused: ToolResult }> {
     let created, started;
     try {
       ({ task: created, started } = await this.createAndStart({ owner, toolName, arguments: args, origin: TaskOrigin.Direct }));
     } catch (error) {
       // SEP-1303: arguments the tool refuses are for the model to fix, so they come back as the tool's error;
       // so does an input Step Functions refuses (over its 256 KiB limit, say).
-      if (error instanceof InvalidToolArgumentsError) return textResult(error.message, true);
-      if (error instanceof ExecutionStartError && error.fault === 'input') return textResult(error.message, true);
+      if (error instanceof InvalidToolArgumentsError) return { refused: textResult(error.message, true) };
+      if (error instanceof ExecutionStartError && error.fault === 'input') return { refused: textResult(error.message, true) };
       throw error;
     }
     // Step Functions did not answer: rather than wait out the bound on an execution that may not exist, stop
@@ -328,16 +371,24 @@ export class TaskService {
       );
       throw new StartOutcomeUnknownError(created.taskId, stopped);
     }
+    return { task: created };
+  }
+
+  /** Waits within the plain-call bound for the result (or, with `stopAtInput`, a question); stops the execution when the bound passes. */
+  private async awaitDirect(owner: string, created: TaskRecord, options: DirectWaitOptions & { readonly stopAtInput?: boolean }): Promise<DirectOutcome> {
+    const { signal, onProgress, onRead } = options;
     const bound = this.settings.directCallTimeoutMs;
     let task;
     try {
-      task = await this.waitForTerminal(owner, created.taskId, { timeoutMs: bound, signal, onProgress, onRead });
+      task = await this.waitForTerminal(owner, created.taskId, { timeoutMs: bound, signal, onProgress, onRead, ...(options.stopAtInput ? { until: awaitsAnswers } : {}) });
     } catch (error) {
       // Nobody will see this execution's result: stop it before giving up.
       await this.stopBestEffort(created, 'The tool call failed while waiting for its execution.');
       throw error;
     }
-    if (isTerminal(task.status)) return (await this.resultFor(task)).result ?? textResult('The tool finished without a result.', true);
+    const result = (toolResult: ToolResult): DirectOutcome => ({ kind: 'result', result: toolResult });
+    if (isTerminal(task.status)) return result((await this.resultFor(task)).result ?? textResult('The tool finished without a result.', true));
+    if (options.stopAtInput && awaitsAnswers(task) && !signal?.aborted) return { kind: 'input', task: await this.withSiblingQuestions(owner, task, signal) };
     const reason = signal?.aborted
       ? 'The client went away before the tool finished; the execution was stopped.'
       : `The tool did not finish within ${Math.round(bound / 1000)} s, so its execution was stopped. Call it as a task (params.task) to let it run longer and fetch the result later.`;
@@ -350,9 +401,27 @@ export class TaskService {
         throw error;
       }
       const finished = await this.getTask(owner, created.taskId);
-      return (await this.resultFor(finished)).result ?? textResult(reason, true);
+      return result((await this.resultFor(finished)).result ?? textResult(reason, true));
     }
-    return textResult(reason, true);
+    return result(textResult(reason, true));
+  }
+
+  /**
+   * The task once the questions asked alongside its first one are in: the ask steps of a Parallel or Map state record
+   * theirs moments apart, and one round should carry them all. Reads again while new ones keep arriving within
+   * {@link SIBLING_QUESTIONS_MS}.
+   */
+  private async withSiblingQuestions(owner: string, task: TaskRecord, signal?: AbortSignal): Promise<TaskRecord> {
+    let current = task;
+    for (let attempt = 0; attempt < SIBLING_QUESTIONS_MAX_READS && !signal?.aborted; attempt++) {
+      await sleep(SIBLING_QUESTIONS_MS, signal);
+      const read = await this.store.get(owner, task.taskId);
+      if (read === null || !awaitsAnswers(read)) return current;
+      const grew = Object.keys(read.inputRequests ?? {}).length > Object.keys(current.inputRequests ?? {}).length;
+      current = read;
+      if (!grew) return current;
+    }
+    return current;
   }
 
   /** Stops the task's execution, logging instead of throwing: for paths that are already failing. */

@@ -36,6 +36,8 @@ export interface WaitOptions {
   readonly onProgress?: (task: TaskRecord) => Promise<void> | void;
   /** Called with the task after every read, whatever changed (issue 8: a stream passes on new input requests). */
   readonly onRead?: (task: TaskRecord) => Promise<void> | void;
+  /** Also ends the wait when this holds for a read of the task (a plain call stops at its first question, SEP-2322). */
+  readonly until?: (task: TaskRecord) => boolean;
 }
 
 export class TaskTracker {
@@ -82,7 +84,7 @@ export class TaskTracker {
     await passOnProgress(task);
     await options.onRead?.(task);
     let step = FIRST_WAIT_STEP_MS;
-    while (!isTerminal(task.status) && this.now() < deadline && !options.signal?.aborted) {
+    while (!isTerminal(task.status) && !options.until?.(task) && this.now() < deadline && !options.signal?.aborted) {
       await sleep(Math.min(step, task.pollIntervalMs, deadline - this.now()), options.signal);
       task = await this.read(owner, taskId, Math.min(step, this.pollRefreshMs));
       await passOnProgress(task);

@@ -49,6 +49,12 @@ export interface ToolDefinition {
    * for a workflow that asks the client's model): a modern-era call that does not declare them is refused (-32021).
    */
   readonly requiredClientCapabilities?: Readonly<Record<string, object>>;
+  /**
+   * Ask first, then become a task (SEP-2663 MRTR composition): a call from a client that declares the Tasks
+   * extension runs inline until the workflow's questions are answered (`input_required` rounds, SEP-2322), and only
+   * the round that delivers the last answer returns the task. @default false (such a call is a task at once)
+   */
+  readonly inputBeforeTask?: boolean;
 }
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;

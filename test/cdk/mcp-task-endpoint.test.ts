@@ -134,6 +134,15 @@ describe('functions', () => {
     expect(variables[MCP_HTTP_ENV.openEndpointOwner]).toBeUndefined();
   });
 
+  it("give the MCP function the requestState key as a deployment-time reference to a generated secret, with no right to read the secret", () => {
+    const variables = resource(ids.mcpFunction).Properties['Environment'].Variables as Record<string, unknown>;
+    const secretId = logicalId(stack, stack.endpoint.requestStateKey as never);
+    expect(resource(secretId)).toMatchObject({ Type: 'AWS::SecretsManager::Secret', Properties: { GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true } } });
+    expect(joined(variables[ENV.requestStateKey])).toBe(`{{resolve:secretsmanager:\${${secretId}}:SecretString:::}}`);
+    const actions = policyStatements(ids.mcpFunction).flatMap((statement) => [statement.Action].flat());
+    expect(actions.filter((action) => action.startsWith('secretsmanager:'))).toEqual([]);
+  });
+
   it('let the MCP function outlive the longest blocking wait', () => {
     expect(resource(ids.mcpFunction).Properties).toMatchObject({ Timeout: 80, MemorySize: 512 });
   });
