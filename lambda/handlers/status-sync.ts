@@ -1,16 +1,19 @@
 // Lambda entry point for Step Functions "Execution Status Change" events (EventBridge): records each execution's new
 // status on its task, so that tasks/get is one DynamoDB read. A thrown error makes Lambda retry, then dead-letter.
-import { createTaskCore, defaultClients, defaultLogger } from './task-core.js';
+import { createTaskCore, defaultLogger } from './task-core.js';
 import { taskCoreConfigFromEnvironment } from './environment.js';
 import { executionUpdateFromDetail, type ExecutionStatusChangeEvent } from './execution-status-event.js';
-import { countAwsCallFailures, PowertoolsTaskMetrics } from './powertools-metrics.js';
+import { handlerClients } from './handler-clients.js';
+import { PowertoolsTaskMetrics } from './powertools-metrics.js';
+import { traced, tracerFromEnvironment } from './tracing.js';
 
 const logger = defaultLogger();
 // Built once per Lambda instance; this function serves no tools, so it needs neither the catalog nor the MCP SDK.
 const metrics = new PowertoolsTaskMetrics();
-const backend = createTaskCore(taskCoreConfigFromEnvironment(process.env), countAwsCallFailures(defaultClients(), metrics), logger, metrics);
+const tracer = await tracerFromEnvironment(process.env);
+const backend = createTaskCore(taskCoreConfigFromEnvironment(process.env), handlerClients(metrics, tracer), logger, metrics);
 
-export const handler = async (event: ExecutionStatusChangeEvent): Promise<void> => {
+export const handler = traced(tracer, async (event: ExecutionStatusChangeEvent): Promise<void> => {
   const { status, executionArn } = event.detail;
   // Idempotent: duplicate, late and out-of-order events never overwrite a terminal status (see TaskService).
   const task = await backend.service.recordExecutionEvent(executionArn, executionUpdateFromDetail(event.detail));
@@ -19,4 +22,4 @@ export const handler = async (event: ExecutionStatusChangeEvent): Promise<void> 
     return;
   }
   logger.info('Execution status recorded', { taskId: task.taskId, executionArn, executionStatus: status, taskStatus: task.status });
-};
+});
