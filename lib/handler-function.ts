@@ -7,6 +7,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { ENV } from '../lambda/handlers/environment.js';
 import { prebuiltAsset } from './handler-asset.js';
 
 export { ESM_REQUIRE_BANNER, projectPath } from './handler-asset.js';
@@ -26,7 +27,7 @@ export interface HandlerFunctionProps {
   readonly memorySize?: number;
   /** Reserved concurrency: a guaranteed share of the account's concurrency and a ceiling. @default - none (unreserved) */
   readonly reservedConcurrentExecutions?: number;
-  /** Active X-Ray tracing. @default false */
+  /** Active X-Ray tracing, and Powertools Tracer in the handler (lambda/handlers/tracing.ts). @default false */
   readonly tracing?: boolean;
   /** @default logs.RetentionDays.ONE_MONTH */
   readonly logRetention?: logs.RetentionDays;
@@ -70,7 +71,8 @@ export class HandlerFunction extends Construct {
       applicationLogLevelV2: lambda.ApplicationLogLevel.INFO,
       systemLogLevelV2: lambda.SystemLogLevel.WARN,
       tracing: props.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
-      environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
+      // The handlers load Powertools Tracer only when told: with tracing off it costs no cold start.
+      environment: { NODE_OPTIONS: '--enable-source-maps', ...(props.tracing ? { [ENV.tracing]: 'true' } : {}), ...props.environment },
       ...(props.reservedConcurrentExecutions !== undefined ? { reservedConcurrentExecutions: props.reservedConcurrentExecutions } : {}),
       ...(props.deadLetterQueue ? { deadLetterQueue: props.deadLetterQueue } : {}),
       ...(props.retryAttempts !== undefined ? { retryAttempts: props.retryAttempts } : {}),

@@ -1,6 +1,6 @@
-// Bundles every Lambda handler into a prebuilt asset, dist/assets/<handler path>/index.mjs, which HandlerFunction
-// deploys as it is. Prebuilt, so the published package needs neither esbuild nor the handlers' dependencies in the
-// app that installs it, and what the tests synthesize is byte for byte what ships.
+// Bundles every Lambda handler into a prebuilt asset, dist/assets/<handler path>/index.mjs plus the chunks it loads on
+// demand, which HandlerFunction deploys as it is. Prebuilt, so the published package needs neither esbuild nor the
+// handlers' dependencies in the app that installs it, and what the tests synthesize is byte for byte what ships.
 // Run: `npm run build:assets` (also run by `npm run build`, by cdk.json's build hook before synth, and by the
 // test run's global setup).
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -9,11 +9,19 @@ import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions } from 'esbuild';
 import { assetDirectory, ESM_REQUIRE_BANNER, PACKAGE_ROOT } from '../lib/handler-asset.js';
 
-/** The options the construct has always bundled with: one minified ESM file for Node 22 with a linked source map. */
+/**
+ * Minified ESM for Node 22 with linked source maps: an entry file, index.mjs, and chunks. What a handler reaches only
+ * through `import()` (the AWS SDK for the MCP endpoint, Powertools Tracer when tracing is off) goes into chunks that
+ * load when first needed, so a cold start parses only what its first request runs (issue 10).
+ */
 export const BUNDLE_OPTIONS = {
   bundle: true,
   platform: 'node',
   format: 'esm',
+  splitting: true,
+  entryNames: 'index',
+  chunkNames: 'chunks/[name]-[hash]',
+  outExtension: { '.js': '.mjs' },
   target: 'node22',
   mainFields: ['module', 'main'],
   banner: { js: ESM_REQUIRE_BANNER },
@@ -45,7 +53,7 @@ export async function buildAssets(entries = handlerEntries()): Promise<string[]>
   return Promise.all(
     entries.map(async (entry) => {
       const outdir = assetDirectory(entry);
-      await build({ ...BUNDLE_OPTIONS, entryPoints: [entry], outfile: join(outdir, 'index.mjs') });
+      await build({ ...BUNDLE_OPTIONS, entryPoints: [entry], outdir });
       if (!existsSync(join(outdir, 'index.mjs'))) throw new Error(`esbuild wrote no bundle for ${entry}`);
       return outdir;
     }),

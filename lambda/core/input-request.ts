@@ -32,7 +32,7 @@ export interface InputRequest {
 }
 
 /**
- * Longer than a SendTaskSuccess can take with the SDK's bounded retries (see handlers/task-core AWS_CLIENT_BOUNDS,
+ * Longer than a SendTaskSuccess can take with the SDK's bounded retries (see handlers/aws-clients AWS_CLIENT_BOUNDS,
  * about 10 s at worst), so a live claim never lapses while its delivery may still land.
  */
 export const DELIVERY_LEASE_MS = 30_000;

@@ -24,6 +24,7 @@ import {
 } from '@aws-sdk/client-sfn';
 import { ExecutionStartError, type ExecutionStartFault } from '../core/errors.js';
 import type { ExecutionSnapshot, ExecutionStatus } from '../core/execution-status.js';
+import { executionArnFor } from './execution-arn.js';
 import type { StartRequest, TaskExecutor } from './task-executor.js';
 
 export interface StepFunctionsExecutorOptions {
@@ -38,8 +39,7 @@ export class StepFunctionsExecutor implements TaskExecutor {
   }
 
   executionArnFor(stateMachineArn: string, executionName: string): string {
-    // arn:aws:states:<region>:<account>:stateMachine:<name> -> arn:aws:states:<region>:<account>:execution:<name>:<executionName>
-    return `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${executionName}`;
+    return executionArnFor(stateMachineArn, executionName);
   }
 
   async start(request: StartRequest): Promise<{ executionArn: string }> {

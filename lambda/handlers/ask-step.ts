@@ -5,7 +5,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createAskStep, type AskStepEvent } from '../input/ask-step.js';
 import { DynamoDbInputRequests } from '../store/dynamodb-input-requests.js';
 import { ENV } from './environment.js';
-import { AWS_CLIENT_BOUNDS } from './task-core.js';
+import { AWS_CLIENT_BOUNDS } from './aws-clients.js';
 
 let askStep: ReturnType<typeof createAskStep> | undefined;
 

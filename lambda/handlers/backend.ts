@@ -4,7 +4,7 @@ import { createMcpHttpApp, type McpHttpApp } from '../protocol/http-app.js';
 import type { TaskMetrics } from '../service/task-metrics.js';
 import type { Logger } from '../service/task-service.js';
 import type { ToolDefinition } from '../tools/tool-definition.js';
-import { createTaskCore, defaultClients, defaultLogger, type BackendClients, type TaskCore, type TaskCoreConfig } from './task-core.js';
+import { createTaskCore, defaultLogger, loadDefaultClients, type BackendClientsSource, type TaskCore, type TaskCoreConfig } from './task-core.js';
 
 export interface BackendConfig extends TaskCoreConfig {
   readonly tools: readonly ToolDefinition[];
@@ -19,7 +19,7 @@ export interface Backend extends TaskCore {
 }
 
 /** `metrics` defaults to none: the Lambda handler passes CloudWatch metrics, the local dev server keeps its log readable. */
-export function createBackend(config: BackendConfig, clients: BackendClients = defaultClients(), logger: Logger = defaultLogger(), metrics?: TaskMetrics): Backend {
+export function createBackend(config: BackendConfig, clients: BackendClientsSource = loadDefaultClients, logger: Logger = defaultLogger(), metrics?: TaskMetrics): Backend {
   const core = createTaskCore(config, clients, logger, metrics);
   const app = createMcpHttpApp({ service: core.service, inputs: core.inputs, tools: core.tools, settings: config.settings, logger, ...(config.allowedHosts ? { allowedHosts: config.allowedHosts } : {}), ...(config.requestStateKey ? { requestStateKey: config.requestStateKey } : {}) });
   return { ...core, app };

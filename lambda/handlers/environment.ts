@@ -25,6 +25,8 @@ export const ENV = {
   requestStateKey: 'REQUEST_STATE_KEY',
   /** The most expired tasks one expiry sweep run handles. */
   expirySweepMaxTasks: 'EXPIRY_SWEEP_MAX_TASKS',
+  /** 'true' loads Powertools Tracer (see tracing.ts); Powertools' own variable, but here unset means off. */
+  tracing: 'POWERTOOLS_TRACE_ENABLED',
 } as const;
 
 function required(env: NodeJS.ProcessEnv, name: string): string {

@@ -7,7 +7,8 @@ import type { TaskMetrics } from '../service/task-metrics.js';
 import type { Logger } from '../service/task-service.js';
 import { DynamoDbExpirySweepStore } from '../store/dynamodb-expiry-sweep-store.js';
 import { DynamoDbTaskStore } from '../store/dynamodb-task-store.js';
-import { defaultClients, defaultLogger, type BackendClients } from './task-core.js';
+import { defaultClients } from './aws-clients.js';
+import { defaultLogger, type BackendClients } from './task-core.js';
 
 export interface ExpirySweepConfig {
   readonly tableName: string;

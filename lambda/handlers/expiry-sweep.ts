@@ -3,8 +3,10 @@
 import type { Context } from 'aws-lambda';
 import { expirySweepConfigFromEnvironment } from './environment.js';
 import { createExpirySweep } from './expiry-sweep-core.js';
-import { countAwsCallFailures, PowertoolsTaskMetrics } from './powertools-metrics.js';
-import { defaultClients, defaultLogger } from './task-core.js';
+import { handlerClients } from './handler-clients.js';
+import { PowertoolsTaskMetrics } from './powertools-metrics.js';
+import { defaultLogger } from './task-core.js';
+import { traced, tracerFromEnvironment } from './tracing.js';
 import type { ExpirySweepReport } from '../service/expiry-sweep.js';
 
 /**
@@ -15,11 +17,12 @@ const DEADLINE_MARGIN_MS = 15_000;
 
 const logger = defaultLogger();
 const metrics = new PowertoolsTaskMetrics();
-const sweep = createExpirySweep(expirySweepConfigFromEnvironment(process.env), countAwsCallFailures(defaultClients(), metrics), logger, metrics);
+const tracer = await tracerFromEnvironment(process.env);
+const sweep = createExpirySweep(expirySweepConfigFromEnvironment(process.env), await handlerClients(metrics, tracer)(), logger, metrics);
 
-export const handler = async (_event: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<ExpirySweepReport> => {
+export const handler = traced(tracer, async (_event: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<ExpirySweepReport> => {
   const deadline = context ? Date.now() + context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS : undefined;
   // Failures of single tasks are in the report and the log; a thrown error (the query failed) fails the run, and
   // the next scheduled run tries again.
   return sweep.run(deadline !== undefined ? { deadline } : {});
-};
+});

@@ -5,7 +5,8 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { InvalidProgressReportError, reportProgress, type ProgressStepEvent, type ProgressStepResult } from '../progress/progress-step.js';
 import { DynamoDbProgressStore } from '../store/dynamodb-progress-store.js';
 import { ENV } from './environment.js';
-import { AWS_CLIENT_BOUNDS, defaultLogger } from './task-core.js';
+import { AWS_CLIENT_BOUNDS } from './aws-clients.js';
+import { defaultLogger } from './task-core.js';
 
 const logger = defaultLogger();
 

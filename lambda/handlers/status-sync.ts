@@ -2,17 +2,20 @@
 // status on its task, so a poll finds it there with one DynamoDB read instead of waiting for its next refresh (a
 // DescribeExecution at most once per refresh interval, which still catches a lost event). A thrown error makes Lambda
 // retry, then dead-letter.
-import { createTaskCore, defaultClients, defaultLogger } from './task-core.js';
+import { createTaskCore, defaultLogger } from './task-core.js';
 import { taskCoreConfigFromEnvironment } from './environment.js';
 import { executionUpdateFromDetail, type ExecutionStatusChangeEvent } from './execution-status-event.js';
-import { countAwsCallFailures, PowertoolsTaskMetrics } from './powertools-metrics.js';
+import { handlerClients } from './handler-clients.js';
+import { PowertoolsTaskMetrics } from './powertools-metrics.js';
+import { traced, tracerFromEnvironment } from './tracing.js';
 
 const logger = defaultLogger();
 // Built once per Lambda instance; this function serves no tools, so it needs neither the catalog nor the MCP SDK.
 const metrics = new PowertoolsTaskMetrics();
-const backend = createTaskCore(taskCoreConfigFromEnvironment(process.env), countAwsCallFailures(defaultClients(), metrics), logger, metrics);
+const tracer = await tracerFromEnvironment(process.env);
+const backend = createTaskCore(taskCoreConfigFromEnvironment(process.env), handlerClients(metrics, tracer), logger, metrics);
 
-export const handler = async (event: ExecutionStatusChangeEvent): Promise<void> => {
+export const handler = traced(tracer, async (event: ExecutionStatusChangeEvent): Promise<void> => {
   const { status, executionArn } = event.detail;
   // Idempotent: duplicate, late and out-of-order events never overwrite a terminal status (TaskTracker.recordExecutionEvent
   // reads the task, TaskStore.update writes conditionally on the statuses it may move from).
@@ -22,4 +25,4 @@ export const handler = async (event: ExecutionStatusChangeEvent): Promise<void> 
     return;
   }
   logger.info('Execution status recorded', { taskId: task.taskId, executionArn, executionStatus: status, taskStatus: task.status });
-};
+});

@@ -1,5 +1,5 @@
 // McpTaskEndpoint as deployed by the example app: the template's table, functions, API, auth, status push and IAM.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -161,12 +161,14 @@ describe('functions', () => {
   });
 
   // Both eras ship: the 1.x SDK serves the legacy era, the 2.x server package the modern one.
-  it('bundle the MCP handler offline into one ESM file that can require Node built-ins, under 1.25 MiB', () => {
+  it('bundle the MCP handler offline into an ESM entry file and chunks that can require Node built-ins, under 1.25 MiB in all', () => {
     const assetHash = (resource(ids.mcpFunction).Properties['Code'].S3Key as string).replace(/\.zip$/, '');
-    const bundle = join(outdir, `asset.${assetHash}`, 'index.mjs');
-    expect(existsSync(bundle)).toBe(true);
-    expect(readFileSync(bundle, 'utf8')).toMatch(/^import \{ createRequire as __createRequire \} from 'node:module';/);
-    expect(statSync(bundle).size).toBeLessThan(1.25 * 1024 * 1024);
+    const asset = join(outdir, `asset.${assetHash}`);
+    const chunks = readdirSync(join(asset, 'chunks')).filter((file) => file.endsWith('.mjs')).map((file) => join(asset, 'chunks', file));
+    expect(existsSync(join(asset, 'index.mjs'))).toBe(true);
+    for (const file of [join(asset, 'index.mjs'), ...chunks]) expect(readFileSync(file, 'utf8')).toMatch(/^import \{ createRequire as __createRequire \} from 'node:module';/);
+    const size = [join(asset, 'index.mjs'), ...chunks].reduce((sum, file) => sum + statSync(file).size, 0);
+    expect(size).toBeLessThan(1.25 * 1024 * 1024);
   });
 });
 
@@ -419,6 +421,23 @@ describe('options', () => {
     const fn = withReserve.toJSON()['Resources'][logicalId(reserved, reserved.endpoint.mcpFunction)] as Resource;
     expect(fn.Properties['ReservedConcurrentExecutions']).toBe(200);
     expect(resource(ids.statusFunction).Properties['ReservedConcurrentExecutions']).toBeUndefined();
+  });
+
+  it('leaves X-Ray and Powertools Tracer off by default', () => {
+    for (const fn of Object.values(resources('AWS::Lambda::Function'))) {
+      expect(fn.Properties['TracingConfig']).toBeUndefined();
+      expect(fn.Properties['Environment'].Variables[ENV.tracing]).toBeUndefined();
+    }
+  });
+
+  it('turns on active X-Ray tracing and Powertools Tracer in every function when tracing is on', () => {
+    const { template: traced } = exampleStack({ props: { endpoint: { tracing: true } } });
+    const functions = Object.values(traced.findResources('AWS::Lambda::Function') as Record<string, Resource>);
+    expect(functions.length).toBeGreaterThan(0);
+    for (const fn of functions) {
+      expect(fn.Properties['TracingConfig']).toEqual({ Mode: 'Active' });
+      expect(fn.Properties['Environment'].Variables[ENV.tracing]).toBe('true');
+    }
   });
 
   it('leaves the account’s API Gateway CloudWatch role alone by default (the example app opts in)', () => {

@@ -1,0 +1,17 @@
+// The task core's AWS-backed parts: the DynamoDB stores and the Step Functions executor. Reached only through a
+// dynamic import (task-core.ts), so that the Lambda bundles put them and the AWS SDK in a chunk that loads on the
+// first call that needs AWS, not at cold start.
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { StepFunctionsExecutor } from '../executor/step-functions-executor.js';
+import { DynamoDbInputRequests } from '../store/dynamodb-input-requests.js';
+import { DynamoDbTaskStore } from '../store/dynamodb-task-store.js';
+import type { BackendClients } from './task-core.js';
+
+export function createAwsTaskParts(clients: BackendClients, tableName: string) {
+  const client = DynamoDBDocumentClient.from(clients.dynamoDb, { marshallOptions: { removeUndefinedValues: true } });
+  return {
+    store: new DynamoDbTaskStore({ client, tableName }),
+    executor: new StepFunctionsExecutor({ client: clients.stepFunctions }),
+    inputRequests: new DynamoDbInputRequests({ client, tableName }),
+  };
+}

@@ -1,0 +1,105 @@
+// What a cold start of the deployed MCP handler loads (issue 10): the prebuilt bundle, run in fresh Node processes,
+// answers initialize, tools/list and ping without loading the AWS SDK, which loads with the first request that calls
+// AWS; Powertools Tracer (and the X-Ray SDK) load only when tracing is on (issue 11), and then trace the handler and
+// its AWS calls to an X-Ray daemon (here a UDP socket of the test's, as Lambda runs one beside the function).
+import { execFile } from 'node:child_process';
+import { createSocket } from 'node:dgram';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, inject, it, vi } from 'vitest';
+import { assetDirectory, projectPath } from '../../lib/handler-asset.js';
+import { ENV } from '../../lambda/handlers/environment.js';
+import { localAwsEnvironment } from '../../local/local-aws.js';
+import { createTestTable, exampleTools } from '../support/local-backend.js';
+
+const MCP_HANDLER = join(assetDirectory(projectPath('lambda/handlers/mcp-http.ts')), 'index.mjs');
+const PROBE = projectPath('test/support/bundle-loading-probe.mjs');
+const AWS_SDK = '@aws-sdk/client-dynamodb';
+const TRACER = ['@aws-lambda-powertools/tracer', 'aws-xray-sdk-core'];
+
+interface Step {
+  readonly step: string;
+  readonly answer?: string;
+  readonly packages: string[];
+}
+
+function event(method: string, params: Record<string, unknown> = {}) {
+  return {
+    httpMethod: 'POST',
+    path: '/mcp',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', host: 'localhost', 'mcp-protocol-version': '2025-11-25' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    requestContext: { authorizer: { principalId: 'alice' } },
+  };
+}
+
+const INITIALIZE = event('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'probe', version: '1.0.0' } });
+
+async function coldStart(events: unknown[], extraEnv: Record<string, string> = {}): Promise<Step[]> {
+  const env = {
+    ...process.env,
+    ...localAwsEnvironment({ dynamoDbEndpoint: inject('dynamoDbEndpoint'), stepFunctionsEndpoint: inject('stepFunctionsEndpoint') }),
+    [ENV.tableName]: await createTestTable(),
+    [ENV.toolCatalog]: JSON.stringify(exampleTools()),
+    ...extraEnv,
+  };
+  const { stdout } = await promisify(execFile)(process.execPath, [PROBE, MCP_HANDLER, JSON.stringify(events)], { env, encoding: 'utf8' });
+  return JSON.parse(stdout.trim().split('\n').at(-1)!) as Step[];
+}
+
+describe('the MCP handler bundle at cold start', () => {
+  it('answers initialize, tools/list and ping without loading the AWS SDK', async () => {
+    const steps = await coldStart([INITIALIZE, event('tools/list'), event('ping')]);
+    for (const step of steps) expect(step.packages).not.toContain(AWS_SDK);
+    expect(steps.map((step) => step.step)).toEqual(['import', 'initialize', 'tools/list', 'ping']);
+    expect(steps[1]!.answer).toContain('"protocolVersion":"2025-11-25"');
+    expect(steps[2]!.answer).toContain('"name":"text_stats"');
+    expect(steps[3]!.answer).toContain('"result":{}');
+  });
+
+  it('loads the AWS SDK with the first request that calls AWS, and answers it', async () => {
+    const [, list] = await coldStart([event('tasks/list')]);
+    expect(list!.packages).toContain(AWS_SDK);
+    expect(list!.answer).toContain('"tasks":[]');
+  });
+
+  it('loads no Powertools Tracer or X-Ray SDK when tracing is off, even once it calls AWS', async () => {
+    const steps = await coldStart([event('tools/list'), event('tasks/list')]);
+    for (const step of steps) for (const tracer of TRACER) expect(step.packages).not.toContain(tracer);
+  });
+
+  it('loads Powertools Tracer at import when tracing is on', async () => {
+    const [imported] = await coldStart([], { [ENV.tracing]: 'true' });
+    expect(imported!.packages).toEqual(expect.arrayContaining(TRACER));
+  });
+});
+
+describe('the MCP handler bundle with tracing on', () => {
+  it('sends the X-Ray daemon a subsegment for the invocation, annotated cold start, and one per AWS call', async () => {
+    const daemon = createSocket('udp4');
+    const segments: Array<{ name: string; namespace?: string; annotations?: Record<string, unknown>; aws?: { operation?: string } }> = [];
+    // Each datagram is a header line, then the segment document.
+    daemon.on('message', (message) => segments.push(JSON.parse(message.toString('utf8').split('\n')[1]!)));
+    await new Promise<void>((resolve) => daemon.bind(0, '127.0.0.1', resolve));
+    try {
+      await coldStart([event('tasks/list')], {
+        [ENV.tracing]: 'true',
+        // What Lambda sets in a traced function's environment.
+        AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+        AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
+        LAMBDA_TASK_ROOT: join(MCP_HANDLER, '..'),
+        _HANDLER: 'index.handler',
+        _X_AMZN_TRACE_ID: 'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1',
+        AWS_XRAY_DAEMON_ADDRESS: `127.0.0.1:${daemon.address().port}`,
+        AWS_XRAY_CONTEXT_MISSING: 'IGNORE_ERROR',
+      });
+      await vi.waitUntil(() => segments.some((segment) => segment.name === '## index.handler'), { timeout: 10_000 });
+      const invocation = segments.find((segment) => segment.name === '## index.handler')!;
+      expect(invocation.annotations).toMatchObject({ ColdStart: true, Service: 'mcp-tasks' });
+      await vi.waitUntil(() => segments.some((segment) => segment.namespace === 'aws'), { timeout: 10_000 });
+      expect(segments.find((segment) => segment.namespace === 'aws')).toMatchObject({ name: 'DynamoDB', aws: { operation: 'Query' } });
+    } finally {
+      daemon.close();
+    }
+  });
+});
