@@ -59,7 +59,10 @@ async function timed(run: () => Promise<unknown>): Promise<number> {
   return performance.now() - start;
 }
 
-/** Runs `ours` and `anchor` in alternation, `rounds` times each after a warm-up; per-call times, CPU and AWS calls per call. */
+/**
+ * Runs `ours` and `anchor` in alternation, `rounds` times each after a warm-up; per-call times, CPU and AWS calls per
+ * call.
+ */
 async function alternate(servers: { ours: Server; anchor: Server }, rounds: number, runs: { ours: () => Promise<unknown>; anchor: () => Promise<unknown> }) {
   for (let warmup = 0; warmup < 3; warmup++) await Promise.all([runs.ours(), runs.anchor()]);
   const before = { ours: await servers.ours.stats(), anchor: await servers.anchor.stats() };

@@ -16,7 +16,9 @@ const ENVIRONMENT = { ...process.env, AWS_REGION: 'us-east-1', TASK_TABLE_NAME: 
 const LIST_TOOLS = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', host: 'localhost' };
 
-/** Per bundle: the module to load and the first request, as a script body that leaves the answer's status in `status`. */
+/**
+ * Per bundle: the module to load and the first request, as a script body that leaves the answer's status in `status`.
+ */
 const FIRST_REQUEST = {
   minimal: `const status = (await module.handle(new Request('http://localhost/mcp', { method: 'POST', headers: ${JSON.stringify(HEADERS)}, body: ${JSON.stringify(LIST_TOOLS)} }))).status;`,
   'mcp-http': `const { PassThrough } = await import('node:stream');

@@ -24,7 +24,10 @@ export interface HandlerFunctionProps {
   readonly timeout?: Duration;
   /** @default 256 */
   readonly memorySize?: number;
-  /** Reserved concurrency: a guaranteed share of the account's concurrency and a ceiling. @default - none (unreserved) */
+  /**
+   * Reserved concurrency: a guaranteed share of the account's concurrency and a ceiling.
+   * @default - none (unreserved)
+   */
   readonly reservedConcurrentExecutions?: number;
   /** Active X-Ray tracing. @default false */
   readonly tracing?: boolean;
@@ -36,7 +39,10 @@ export interface HandlerFunctionProps {
   readonly deadLetterQueue?: sqs.IQueue;
   /** Retries of failed asynchronous invocations. @default 2 (Lambda's own default) */
   readonly retryAttempts?: number;
-  /** How long an asynchronous event may wait for a successful invocation. @default Duration.hours(6) (Lambda's default) */
+  /**
+   * How long an asynchronous event may wait for a successful invocation.
+   * @default Duration.hours(6) (Lambda's default)
+   */
   readonly maxEventAge?: Duration;
 }
 

@@ -26,7 +26,10 @@ export interface McpRestApiProps {
   readonly executionLoggingLevel?: apigw.MethodLoggingLevel;
   readonly corsAllowOrigins?: readonly string[];
   readonly webAclArn?: string;
-  /** Create the account's API Gateway CloudWatch Logs role (an account-wide setting; the role is retained). @default false */
+  /**
+   * Create the account's API Gateway CloudWatch Logs role (an account-wide setting; the role is retained).
+   * @default false
+   */
   readonly createApiGatewayAccountRole?: boolean;
   /** Cognito auth; without it every method is open. */
   readonly auth?: CognitoAuth;

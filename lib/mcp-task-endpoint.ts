@@ -50,7 +50,9 @@ export class McpTaskEndpoint extends Construct {
    * may only catch up by a poll's refresh. Notifies `alarmTopic` when one is given; add more with `addAlarmAction`.
    */
   public readonly statusDeadLetterAlarm: cloudwatch.Alarm;
-  /** Records the progress state machines report on their tasks (see {@link progressStep}); may update task items only. */
+  /**
+   * Records the progress state machines report on their tasks (see {@link progressStep}); may update task items only.
+   */
   public readonly progressFunction: lambda.Function;
   public readonly progressHandler: HandlerFunction;
   /** Stops the executions of tasks that expired unread, every `expirySweepRate`. */
@@ -96,7 +98,8 @@ export class McpTaskEndpoint extends Construct {
       environment: {
         [ENV.tableName]: this.table.tableName,
         [ENV.resultWaitMs]: String(resultWait.toMilliseconds()),
-        // Status changes are pushed by EventBridge; describing an execution on a poll is only the fallback for a missed event.
+        // Status changes are pushed by EventBridge; describing an execution on a poll is only the fallback for a missed
+        // event.
         [ENV.refreshIntervalMs]: String(defaults.REFRESH_INTERVAL.toMilliseconds()),
         // Produced afresh at each resolution (not cached), so tools added after any early resolution still count.
         [MCP_HTTP_ENV.packedToolCatalog]: Lazy.uncachedString({ produce: () => this.packedCatalog() }),
@@ -263,7 +266,8 @@ function stateMachineArnOf(tool: McpToolProps): string {
  * ARN in the importing stack's account and region, and covers every execution.)
  */
 function executionsOf(machine: sfn.IStateMachine): string {
-  // Only executions this backend started (see core/task-key): another system's executions of a shared machine stay out of reach.
+  // Only executions this backend started (see core/task-key): another system's executions of a shared machine stay out
+  // of reach.
   const executions = `${EXECUTION_NAME_PREFIX}*`;
   if (machine instanceof sfn.StateMachine) {
     return Stack.of(machine).formatArn({ service: 'states', resource: 'execution', resourceName: `${machine.stateMachineName}:${executions}`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });

@@ -35,7 +35,10 @@ export interface EndpointOperationsProps {
 const PERIOD = Duration.minutes(5);
 /** Share of API requests answered 5xx over one period that raises the alarm. */
 export const API_5XX_RATE_THRESHOLD = 0.05;
-/** DescribeExecution throttles (every attempt) in one period that raise the alarm: retries absorb a few, a storm slows polls. */
+/**
+ * DescribeExecution throttles (every attempt) in one period that raise the alarm: retries absorb a few, a storm slows
+ * polls.
+ */
 export const DESCRIBE_EXECUTION_THROTTLE_THRESHOLD = 5;
 
 export class EndpointOperations extends Construct {

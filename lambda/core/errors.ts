@@ -1,4 +1,5 @@
-// Domain errors, one file. Adapters translate vendor errors into these; only the protocol layer turns them into JSON-RPC codes.
+// Domain errors, one file. Adapters translate vendor errors into these; only the protocol layer turns them into
+// JSON-RPC codes.
 import type { TaskRecord, TaskStatus } from './task.js';
 
 export class TaskBackendError extends Error {
@@ -8,7 +9,10 @@ export class TaskBackendError extends Error {
   }
 }
 
-/** No task with this ID is visible to this owner: missing, expired, deleted, or another owner's (indistinguishable on purpose). */
+/**
+ * No task with this ID is visible to this owner: missing, expired, deleted, or another owner's (indistinguishable on
+ * purpose).
+ */
 export class TaskNotFoundError extends TaskBackendError {
   constructor(readonly taskId: string, options?: { cause?: unknown }) {
     super(`Task not found: ${taskId}`, options);
@@ -16,7 +20,10 @@ export class TaskNotFoundError extends TaskBackendError {
   }
 }
 
-/** The task is past its retention but its storage has not been swept yet. Carries the expired record for internal clean-up. */
+/**
+ * The task is past its retention but its storage has not been swept yet. Carries the expired record for internal
+ * clean-up.
+ */
 export class TaskExpiredError extends TaskBackendError {
   constructor(readonly taskId: string, options?: { cause?: unknown; task?: TaskRecord }) {
     super(`Task has expired: ${taskId}`, options);
@@ -114,7 +121,10 @@ export class TaskLimitExceededError extends TaskBackendError {
 }
 
 
-/** An answer to an input request that the request refuses (e.g. content that does not match `requestedSchema`); the request stays open. */
+/**
+ * An answer to an input request that the request refuses (e.g. content that does not match `requestedSchema`); the
+ * request stays open.
+ */
 export class InvalidInputResponseError extends TaskBackendError {
   constructor(readonly taskId: string, readonly key: string, readonly problems: readonly string[]) {
     super(`The answer to input request ${key} of task ${taskId} was refused: ${problems.join('; ')}. The request is still open; answer it again.`);
@@ -122,7 +132,10 @@ export class InvalidInputResponseError extends TaskBackendError {
   }
 }
 
-/** The answer could not be delivered to the waiting execution (Step Functions did not take it); the request stays open, so the answer can be sent again. */
+/**
+ * The answer could not be delivered to the waiting execution (Step Functions did not take it); the request stays open,
+ * so the answer can be sent again.
+ */
 export class InputDeliveryError extends TaskBackendError {
   constructor(readonly taskId: string, readonly key: string, options?: ErrorOptions) {
     super(`The answer to input request ${key} of task ${taskId} could not be delivered yet; it was not recorded. Send it again.`, options);

@@ -1,5 +1,6 @@
 // The example tools: each is an ASL definition in asl/ whose Lambda steps are handler modules in handlers/.
-// The local stack and the CDK app both deploy exactly these (the conformance fixtures are apart, in ../conformance-tools/).
+// The local stack and the CDK app both deploy exactly these (the conformance fixtures are apart, in
+// ../conformance-tools/).
 import { pathsFrom, type StateMachineTool } from '../tools/state-machine-tool.js';
 import { PROGRESS_LAMBDA_STEP, PROGRESS_STEP_PLACEHOLDER } from '../progress/progress-lambda-step.js';
 

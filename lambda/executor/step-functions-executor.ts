@@ -38,7 +38,8 @@ export class StepFunctionsExecutor implements TaskExecutor {
   }
 
   executionArnFor(stateMachineArn: string, executionName: string): string {
-    // arn:aws:states:<region>:<account>:stateMachine:<name> -> arn:aws:states:<region>:<account>:execution:<name>:<executionName>
+    // arn:aws:states:<region>:<account>:stateMachine:<name> ->
+    // arn:aws:states:<region>:<account>:execution:<name>:<executionName>
     return `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${executionName}`;
   }
 

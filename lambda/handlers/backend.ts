@@ -16,7 +16,10 @@ export interface Backend extends TaskCore {
   readonly app: McpHttpApp;
 }
 
-/** `metrics` defaults to none: the Lambda handler passes CloudWatch metrics, the local dev server keeps its log readable. */
+/**
+ * `metrics` defaults to none: the Lambda handler passes CloudWatch metrics, the local dev server keeps its log
+ * readable.
+ */
 export function createBackend(config: BackendConfig, clients: BackendClients = defaultClients(), logger: Logger = defaultLogger(), metrics?: TaskMetrics): Backend {
   const core = createTaskCore(config, clients, logger, metrics);
   const app = createMcpHttpApp({ service: core.service, inputs: core.inputs, tools: core.tools, settings: config.settings, logger, ...(config.allowedHosts ? { allowedHosts: config.allowedHosts } : {}) });

@@ -48,7 +48,10 @@ export class PowertoolsTaskMetrics implements TaskMetrics {
     if (durationMs !== undefined) this.emit(dimensions, METRIC.TimeToCompletion, MetricUnit.Milliseconds, durationMs);
   }
 
-  /** Counts one failed attempt of `operation` on `awsService` (expected answers aside); a throttled one counts in AwsCallThrottles too. */
+  /**
+   * Counts one failed attempt of `operation` on `awsService` (expected answers aside); a throttled one counts in
+   * AwsCallThrottles too.
+   */
   awsCallFailed(awsService: string, operation: string, errorName: string): void {
     if (EXPECTED_ERROR_NAMES.has(errorName)) return;
     const dimensions = { [DIMENSION.awsService]: awsService, [DIMENSION.operation]: operation };

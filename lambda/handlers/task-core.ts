@@ -52,7 +52,10 @@ export const AWS_CLIENT_BOUNDS = {
   requestHandler: { connectionTimeout: AWS_CONNECT_TIMEOUT_MS, requestTimeout: AWS_REQUEST_TIMEOUT_MS, throwOnRequestTimeout: true },
 } as const;
 
-/** AWS clients as the SDK configures them from the environment (region, credentials, AWS_ENDPOINT_URL_* overrides), with bounded calls. */
+/**
+ * AWS clients as the SDK configures them from the environment (region, credentials, AWS_ENDPOINT_URL_* overrides), with
+ * bounded calls.
+ */
 export function defaultClients(): BackendClients {
   return { dynamoDb: new DynamoDBClient({ ...AWS_CLIENT_BOUNDS }), stepFunctions: new SFNClient({ ...AWS_CLIENT_BOUNDS }) };
 }

@@ -35,7 +35,10 @@ export interface RequestContext {
   readonly endResponseStream: (requestId: RequestId) => void;
   /** Work the HTTP answer must wait for, such as a notification's effect, which the SDK does not await. */
   readonly waitFor: (work: Promise<unknown>) => void;
-  /** The protocol version an `initialize` request asks for, if this is one: the tasks capability is only offered where it exists. */
+  /**
+   * The protocol version an `initialize` request asks for, if this is one: the tasks capability is only offered where
+   * it exists.
+   */
   readonly initializeVersion?: string;
 }
 
@@ -149,7 +152,8 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
         const onProgress = progressFor(_meta, extra, relatedTaskMeta(created.taskId));
         const done = await service.waitForTerminal(owner, created.taskId, { timeoutMs: settings.resultWaitMs, signal: extra.signal, onProgress });
         if (!isTerminal(done.status) || done.status === TaskStatus.Cancelled) {
-          // Still running as the request's lifetime ends, or cancelled (JSON-RPC answers a cancelled request with nothing).
+          // Still running as the request's lifetime ends, or cancelled (JSON-RPC answers a cancelled request with
+          // nothing).
           context.endResponseStream(extra.requestId);
           return { content: [] };
         }

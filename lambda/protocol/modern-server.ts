@@ -18,7 +18,10 @@ const TaskIdParams = z.looseObject({ taskId: z.string().min(1) });
 /** Every result of this era carries `resultType`; the SDK fills in "complete" where a handler leaves it out. */
 const AnyResult = z.looseObject({});
 
-/** What a call of `tool` needs the client to have declared: what its workflow asks for, and tasks if it only runs as one. */
+/**
+ * What a call of `tool` needs the client to have declared: what its workflow asks for, and tasks if it only runs as
+ * one.
+ */
 function capabilitiesNeededBy(tool: ToolDefinition): Capabilities {
   const needed = { ...tool.requiredClientCapabilities };
   return tool.taskSupport === 'required' ? { ...needed, ...TASKS_EXTENSION_CAPABILITY } : needed;

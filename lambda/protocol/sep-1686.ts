@@ -57,7 +57,9 @@ export function namesSep1686Task(meta: Record<string, unknown> | undefined): boo
   return meta?.[RELATED_TASK_META_KEY_SEP] !== undefined;
 }
 
-/** keepAlive counts from completion here; a task whose retention counts from creation reports what is left of it then. */
+/**
+ * keepAlive counts from completion here; a task whose retention counts from creation reports what is left of it then.
+ */
 function wireKeepAlive(task: TaskRecord): number | null {
   if (task.retention.clock === RetentionClock.FromCompletion || task.retention.ms === null) return task.retention.ms;
   const end = expiresAt(task)!;

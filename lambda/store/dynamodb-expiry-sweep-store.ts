@@ -79,7 +79,9 @@ export class DynamoDbExpirySweepStore implements ExpirySweepStore {
     });
   }
 
-  /** An update of `task`'s item on the condition that it is still the same active task, and `condition`; false when not. */
+  /**
+   * An update of `task`'s item on the condition that it is still the same active task, and `condition`; false when not.
+   */
   private async conditionally(write: { task: ExpiredTask; update: string; condition: string; names: Record<string, string>; values: Item }): Promise<boolean> {
     const active = Object.fromEntries(ACTIVE_STATUSES.map((status, index) => [`:active${index}`, status]));
     try {

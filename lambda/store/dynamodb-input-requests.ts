@@ -162,7 +162,8 @@ export class DynamoDbInputRequests implements InputRequestStore {
       ':open': new Set([key]),
     });
     if (settled === null || settled[OPEN_INPUT_KEYS_ATTRIBUTE] !== undefined || settled['status'] !== TaskStatus.InputRequired) return;
-    // Nothing is open any more: back to working, unless a new ask arrived meanwhile (it re-adds its key) or the task ended.
+    // Nothing is open any more: back to working, unless a new ask arrived meanwhile (it re-adds its key) or the task
+    // ended.
     try {
       await this.client.send(
         new UpdateCommand({

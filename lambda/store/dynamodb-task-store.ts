@@ -1,4 +1,5 @@
-// TaskStore over one DynamoDB table: conditional writes, TTL with read-time expiry, owner-scoped keys and a sparse owner index.
+// TaskStore over one DynamoDB table: conditional writes, TTL with read-time expiry, owner-scoped keys and a sparse
+// owner index.
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -138,7 +139,8 @@ export class DynamoDbTaskStore implements TaskStore {
         values[':expiresAtMs'] = end;
       }
     }
-    // Execution news never takes a task out of input_required: only the answer path does (store/dynamodb-input-requests).
+    // Execution news never takes a task out of input_required: only the answer path does
+    // (store/dynamodb-input-requests).
     const allowed = statusesExecutionNewsMayMove(change.status);
     allowed.forEach((status, index) => (values[`:from${index}`] = status));
     try {
@@ -299,7 +301,8 @@ export class DynamoDbTaskStore implements TaskStore {
     const { Item } = await this.client.send(new GetCommand({ TableName: this.tableName, Key: { [PARTITION_KEY]: activeTasksKey(owner) }, ConsistentRead: true }));
     const keys = [...((Item?.['activeTasks'] as Set<string> | undefined) ?? [])];
     const stale: string[] = [];
-    // A slot is held only after its task is stored, so a member whose task is absent is a leftover, not a task being created.
+    // A slot is held only after its task is stored, so a member whose task is absent is a leftover, not a task being
+    // created.
     for (let i = 0; i < keys.length; i += RECONCILE_READS_AT_ONCE) {
       const batch = keys.slice(i, i + RECONCILE_READS_AT_ONCE);
       const tasks = await Promise.all(batch.map((key) => this.getByKey(key)));
@@ -330,7 +333,10 @@ export class DynamoDbTaskStore implements TaskStore {
     }
   }
 
-  /** The owner's task in `item`, wrapped as `{ expired }` when past its retention, `null` when absent or another owner's. */
+  /**
+   * The owner's task in `item`, wrapped as `{ expired }` when past its retention, `null` when absent or another
+   * owner's.
+   */
   private classify(item: Item | undefined, owner: string): TaskRecord | { expired: TaskRecord } | null {
     if (item === undefined || item['owner'] !== owner) return null;
     const task = this.fromItem(item);

@@ -1,4 +1,5 @@
-// The task store contract. Every implementation keeps these guarantees; the contract tests in test/ hold each one to them.
+// The task store contract. Every implementation keeps these guarantees; the contract tests in test/ hold each one to
+// them.
 import type { TaskRecord, TaskStatus } from '../core/task.js';
 
 export interface TaskChange {
@@ -37,8 +38,8 @@ export interface TaskStore {
   /**
    * Moves `task` to `change.status`, conditionally: only if the stored status may legally become it
    * (`canTransition`), so a terminal status is never overwritten by a late writer; `input_required` never becomes
-   * `working` here (see `statusesExecutionNewsMayMove`: only the answer path, in the input-request store, does that). Returns the stored
-   * record after the change. Throws `IllegalTransitionError` carrying the stored status when the
+   * `working` here (see `statusesExecutionNewsMayMove`: only the answer path, in the input-request store, does that).
+   * Returns the stored record after the change. Throws `IllegalTransitionError` carrying the stored status when the
    * condition fails, `TaskNotFoundError` when the task is gone.
    */
   update(task: TaskRecord, change: TaskChange): Promise<TaskRecord>;
@@ -62,7 +63,10 @@ export interface TaskStore {
    */
   getByKey(key: string): Promise<TaskRecord | null>;
 
-  /** The owner's tasks, newest first, `limit` at most per page. A cursor not made by this store for this owner throws `InvalidCursorError`. */
+  /**
+   * The owner's tasks, newest first, `limit` at most per page. A cursor not made by this store for this owner throws
+   * `InvalidCursorError`.
+   */
   list(owner: string, options: { cursor?: string; limit: number }): Promise<TaskPage>;
 
   /** Removes the task and its result. Returns false when there was none visible to this owner. */

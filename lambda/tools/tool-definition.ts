@@ -1,4 +1,5 @@
-// What a tool is: a name, a description, the JSON Schema of its input, how it may run as a task, and the state machine that runs it.
+// What a tool is: a name, a description, the JSON Schema of its input, how it may run as a task, and the state machine
+// that runs it.
 
 export type JsonSchema = { readonly type: 'object' } & Readonly<Record<string, unknown>>;
 

@@ -87,7 +87,9 @@ export class Registry {
   private readonly executions = new Map<string, ExecutionRecord>();
   private seq = 0;
   executionsStarted = 0;
-  /** Task tokens of `.waitForTaskToken` states, answered through SendTaskSuccess / SendTaskFailure / SendTaskHeartbeat. */
+  /**
+   * Task tokens of `.waitForTaskToken` states, answered through SendTaskSuccess / SendTaskFailure / SendTaskHeartbeat.
+   */
   readonly tokens = new TaskTokens();
 
   constructor(

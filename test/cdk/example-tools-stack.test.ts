@@ -4,7 +4,10 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { exampleStack, logicalId } from './cdk-app.js';
 
-/** A CloudFormation value as text, with `${LogicalId}` / `${LogicalId.Attribute}` / `${AWS::Region}` for what CloudFormation fills in. */
+/**
+ * A CloudFormation value as text, with `${LogicalId}` / `${LogicalId.Attribute}` / `${AWS::Region}` for what
+ * CloudFormation fills in.
+ */
 function text(value: unknown): string {
   if (typeof value === 'string') return value;
   const node = value as Record<string, any>;

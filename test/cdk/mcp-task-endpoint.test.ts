@@ -112,7 +112,8 @@ describe('task table', () => {
 describe('functions', () => {
   it('run every handler on Node.js 22, arm64, with JSON logs in its own log group', () => {
     const functions = Object.values(resources('AWS::Lambda::Function'));
-    // MCP, status sync, expiry sweep and the ask step, then the example tools' own steps (their ask steps are the endpoint's).
+    // MCP, status sync, expiry sweep and the ask step, then the example tools' own steps (their ask steps are the
+    // endpoint's).
     const ownSteps = EXAMPLE_TOOLS.flatMap((tool) => Object.values(tool.lambdaSteps)).filter((step) => step.functionName !== ASK_STEP.functionName);
     expect(functions).toHaveLength(4 + ownSteps.length);
     for (const fn of functions) {
@@ -445,7 +446,9 @@ describe('options', () => {
   });
 });
 
-/** The IAM actions behind the document-client commands lambda/store/ sends (a transaction needs its members' actions). */
+/**
+ * The IAM actions behind the document-client commands lambda/store/ sends (a transaction needs its members' actions).
+ */
 function dynamoDbActionsOfStore(): string[] {
   const source = readFileSync(new URL('../../lambda/store/dynamodb-task-store.ts', import.meta.url), 'utf8');
   const byCommand: Record<string, string> = { GetCommand: 'GetItem', PutCommand: 'PutItem', UpdateCommand: 'UpdateItem', DeleteCommand: 'DeleteItem', QueryCommand: 'Query' };

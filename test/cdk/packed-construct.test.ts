@@ -147,7 +147,8 @@ describe('a fresh CDK app that installs the tarball', () => {
   });
 
   it('needs nothing installed besides the package, its peers and cdk-nag: no esbuild, no Docker', () => {
-    // `.bin` holds npm's link to the package's own `mcp-tasks` command when the CLI was built before packing: not a package.
+    // `.bin` holds npm's link to the package's own `mcp-tasks` command when the CLI was built before packing: not a
+    // package.
     const installed = readdirSync(join(app, 'node_modules')).filter((entry) => entry !== '.bin');
     expect(installed.sort()).toEqual(['.package-lock.json', 'aws-cdk-lib', 'cdk-nag', 'constructs', 'mcp-tasks-sfn']);
   });
