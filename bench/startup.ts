@@ -23,14 +23,16 @@ const FIRST_REQUEST = {
   minimal: `const status = (await module.handle(new Request('http://localhost/mcp', { method: 'POST', headers: ${JSON.stringify(HEADERS)}, body: ${JSON.stringify(LIST_TOOLS)} }))).status;`,
   'mcp-http': `const { PassThrough } = await import('node:stream');
     const stream = new PassThrough(); stream.resume();
-    await module.handler({ httpMethod: 'POST', path: '/mcp', headers: ${JSON.stringify(HEADERS)}, body: ${JSON.stringify(LIST_TOOLS)}, requestContext: { authorizer: { principalId: 'bench' } } }, stream);
+    await module.handler({ httpMethod: 'POST', path: '/mcp', headers: ${JSON.stringify(HEADERS)},
+      body: ${JSON.stringify(LIST_TOOLS)}, requestContext: { authorizer: { principalId: 'bench' } } }, stream);
     const status = 200;`,
 } as const;
 const ENTRIES = { minimal: 'bench/minimal-sdk-server.ts', 'mcp-http': 'lambda/handlers/mcp-http.ts' } as const;
 type Bundle = keyof typeof ENTRIES;
 
 function coldStartMs(bundle: Bundle, file: string): { importMs: number; totalMs: number } {
-  const script = `const start = performance.now(); const module = await import(${JSON.stringify(file)}); const imported = performance.now();
+  const script = `const start = performance.now(); const module = await import(${JSON.stringify(file)});
+    const imported = performance.now();
     ${FIRST_REQUEST[bundle]}
     if (status !== 200) throw new Error('first request answered ' + status);
     console.log(JSON.stringify({ importMs: imported - start, totalMs: performance.now() - start }));`;
@@ -57,11 +59,21 @@ async function main(): Promise<void> {
     totalMs: median(samples[bundle].map((sample) => sample.totalMs)),
   });
   const baseline = figures('minimal');
-  console.log(`\nnpm run bench:startup: cold start, median of ${RUNS} fresh processes each, alternating (Node ${process.version}, --enable-source-maps)\n`);
-  console.log(`${'bundle'.padEnd(34)} ${'size KiB'.padStart(9)} ${'gzip KiB'.padStart(9)} ${'import ms'.padStart(10)} ${'import+1st ms'.padStart(14)} ${'ratio'.padStart(6)}`);
+  console.log(
+    `\nnpm run bench:startup: cold start, median of ${RUNS} fresh processes each, alternating ` +
+      `(Node ${process.version}, --enable-source-maps)\n`,
+  );
+  console.log(
+    `${'bundle'.padEnd(34)} ${'size KiB'.padStart(9)} ${'gzip KiB'.padStart(9)} ` +
+      `${'import ms'.padStart(10)} ${'import+1st ms'.padStart(14)} ${'ratio'.padStart(6)}`,
+  );
   for (const [label, bundle] of [['minimal SDK server (baseline)', 'minimal'], ['mcp-http (the MCP endpoint)', 'mcp-http']] as const) {
     const f = figures(bundle);
-    console.log(`${label.padEnd(34)} ${f.size.toFixed(0).padStart(9)} ${f.gzip.toFixed(0).padStart(9)} ${f.importMs.toFixed(1).padStart(10)} ${f.totalMs.toFixed(1).padStart(14)} ${(f.totalMs / baseline.totalMs).toFixed(2).padStart(6)}`);
+    console.log(
+      `${label.padEnd(34)} ${f.size.toFixed(0).padStart(9)} ${f.gzip.toFixed(0).padStart(9)} ` +
+        `${f.importMs.toFixed(1).padStart(10)} ${f.totalMs.toFixed(1).padStart(14)} ` +
+        `${(f.totalMs / baseline.totalMs).toFixed(2).padStart(6)}`,
+    );
   }
   console.log(`\ngoals: import + first request <= 1.1x the baseline; bundle <= 1024 KiB`);
 }

@@ -45,7 +45,8 @@ export function grantTaskTokenAnswers(grantee: iam.IGrantable & { readonly role?
   if (grantee.role !== undefined) {
     Validations.of(grantee.role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'states:SendTaskSuccess and states:SendTaskFailure support no resource-level permissions; the task token itself is the authorization.',
+      reason: 'states:SendTaskSuccess and states:SendTaskFailure support no resource-level permissions; ' +
+        'the task token itself is the authorization.',
     });
   }
 }

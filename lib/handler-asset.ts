@@ -37,7 +37,8 @@ export function assetDirectory(entry: string): string {
 export function prebuiltAsset(entry: string): string {
   const directory = assetDirectory(entry);
   if (!existsSync(join(directory, 'index.mjs'))) {
-    throw new Error(`No prebuilt Lambda asset for ${relative(PACKAGE_ROOT, entry)} (looked in ${directory}): run \`npm run build:assets\` in ${PACKAGE_ROOT}`);
+    throw new Error(`No prebuilt Lambda asset for ${relative(PACKAGE_ROOT, entry)} (looked in ${directory}): ` +
+      `run \`npm run build:assets\` in ${PACKAGE_ROOT}`);
   }
   return directory;
 }

@@ -84,7 +84,8 @@ export class HandlerFunction extends Construct {
     });
     Validations.of(this.function).acknowledge({
       id: 'AwsSolutions-L1',
-      reason: 'Node.js 22 is deliberate: it is the runtime the project builds and tests with (the local stack and CI run Node 22); move with the project.',
+      reason: 'Node.js 22 is deliberate: it is the runtime the project builds and tests with (the local ' +
+        'stack and CI run Node 22); move with the project.',
     });
     if (props.tracing) {
       Validations.of(this.role).acknowledge({

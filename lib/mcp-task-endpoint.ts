@@ -135,7 +135,8 @@ export class McpTaskEndpoint extends Construct {
     if (props.openEndpoint) {
       Annotations.of(this).addWarningV2(
         'mcp-tasks:openEndpoint',
-        'openEndpoint is true: the MCP endpoint has no authentication, so anyone with its URL can start your state machines and read every task.',
+        'openEndpoint is true: the MCP endpoint has no authentication, so anyone with its URL can ' +
+          'start your state machines and read every task.',
       );
     } else {
       this.auth = new CognitoAuth(this, 'Auth', {
@@ -208,7 +209,8 @@ export class McpTaskEndpoint extends Construct {
     // GetExecutionHistory: a refresh of a running task reads the state it is in (issue 12).
     iam.Grant.addToPrincipal({ grantee: this.mcpFunction, actions: ['states:DescribeExecution', 'states:GetExecutionHistory', 'states:StopExecution'], resourceArns: [executions] });
     iam.Grant.addToPrincipal({ grantee: this.statusSyncFunction, actions: ['states:DescribeExecution'], resourceArns: [executions] });
-    const reason = `Execution names are made per task at run time (task-<key>-<nonce>); the wildcard covers only this backend's executions of the machine behind tool '${tool.name}'.`;
+    const reason = `Execution names are made per task at run time (task-<key>-<nonce>); the wildcard covers ` +
+      `only this backend's executions of the machine behind tool '${tool.name}'.`;
     acknowledgeWildcardResource(this.mcpHandler.role, executions, reason);
     acknowledgeWildcardResource(this.statusSyncHandler.role, executions, reason);
     this.expirySweep.grantStopExecutions(executions, reason);
@@ -249,7 +251,9 @@ export class McpTaskEndpoint extends Construct {
     const bytes = environmentBytesUpperBound(this.mcpFunction, (name) => (name === MCP_HTTP_ENV.toolStateMachineArns ? MAX_STATE_MACHINE_ARN_BYTES : MAX_TOKEN_BYTES));
     if (bytes > LAMBDA_ENVIRONMENT_LIMIT_BYTES) {
       problems.push(
-        `The tool catalog may not fit the MCP function's environment (up to ${bytes} of ${LAMBDA_ENVIRONMENT_LIMIT_BYTES} bytes with ${this.tools.length} tools): shorten descriptions and schemas, or split the tools across two endpoints`,
+        `The tool catalog may not fit the MCP function's environment (up to ${bytes} of ` +
+          `${LAMBDA_ENVIRONMENT_LIMIT_BYTES} bytes with ${this.tools.length} tools): shorten ` +
+          `descriptions and schemas, or split the tools across two endpoints`,
       );
     }
     return problems;

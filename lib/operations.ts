@@ -115,7 +115,8 @@ export class EndpointOperations extends Construct {
   /** One line per tool, whatever tools exist now or later: a SEARCH over this endpoint's `tool` dimension. */
   private perTool(metricName: string, statistic: string, label: string): cloudwatch.MathExpression {
     return new cloudwatch.MathExpression({
-      expression: `SEARCH('{${METRICS_NAMESPACE},${DIMENSION.tool},service} MetricName="${metricName}" service="${this.serviceName}"', '${statistic}', ${PERIOD.toSeconds()})`,
+      expression: `SEARCH('{${METRICS_NAMESPACE},${DIMENSION.tool},service} MetricName="${metricName}" ` +
+        `service="${this.serviceName}"', '${statistic}', ${PERIOD.toSeconds()})`,
       label,
       period: PERIOD,
     });
@@ -148,7 +149,9 @@ export class EndpointOperations extends Construct {
         new cloudwatch.Metric({ namespace: 'AWS/States', metricName: 'ThrottledEvents', dimensionsMap: { APIName: 'DescribeExecution' }, period: PERIOD, statistic: 'Sum', label: 'account (AWS/States)' }),
       ], 12),
       graph('AWS call errors by service and operation', [new cloudwatch.MathExpression({
-        expression: `SEARCH('{${METRICS_NAMESPACE},${DIMENSION.awsService},${DIMENSION.operation},service} MetricName="${METRIC.AwsCallErrors}" service="${this.serviceName}"', 'Sum', ${PERIOD.toSeconds()})`,
+        expression: `SEARCH('{${METRICS_NAMESPACE},${DIMENSION.awsService},${DIMENSION.operation},service} ` +
+          `MetricName="${METRIC.AwsCallErrors}" service="${this.serviceName}"', 'Sum', ` +
+          `${PERIOD.toSeconds()})`,
         label: 'errors',
         period: PERIOD,
       })], 12),

@@ -93,8 +93,10 @@ export class StartOutcomeUnknownError extends TaskBackendError {
   constructor(readonly taskId: string, readonly stopped: boolean, options?: { cause?: unknown }) {
     super(
       stopped
-        ? 'Step Functions did not answer the start of the tool, so the call was abandoned and nothing is left running. Retry the call.'
-        : 'Step Functions did not answer the start of the tool, and its execution could not be stopped: it may still be running. Retry later.',
+        ? 'Step Functions did not answer the start of the tool, so the call was abandoned and ' +
+          'nothing is left running. Retry the call.'
+        : 'Step Functions did not answer the start of the tool, and its execution could not be ' +
+          'stopped: it may still be running. Retry later.',
       options,
     );
     this.name = 'StartOutcomeUnknownError';
@@ -112,8 +114,10 @@ export class TaskLimitExceededError extends TaskBackendError {
   constructor(readonly limit: TaskLimit, readonly max: number, readonly retryAfterSeconds: number, options?: { cause?: unknown }) {
     super(
       limit === 'active-tasks'
-        ? `Too many tasks: the owner has ${max} active tasks (the limit); wait for some to finish, or cancel or delete some, then retry. Nothing was started.`
-        : `Too many tasks created: the limit is ${max} per minute; retry in ${retryAfterSeconds} s. Nothing was started.`,
+        ? `Too many tasks: the owner has ${max} active tasks (the limit); wait for some to finish, ` +
+          `or cancel or delete some, then retry. Nothing was started.`
+        : `Too many tasks created: the limit is ${max} per minute; retry in ${retryAfterSeconds} s. ` +
+          `Nothing was started.`,
       options,
     );
     this.name = 'TaskLimitExceededError';
@@ -127,7 +131,8 @@ export class TaskLimitExceededError extends TaskBackendError {
  */
 export class InvalidInputResponseError extends TaskBackendError {
   constructor(readonly taskId: string, readonly key: string, readonly problems: readonly string[]) {
-    super(`The answer to input request ${key} of task ${taskId} was refused: ${problems.join('; ')}. The request is still open; answer it again.`);
+    super(`The answer to input request ${key} of task ${taskId} was refused: ${problems.join('; ')}. ` +
+      `The request is still open; answer it again.`);
     this.name = 'InvalidInputResponseError';
   }
 }
@@ -138,7 +143,8 @@ export class InvalidInputResponseError extends TaskBackendError {
  */
 export class InputDeliveryError extends TaskBackendError {
   constructor(readonly taskId: string, readonly key: string, options?: ErrorOptions) {
-    super(`The answer to input request ${key} of task ${taskId} could not be delivered yet; it was not recorded. Send it again.`, options);
+    super(`The answer to input request ${key} of task ${taskId} could not be delivered yet; it was ` +
+      `not recorded. Send it again.`, options);
     this.name = 'InputDeliveryError';
   }
 }

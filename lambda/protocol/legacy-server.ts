@@ -98,7 +98,8 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
       tools: {},
       ...(offersTasks ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
     },
-    instructions: 'Each tool runs a Step Functions state machine. Call tools as tasks (params.task) to run them for minutes or hours and fetch the result later.',
+    instructions: 'Each tool runs a Step Functions state machine. Call tools as tasks (params.task) to run ' +
+      'them for minutes or hours and fetch the result later.',
     jsonSchemaValidator: SHARED_VALIDATOR,
   });
   const handle = <A extends unknown[], R>(handler: (...args: A) => Promise<R>) => translatingErrors(logger, handler);
@@ -163,7 +164,10 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
         const created = await service.createTask({ owner, toolName: name, arguments: args, origin: TaskOrigin.Mcp20251125, requestedRetentionMs: task.ttl });
         return {
           task: toMcpTask(created),
-          _meta: { 'io.modelcontextprotocol/model-immediate-response': `Started ${name} as task ${created.taskId}; its result will be available when it completes.` },
+          _meta: {
+            'io.modelcontextprotocol/model-immediate-response':
+              `Started ${name} as task ${created.taskId}; ` + 'its result will be available when it completes.',
+          },
         };
       }
       return (await service.runToCompletion(owner, name, args, extra.signal, progressFor(_meta, extra))) as CallToolResult;
@@ -207,7 +211,9 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
     if (!isTerminal(task.status)) {
       throw new ProtocolError(
         ErrorCode.RequestTimeout,
-        `Task ${taskId} is still ${toMcpTask(task).status} after ${Math.round(settings.resultWaitMs / 1000)} s; poll tasks/get and call tasks/result again once it is terminal`,
+        `Task ${taskId} is still ${toMcpTask(task).status} after ` +
+          `${Math.round(settings.resultWaitMs / 1000)} s; poll tasks/get and call tasks/result again ` +
+          `once it is terminal`,
       );
     }
     return resultOf(task, { [RELATED_TASK_META_KEY_2025]: { taskId } });

@@ -44,7 +44,8 @@ export function createModernMcpServer(deps: McpServerDependencies, schemas: Tool
     // Empty prompt and resource lists: clients (and SEP-2549 caching) may ask, and may cache that there are none.
     // Lists change only with a deployment, so no listChanged (McpServer would otherwise claim it).
     capabilities: { tools: { listChanged: false }, prompts: { listChanged: false }, resources: { listChanged: false }, extensions: { [TASKS_EXTENSION]: {} } },
-    instructions: 'Each tool runs a Step Functions state machine. Declare the io.modelcontextprotocol/tasks extension and long calls become tasks: poll tasks/get for the result.',
+    instructions: 'Each tool runs a Step Functions state machine. Declare the io.modelcontextprotocol/tasks ' +
+      'extension and long calls become tasks: poll tasks/get for the result.',
   });
   // Registered so that the SDK's entry checks SEP-2243 `Mcp-Param-*` headers against each tool's schema before
   // dispatch. Listing and calling stay ours (below): the SDK's tool handlers know nothing of tasks.

@@ -345,7 +345,8 @@ export class TaskService {
     if (isTerminal(task.status)) return (await this.resultFor(task)).result ?? textResult('The tool finished without a result.', true);
     const reason = signal?.aborted
       ? 'The client went away before the tool finished; the execution was stopped.'
-      : `The tool did not finish within ${Math.round(bound / 1000)} s, so its execution was stopped. Call it as a task (params.task) to let it run longer and fetch the result later.`;
+      : `The tool did not finish within ${Math.round(bound / 1000)} s, so its execution was ` +
+        `stopped. Call it as a task (params.task) to let it run longer and fetch the result later.`;
     try {
       await this.cancelTask(owner, created.taskId, reason);
     } catch (error) {

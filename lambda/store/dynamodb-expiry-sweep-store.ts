@@ -72,7 +72,9 @@ export class DynamoDbExpirySweepStore implements ExpirySweepStore {
     // left to stop, so DynamoDB may delete the item as it would any expired task.
     return this.conditionally({
       task,
-      update: 'SET #status = :status, statusMessage = :statusMessage, completedAt = :at, lastUpdatedAt = :at, #ttl = :ttl REMOVE #shard, #claim',
+      update:
+        'SET #status = :status, statusMessage = :statusMessage, completedAt = :at, lastUpdatedAt = :at, #ttl = :ttl ' +
+        'REMOVE #shard, #claim',
       condition: 'attribute_exists(#shard)',
       names: { '#shard': ACTIVE_EXPIRY_PARTITION_KEY, '#claim': CLAIM_ATTRIBUTE, '#ttl': TTL_ATTRIBUTE },
       values: { ':status': change.status, ':statusMessage': change.statusMessage, ':at': change.at, ':ttl': Math.ceil(task.expiredAt / 1000) },
@@ -91,7 +93,9 @@ export class DynamoDbExpirySweepStore implements ExpirySweepStore {
           Key: { [PARTITION_KEY]: taskKey(write.task.owner, write.task.taskId) },
           UpdateExpression: write.update,
           // executionArn pins the very task found: a task created anew under the same ID is another task.
-          ConditionExpression: `attribute_exists(#pk) AND executionArn = :executionArn AND #status IN (${Object.keys(active).join(', ')}) AND ${write.condition}`,
+          ConditionExpression:
+            'attribute_exists(#pk) AND executionArn = :executionArn AND ' +
+            `#status IN (${Object.keys(active).join(', ')}) AND ${write.condition}`,
           ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#status': 'status', ...write.names },
           ExpressionAttributeValues: { ':executionArn': write.task.executionArn, ...active, ...write.values },
         }),

@@ -49,7 +49,9 @@ export class DynamoDbTaskStore implements TaskStore {
       Item: item,
       // An expired task that DynamoDB has not swept yet may be replaced; a live one never. Items written before
       // the millisecond attribute existed fall back to the TTL's whole seconds.
-      ConditionExpression: 'attribute_not_exists(#pk) OR #expiresAtMs <= :nowMs OR (attribute_not_exists(#expiresAtMs) AND #ttl <= :nowSeconds)',
+      ConditionExpression:
+        'attribute_not_exists(#pk) OR #expiresAtMs <= :nowMs OR ' +
+        '(attribute_not_exists(#expiresAtMs) AND #ttl <= :nowSeconds)',
       ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#ttl': TTL_ATTRIBUTE, '#expiresAtMs': EXPIRY_MS_ATTRIBUTE },
       ExpressionAttributeValues: { ':nowMs': this.now(), ':nowSeconds': Math.floor(this.now() / 1000) },
     };
@@ -150,7 +152,11 @@ export class DynamoDbTaskStore implements TaskStore {
           Key: { [PARTITION_KEY]: taskKey(task.owner, task.taskId) },
           UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
           // executionArn pins the very task read: a task created anew under the same ID is another task.
-          ConditionExpression: `attribute_exists(#pk) AND executionArn = :executionArn AND (attribute_not_exists(#ttl) OR #ttl > :nowSeconds) AND (attribute_not_exists(#expiresAtMs) OR #expiresAtMs > :nowMs) AND #status IN (${allowed.map((_, i) => `:from${i}`).join(', ')})`,
+          ConditionExpression:
+            'attribute_exists(#pk) AND executionArn = :executionArn ' +
+            'AND (attribute_not_exists(#ttl) OR #ttl > :nowSeconds) ' +
+            'AND (attribute_not_exists(#expiresAtMs) OR #expiresAtMs > :nowMs) ' +
+            `AND #status IN (${allowed.map((_, i) => `:from${i}`).join(', ')})`,
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
           ReturnValues: 'ALL_NEW',
@@ -173,7 +179,10 @@ export class DynamoDbTaskStore implements TaskStore {
           TableName: this.tableName,
           Key: { [PARTITION_KEY]: taskKey(task.owner, task.taskId) },
           UpdateExpression: 'SET lastCheckedAt = :now',
-          ConditionExpression: `attribute_exists(#pk) AND executionArn = :executionArn AND #status IN (${ACTIVE_STATUSES.map((_, i) => `:active${i}`).join(', ')}) AND (attribute_not_exists(lastCheckedAt) OR lastCheckedAt <= :dueBefore)`,
+          ConditionExpression:
+            'attribute_exists(#pk) AND executionArn = :executionArn ' +
+            `AND #status IN (${ACTIVE_STATUSES.map((_, i) => `:active${i}`).join(', ')}) ` +
+            'AND (attribute_not_exists(lastCheckedAt) OR lastCheckedAt <= :dueBefore)',
           ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#status': 'status' },
           ExpressionAttributeValues: {
             ':now': now,
@@ -197,7 +206,9 @@ export class DynamoDbTaskStore implements TaskStore {
           TableName: this.tableName,
           Key: { [PARTITION_KEY]: taskKey(task.owner, task.taskId) },
           UpdateExpression: 'SET currentStep = :step',
-          ConditionExpression: `attribute_exists(#pk) AND executionArn = :executionArn AND #status IN (${ACTIVE_STATUSES.map((_, i) => `:active${i}`).join(', ')})`,
+          ConditionExpression:
+            'attribute_exists(#pk) AND executionArn = :executionArn ' +
+            `AND #status IN (${ACTIVE_STATUSES.map((_, i) => `:active${i}`).join(', ')})`,
           ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#status': 'status' },
           ExpressionAttributeValues: {
             ':step': step,

@@ -37,7 +37,8 @@ export class ToolRegistry {
       this.validators.set(name, validate);
     }
     if (!validate(args)) {
-      const problems = (validate.errors ?? []).map((error) => `${error.instancePath === '' ? 'arguments' : `arguments${error.instancePath}`} ${error.message ?? 'is invalid'}`);
+      const problems = (validate.errors ?? []).map((error) => `${error.instancePath === '' ? 'arguments' : `arguments${error.instancePath}`} ` +
+        `${error.message ?? 'is invalid'}`);
       throw new InvalidToolArgumentsError(name, problems);
     }
   }

@@ -145,7 +145,8 @@ export class Registry {
     if (Buffer.byteLength(input, 'utf8') > MAX_INPUT_BYTES) {
       throw new SfnApiError(
         'ValidationException',
-        `1 validation error detected: Value at 'input' failed to satisfy constraint: Member must have length less than or equal to ${MAX_INPUT_BYTES}`,
+        `1 validation error detected: Value at 'input' failed to satisfy constraint: Member must ` +
+          `have length less than or equal to ${MAX_INPUT_BYTES}`,
       );
     }
     let parsedInput: JsonValue;

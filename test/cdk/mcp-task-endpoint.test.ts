@@ -14,6 +14,7 @@ import { McpTaskEndpoint } from '../../lib/mcp-task-endpoint.js';
 import { exampleStack, logicalId, TEST_ENV, testStack } from './cdk-app.js';
 import { UNAUTHORIZED_ERROR_CODE } from '../../lambda/protocol/unauthorized.js';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- template properties, read as the assertions need them
 type Resource = { Type: string; Properties: Record<string, any> };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
 
@@ -52,6 +53,7 @@ function resource(id: string): Resource {
 /** A `Fn::Join` as text, with `${LogicalId}` and `${LogicalId.Attribute}` where CloudFormation fills in values. */
 function joined(value: unknown): string {
   if (typeof value === 'string') return value;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a template's JSON, walked node by node
   const node = value as Record<string, any>;
   if (node['Fn::Join']) return (node['Fn::Join'][1] as unknown[]).map(joined).join(node['Fn::Join'][0]);
   if (node['Ref']) return `\${${node['Ref']}}`;

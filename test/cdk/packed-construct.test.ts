@@ -14,6 +14,7 @@ import { PACKAGE_ROOT } from '../../lib/handler-asset.js';
 const run = promisify(execFile);
 const NPM_FLAGS = ['--offline', '--no-audit', '--no-fund', '--loglevel=error'];
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- template properties, read as the assertions need them
 type Resource = { Type: string; Properties: Record<string, any>; DependsOn?: string[] };
 
 let work: string;
