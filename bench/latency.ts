@@ -59,7 +59,10 @@ async function timed(run: () => Promise<unknown>): Promise<number> {
   return performance.now() - start;
 }
 
-/** Runs `ours` and `anchor` in alternation, `rounds` times each after a warm-up; per-call times, CPU and AWS calls per call. */
+/**
+ * Runs `ours` and `anchor` in alternation, `rounds` times each after a warm-up; per-call times, CPU and AWS calls per
+ * call.
+ */
 async function alternate(servers: { ours: Server; anchor: Server }, rounds: number, runs: { ours: () => Promise<unknown>; anchor: () => Promise<unknown> }) {
   for (let warmup = 0; warmup < 3; warmup++) await Promise.all([runs.ours(), runs.anchor()]);
   const before = { ours: await servers.ours.stats(), anchor: await servers.anchor.stats() };
@@ -206,7 +209,8 @@ async function main(): Promise<void> {
     const bigList = median(await listTimes());
     row(`tasks/list page with ${LIST_TASKS} more tasks stored vs without`, ms(bigList), ms(smallList), bigList / smallList, '~1 (flat)');
 
-    console.log(`\nnpm run bench: ${ROUNDS} rounds (tasks/get ${POLL_ROUNDS}), alternating with the anchor, local stack (DynamoDB Local, Step Functions emulator), Node ${process.version}\n`);
+    console.log(`\nnpm run bench: ${ROUNDS} rounds (tasks/get ${POLL_ROUNDS}), alternating with the ` +
+      `anchor, local stack (DynamoDB Local, Step Functions emulator), Node ${process.version}\n`);
     const widths = [58, 14, 14, 7, 10];
     const header = ['figure', 'project', 'baseline', 'ratio', 'goal'];
     console.log(header.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' '));

@@ -15,7 +15,12 @@ export async function buildCli(outfile: string = CLI_BUNDLE): Promise<string> {
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    banner: { js: "#!/usr/bin/env node\nimport { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);" },
+    banner: {
+      js:
+        '#!/usr/bin/env node\n' +
+        "import { createRequire as __createRequire } from 'node:module';\n" +
+        'const require = __createRequire(import.meta.url);',
+    },
     logLevel: 'warning',
   });
   await chmod(outfile, 0o755);

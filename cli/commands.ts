@@ -92,7 +92,11 @@ async function followAndPrint(client: TaskClient, output: Output, taskId: string
   if (end.kind === 'left-running') {
     if (output.json) output.out(JSON.stringify({ task: end.task, leftRunning: true }));
     else {
-      output.err(`Left task ${taskId} running.\n  follow it:        mcp-tasks watch ${taskId}\n  fetch its result: mcp-tasks result ${taskId}`);
+      output.err(
+        `Left task ${taskId} running.\n` +
+          `  follow it:        mcp-tasks watch ${taskId}\n` +
+          `  fetch its result: mcp-tasks result ${taskId}`,
+      );
       output.out(taskId);
     }
     return EXIT.interrupted;

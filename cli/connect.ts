@@ -44,7 +44,8 @@ export async function connectTaskClient(endpoint: Endpoint, protocol: ProtocolCh
         if (!(options.needsTaskList && protocol === 'auto' && !client.canListTasks)) return client;
         await client.close();
       }
-      if (protocol === MODERN_VERSION) throw new ServerError(`The server at ${endpoint.url} does not advertise the Tasks extension (${TASKS_EXTENSION}) on ${MODERN_VERSION}.`);
+      if (protocol === MODERN_VERSION) throw new ServerError(`The server at ${endpoint.url} does not advertise the Tasks extension (${TASKS_EXTENSION}) ` +
+        `on ${MODERN_VERSION}.`);
     }
     const legacy = await LegacyTaskClient.connect(endpoint);
     return legacy;

@@ -100,7 +100,8 @@ export class LiveView {
     }
     // Plain mode: one line per change of status, message or progress; elapsed time alone is no change.
     const { status, statusMessage } = this.latest ?? { status: 'working' };
-    const progress = this.progressUpdate ? ` (${this.progressUpdate.progress}${this.progressUpdate.total !== undefined ? `/${this.progressUpdate.total}` : ''})` : '';
+    const update = this.progressUpdate;
+    const progress = update ? ` (${update.progress}${update.total !== undefined ? `/${update.total}` : ''})` : '';
     const plain = `${status}${statusMessage ? `: ${statusMessage}` : ''}${progress}`;
     if (plain !== this.lastPlainLine) process.stderr.write(`${plain}\n`);
     this.lastPlainLine = plain;

@@ -63,7 +63,8 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .addHelpText(
       'after',
-      '\nExit codes: 0 completed, 1 failed (or the tool reported an error), 2 unknown tool or task / bad usage,\n3 cancelled, 4 server or connection error, 130 left running after Ctrl-C.',
+      '\nExit codes: 0 completed, 1 failed (or the tool reported an error), 2 unknown tool or task / bad usage,\n' +
+        '3 cancelled, 4 server or connection error, 130 left running after Ctrl-C.',
     );
 
   program.command('tools').description('list the tools and whether each can run as a task').action(() => run(program, toolsCommand));

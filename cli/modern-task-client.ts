@@ -99,7 +99,8 @@ export class ModernTaskClient implements TaskClient {
       if (execution.kind !== 'task') {
         const { outcome } = await execution.settle();
         if (outcome.status === 'completed') return { kind: 'immediate', result: outcome.result as ToolResult };
-        throw new ServerError(`The server answered ${name} at once, with an error: ${outcome.status === 'failed' ? outcome.error.message : 'cancelled'}`);
+        throw new ServerError(`The server answered ${name} at once, with an error: ` +
+          `${outcome.status === 'failed' ? outcome.error.message : 'cancelled'}`);
       }
       const { taskId } = execution.handle;
       // Release the local handle without cancelling: the task lives on the server, fetched later by ID.
@@ -135,7 +136,8 @@ export class ModernTaskClient implements TaskClient {
 
   async listTasks(): Promise<TaskInfo[]> {
     if (!this.canListTasks) {
-      throw new UsageError(`This server's Tasks extension (${MODERN_VERSION}) cannot list tasks. If it also speaks 2025-11-25 tasks: mcp-tasks --protocol 2025-11-25 list`);
+      throw new UsageError(`This server's Tasks extension (${MODERN_VERSION}) cannot list tasks. If it also speaks ` +
+        `2025-11-25 tasks: mcp-tasks --protocol 2025-11-25 list`);
     }
     const tasks: TaskInfo[] = [];
     let cursor: string | undefined;

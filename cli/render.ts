@@ -5,7 +5,8 @@ import type { ProgressUpdate, TaskInfo, TaskOutcome, ToolInfo, ToolResult } from
 export function renderTools(tools: readonly ToolInfo[]): string {
   if (tools.length === 0) return 'This server has no tools.';
   const width = Math.max(...tools.map((tool) => tool.name.length));
-  return tools.map((tool) => `${tool.name.padEnd(width)}  task: ${tool.taskSupport.padEnd(9)}  ${firstSentence(tool.description ?? tool.title ?? '')}`.trimEnd()).join('\n');
+  return tools.map((tool) => `${tool.name.padEnd(width)}  task: ${tool.taskSupport.padEnd(9)}  ` +
+    `${firstSentence(tool.description ?? tool.title ?? '')}`.trimEnd()).join('\n');
 }
 
 export function renderTask(task: TaskInfo): string {

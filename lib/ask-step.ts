@@ -9,11 +9,16 @@ import { projectPath, type HandlerFunction } from './handler-function.js';
 import { createTaskItemWriter, type TaskItemWriterProps } from './task-item-writer.js';
 
 export interface AskStepProps {
-  /** The question, shown to the person (a plain string, or `sfn.JsonPath.format(...)` to build it from the state input). */
+  /**
+   * The question, shown to the person (a plain string, or `sfn.JsonPath.format(...)` to build it from the state input).
+   */
   readonly message: string;
   /** The form: a flat JSON Schema object of primitive properties (MCP form-mode elicitation's `requestedSchema`). */
   readonly requestedSchema: Record<string, unknown>;
-  /** How long the person has to answer; past it the state fails with States.Timeout and the task says the input never came. */
+  /**
+   * How long the person has to answer; past it the state fails with States.Timeout and the task says the input never
+   * came.
+   */
   readonly timeout: Duration;
   /** Where the answer (`{ action, content }`) goes in the state's output. @default '$.answer' */
   readonly resultPath?: string;
@@ -32,13 +37,16 @@ export function createAskFunction(scope: Construct, id: string, props: Omit<Task
   });
 }
 
-/** Lets `grantee` resume waiting executions with an answer. Task-token actions support no resource-level permissions. */
+/**
+ * Lets `grantee` resume waiting executions with an answer. Task-token actions support no resource-level permissions.
+ */
 export function grantTaskTokenAnswers(grantee: iam.IGrantable & { readonly role?: iam.IRole }): void {
   iam.Grant.addToPrincipal({ grantee, actions: ['states:SendTaskSuccess', 'states:SendTaskFailure'], resourceArns: ['*'] });
   if (grantee.role !== undefined) {
     Validations.of(grantee.role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'states:SendTaskSuccess and states:SendTaskFailure support no resource-level permissions; the task token itself is the authorization.',
+      reason: 'states:SendTaskSuccess and states:SendTaskFailure support no resource-level permissions; ' +
+        'the task token itself is the authorization.',
     });
   }
 }

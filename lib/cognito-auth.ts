@@ -37,7 +37,8 @@ export class CognitoAuth extends Construct {
       const userPool = new cognito.UserPool(this, 'UserPool', { ...defaultUserPoolProps(props.removalPolicy), ...props.userPoolProps });
       Validations.of(userPool).acknowledge({
         id: 'AwsSolutions-COG8',
-        reason: 'The Plus feature plan (threat protection) is billed per monthly active user; opt in with userPoolProps.featurePlan. MFA is required either way.',
+        reason: 'The Plus feature plan (threat protection) is billed per monthly active user; opt in with ' +
+          'userPoolProps.featurePlan. MFA is required either way.',
       });
       this.userPool = userPool;
     }

@@ -26,7 +26,8 @@ export interface ExampleToolsStackProps extends StackProps {
  * access logs, which API Gateway can only do through the role set in the account's per-region settings, and a new
  * account has none, so without it the first deploy fails on the stage. The construct leaves that account-wide
  * setting alone by default (a library should not change it quietly); the example, meant to deploy anywhere, sets
- * it. Opt out with `endpoint: { createApiGatewayAccountRole: false }` (`cdk deploy -c createApiGatewayAccountRole=false`)
+ * it. Opt out with `endpoint: { createApiGatewayAccountRole: false }`
+ * (`cdk deploy -c createApiGatewayAccountRole=false`)
  * where the account already has one, e.g. one managed by a landing zone.
  */
 export const EXAMPLE_ENDPOINT_DEFAULTS = { createApiGatewayAccountRole: true } as const satisfies Partial<McpTaskEndpointProps>;
@@ -110,7 +111,8 @@ export class ExampleToolsStack extends Stack {
       if (auth.machineClient) {
         new CfnOutput(this, 'TokenCommand', {
           value: tokenCommand({ userPoolId: auth.userPool.userPoolId, clientId: auth.machineClient.userPoolClientId, scope: auth.scope, tokenEndpoint }),
-          description: 'Sets TOKEN to an access token of the machine client (client credentials); needs the AWS CLI, curl and node',
+          description: 'Sets TOKEN to an access token of the machine client (client credentials); needs the AWS ' +
+            'CLI, curl and node',
         });
       }
     }
@@ -124,13 +126,20 @@ export class ExampleToolsStack extends Stack {
  */
 export function inspectorCommand(mcpUrl: string, withToken: boolean): string {
   const header = withToken ? ' --header "Authorization: Bearer $TOKEN"' : '';
-  return `npx @modelcontextprotocol/inspector --cli ${mcpUrl} --transport http --protocol-era modern --method tools/list${header}`;
+  return `npx @modelcontextprotocol/inspector --cli ${mcpUrl} --transport http --protocol-era ` +
+    `modern --method tools/list${header}`;
 }
 
-/** A client-credentials token for the machine client: its secret read with the AWS CLI, then Cognito's token endpoint. */
+/**
+ * A client-credentials token for the machine client: its secret read with the AWS CLI, then Cognito's token endpoint.
+ */
 function tokenCommand(client: { userPoolId: string; clientId: string; scope: string; tokenEndpoint: string }): string {
-  const secret = `$(aws cognito-idp describe-user-pool-client --region ${Aws.REGION} --user-pool-id ${client.userPoolId} --client-id ${client.clientId} --query UserPoolClient.ClientSecret --output text)`;
-  return `export TOKEN=$(curl -s -u "${client.clientId}:${secret}" -d grant_type=client_credentials -d scope=${client.scope} ${client.tokenEndpoint} | node -pe 'JSON.parse(require("fs").readFileSync(0)).access_token')`;
+  const secret = `$(aws cognito-idp describe-user-pool-client --region ${Aws.REGION} --user-pool-id ` +
+    `${client.userPoolId} --client-id ${client.clientId} --query UserPoolClient.ClientSecret ` +
+    `--output text)`;
+  return `export TOKEN=$(curl -s -u "${client.clientId}:${secret}" -d grant_type=client_credentials ` +
+    `-d scope=${client.scope} ${client.tokenEndpoint} | node -pe ` +
+    `'JSON.parse(require("fs").readFileSync(0)).access_token')`;
 }
 
 function pascalCase(name: string): string {

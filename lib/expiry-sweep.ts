@@ -1,5 +1,6 @@
 // The expiry sweep in AWS: its function, run on a schedule by EventBridge, with only what its code does to the table
-// (a Query on the active-expiry index, UpdateItem) and, per registered machine, StopExecution on this backend's executions.
+// (a Query on the active-expiry index, UpdateItem) and, per registered machine, StopExecution on this backend's
+// executions.
 import { Duration } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -15,7 +16,10 @@ import { acknowledgeWildcardResource } from './nag-acknowledgements.js';
 
 export interface ExpirySweepScheduleProps extends Pick<HandlerFunctionProps, 'tracing' | 'logRetention' | 'removalPolicy'> {
   readonly table: dynamodb.ITable;
-  /** How often the sweep runs: a task that expires unread has its execution stopped within this plus the function timeout. */
+  /**
+   * How often the sweep runs: a task that expires unread has its execution stopped within this plus the function
+   * timeout.
+   */
   readonly rate: Duration;
 }
 

@@ -1,5 +1,6 @@
 // Where a Lambda handler's prebuilt asset lives. One layout for both ways this code runs: from source in this
-// repository (lib/*.ts) and compiled in an installed package (dist/lib/*.js), the assets are <package root>/dist/assets.
+// repository (lib/*.ts) and compiled in an installed package (dist/lib/*.js), the assets are
+// <package root>/dist/assets.
 import { existsSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +23,10 @@ export function projectPath(relativePath: string): string {
   return join(PACKAGE_ROOT, relativePath);
 }
 
-/** The asset folder the build bundles a handler module into: lambda/handlers/mcp-http.ts → dist/assets/lambda/handlers/mcp-http. */
+/**
+ * The asset folder the build bundles a handler module into: lambda/handlers/mcp-http.ts →
+ * dist/assets/lambda/handlers/mcp-http.
+ */
 export function assetDirectory(entry: string): string {
   const path = relative(PACKAGE_ROOT, entry);
   if (path.startsWith('..') || !path.endsWith('.ts')) throw new Error(`A handler entry is a .ts module inside ${PACKAGE_ROOT}, not ${entry}`);
@@ -33,7 +37,8 @@ export function assetDirectory(entry: string): string {
 export function prebuiltAsset(entry: string): string {
   const directory = assetDirectory(entry);
   if (!existsSync(join(directory, 'index.mjs'))) {
-    throw new Error(`No prebuilt Lambda asset for ${relative(PACKAGE_ROOT, entry)} (looked in ${directory}): run \`npm run build:assets\` in ${PACKAGE_ROOT}`);
+    throw new Error(`No prebuilt Lambda asset for ${relative(PACKAGE_ROOT, entry)} (looked in ${directory}): ` +
+      `run \`npm run build:assets\` in ${PACKAGE_ROOT}`);
   }
   return directory;
 }

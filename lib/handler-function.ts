@@ -25,7 +25,10 @@ export interface HandlerFunctionProps {
   readonly timeout?: Duration;
   /** @default 256 */
   readonly memorySize?: number;
-  /** Reserved concurrency: a guaranteed share of the account's concurrency and a ceiling. @default - none (unreserved) */
+  /**
+   * Reserved concurrency: a guaranteed share of the account's concurrency and a ceiling.
+   * @default - none (unreserved)
+   */
   readonly reservedConcurrentExecutions?: number;
   /** Active X-Ray tracing, and Powertools Tracer in the handler (lambda/handlers/tracing.ts). @default false */
   readonly tracing?: boolean;
@@ -37,7 +40,10 @@ export interface HandlerFunctionProps {
   readonly deadLetterQueue?: sqs.IQueue;
   /** Retries of failed asynchronous invocations. @default 2 (Lambda's own default) */
   readonly retryAttempts?: number;
-  /** How long an asynchronous event may wait for a successful invocation. @default Duration.hours(6) (Lambda's default) */
+  /**
+   * How long an asynchronous event may wait for a successful invocation.
+   * @default Duration.hours(6) (Lambda's default)
+   */
   readonly maxEventAge?: Duration;
 }
 
@@ -80,7 +86,8 @@ export class HandlerFunction extends Construct {
     });
     Validations.of(this.function).acknowledge({
       id: 'AwsSolutions-L1',
-      reason: 'Node.js 22 is deliberate: it is the runtime the project builds and tests with (the local stack and CI run Node 22); move with the project.',
+      reason: 'Node.js 22 is deliberate: it is the runtime the project builds and tests with (the local ' +
+        'stack and CI run Node 22); move with the project.',
     });
     if (props.tracing) {
       Validations.of(this.role).acknowledge({

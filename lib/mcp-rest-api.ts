@@ -26,7 +26,10 @@ export interface McpRestApiProps {
   readonly executionLoggingLevel?: apigw.MethodLoggingLevel;
   readonly corsAllowOrigins?: readonly string[];
   readonly webAclArn?: string;
-  /** Create the account's API Gateway CloudWatch Logs role (an account-wide setting; the role is retained). @default false */
+  /**
+   * Create the account's API Gateway CloudWatch Logs role (an account-wide setting; the role is retained).
+   * @default false
+   */
   readonly createApiGatewayAccountRole?: boolean;
   /** Cognito auth; without it every method is open. */
   readonly auth?: CognitoAuth;
@@ -132,7 +135,8 @@ export class McpRestApi extends Construct {
         methodResponses: [{ statusCode: '200', responseParameters: Object.fromEntries(Object.keys(headers).map((header) => [header, true])) }],
       },
     );
-    const reason = 'RFC 9728 protected resource metadata must be readable without a token: clients fetch it to learn how to get one.';
+    const reason = 'RFC 9728 protected resource metadata must be readable without a token: clients fetch it ' +
+      'to learn how to get one.';
     Validations.of(method).acknowledge({ id: 'AwsSolutions-APIG4', reason }, { id: 'AwsSolutions-COG4', reason });
     return method;
   }
@@ -161,24 +165,31 @@ export class McpRestApi extends Construct {
     const accountRole = this.api.node.tryFindChild('CloudWatchRole');
     if (accountRole) {
       Validations.of(accountRole).acknowledge({
-        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
-        reason: 'The API Gateway account role must write to log groups of every API in the account and region; AWS maintains this managed policy for exactly that.',
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/' +
+          'service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        reason: 'The API Gateway account role must write to log groups of every API in the account and ' +
+          'region; AWS maintains this managed policy for exactly that.',
       });
     }
     acknowledge.acknowledge({
       id: 'AwsSolutions-APIG2',
-      reason: 'Bodies are JSON-RPC messages that the MCP SDK validates in the function; an API Gateway model cannot express them usefully.',
+      reason: 'Bodies are JSON-RPC messages that the MCP SDK validates in the function; an API Gateway ' +
+        'model cannot express them usefully.',
     });
     if (!props.executionLoggingLevel) {
       acknowledge.acknowledge({
         id: 'AwsSolutions-APIG6',
-        reason: 'Execution logging is opt-in (executionLoggingLevel): it logs per request at a cost the team decides on; JSON access logs are always on. Both need the account-level API Gateway CloudWatch Logs role (docs/deploy.md prerequisites, or createApiGatewayAccountRole).',
+        reason: 'Execution logging is opt-in (executionLoggingLevel): it logs per request at a cost the ' +
+          'team decides on; JSON access logs are always on. Both need the account-level API Gateway ' +
+          'CloudWatch Logs role (docs/deploy.md prerequisites, or createApiGatewayAccountRole).',
       });
     }
     if (!props.webAclArn) {
       acknowledge.acknowledge({
         id: 'AwsSolutions-APIG3',
-        reason: 'AWS WAF is opt-in (webAclArn), as a web ACL has a monthly cost. Residual risk without it: stage throttling is one bucket shared by all callers, so one token holder can use it all; per-client limits need a WAF rate-based rule (docs/deploy.md).',
+        reason: 'AWS WAF is opt-in (webAclArn), as a web ACL has a monthly cost. Residual risk without it: ' +
+          'stage throttling is one bucket shared by all callers, so one token holder can use it all; ' +
+          'per-client limits need a WAF rate-based rule (docs/deploy.md).',
       });
     }
     if (!props.auth) {

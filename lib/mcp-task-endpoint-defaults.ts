@@ -33,7 +33,9 @@ export const STATUS_EVENT_TARGET_RETRY_ATTEMPTS = 8;
 export const STATUS_EVENT_MAX_AGE = Duration.hours(2);
 export const STATUS_FUNCTION_RETRY_ATTEMPTS = 2;
 
-/** How often the expiry sweep runs: a task that expires unread has its execution stopped within this plus its timeout. */
+/**
+ * How often the expiry sweep runs: a task that expires unread has its execution stopped within this plus its timeout.
+ */
 export const DEFAULT_EXPIRY_SWEEP_RATE = Duration.minutes(5);
 /** One sweep run at most; it starts no task in its last 15 s (lambda/handlers/expiry-sweep.ts). */
 export const EXPIRY_SWEEP_FUNCTION_TIMEOUT = Duration.minutes(1);

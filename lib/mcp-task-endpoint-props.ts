@@ -34,7 +34,10 @@ export interface McpTaskEndpointProps {
   /** Tools registered at construction; `addTool` adds more. @default - none */
   readonly tools?: readonly McpToolProps[];
 
-  /** What happens to the task table, the user pool and the log groups when they leave the stack. @default RemovalPolicy.RETAIN */
+  /**
+   * What happens to the task table, the user pool and the log groups when they leave the stack.
+   * @default RemovalPolicy.RETAIN
+   */
   readonly removalPolicy?: RemovalPolicy;
   /** Customer managed KMS key for the task table. @default - the AWS managed key for DynamoDB */
   readonly tableEncryptionKey?: kms.IKey;
@@ -47,7 +50,10 @@ export interface McpTaskEndpointProps {
   readonly openEndpoint?: boolean;
   /** An existing user pool to authorize against. Not with `userPoolProps`. @default - a new user pool */
   readonly existingUserPoolObj?: cognito.IUserPool;
-  /** Overrides for the user pool this construct creates. Not with `existingUserPoolObj`. @default - see mcp-task-endpoint-defaults.ts */
+  /**
+   * Overrides for the user pool this construct creates. Not with `existingUserPoolObj`.
+   * @default - see mcp-task-endpoint-defaults.ts
+   */
   readonly userPoolProps?: cognito.UserPoolProps;
   /**
    * Prefix of the Cognito hosted domain (`<prefix>.auth.<region>.amazoncognito.com`) that serves the OAuth
@@ -63,7 +69,10 @@ export interface McpTaskEndpointProps {
    * @default 'mcp-tasks'
    */
   readonly resourceServerIdentifier?: string;
-  /** Redirect URIs of the interactive (authorization code + PKCE) client. @default - MCP Inspector's callbacks on localhost:6274 */
+  /**
+   * Redirect URIs of the interactive (authorization code + PKCE) client.
+   * @default - MCP Inspector's callbacks on localhost:6274
+   */
   readonly oauthCallbackUrls?: readonly string[];
   /** Also create a confidential client for machine-to-machine use (client credentials grant). @default false */
   readonly machineClient?: boolean;
@@ -76,7 +85,10 @@ export interface McpTaskEndpointProps {
   readonly throttlingBurstLimit?: number;
   /** Browser origins allowed to call the endpoint (CORS). @default - no CORS */
   readonly corsAllowOrigins?: readonly string[];
-  /** Execution logging of the stage; needs the account-wide API Gateway CloudWatch role. @default - off (access logs are always on) */
+  /**
+   * Execution logging of the stage; needs the account-wide API Gateway CloudWatch role.
+   * @default - off (access logs are always on)
+   */
   readonly executionLoggingLevel?: apigw.MethodLoggingLevel;
   /**
    * Create the API Gateway CloudWatch Logs role and make it the account's (`AWS::ApiGateway::Account`). API Gateway

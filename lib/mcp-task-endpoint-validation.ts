@@ -21,11 +21,13 @@ export function propsProblems(props: McpTaskEndpointProps): string[] {
   }
   const prefix = props.cognitoDomainPrefix;
   if (prefix !== undefined && !Token.isUnresolved(prefix) && (!DOMAIN_PREFIX.test(prefix) || /aws|amazon|cognito/.test(prefix))) {
-    problems.push(`cognitoDomainPrefix '${prefix}' must be 1-63 lowercase letters, digits or hyphens, and may not contain aws, amazon or cognito`);
+    problems.push(`cognitoDomainPrefix '${prefix}' must be 1-63 lowercase letters, digits or hyphens, and ` +
+      `may not contain aws, amazon or cognito`);
   }
   const wait = props.resultWait;
   if (wait !== undefined && !wait.isUnresolved() && (wait.toMilliseconds() < 1000 || wait.toMilliseconds() > MAX_RESULT_WAIT.toMilliseconds())) {
-    problems.push(`resultWait must be between 1 second and ${MAX_RESULT_WAIT.toHumanString()} (a regional API Gateway stream closes after 5 idle minutes)`);
+    problems.push(`resultWait must be between 1 second and ${MAX_RESULT_WAIT.toHumanString()} (a regional ` +
+      `API Gateway stream closes after 5 idle minutes)`);
   }
   const rate = props.expirySweepRate;
   if (rate !== undefined && !rate.isUnresolved() && !(Number.isInteger(rate.toSeconds() / 60) && rate.toMinutes() >= 1 && rate.toMinutes() <= 24 * 60)) {
@@ -68,13 +70,15 @@ export function toolProblems(tools: readonly McpToolProps[], environment?: ToolE
       if (Token.isUnresolved(machine)) continue;
       const match = STATE_MACHINE_ARN.exec(machine);
       if (!match) {
-        problems.push(`Tool '${tool.name}': '${machine}' is not an unqualified state machine ARN (arn:aws:states:<region>:<account>:stateMachine:<name>)`);
+        problems.push(`Tool '${tool.name}': '${machine}' is not an unqualified state machine ARN ` +
+          `(arn:aws:states:<region>:<account>:stateMachine:<name>)`);
       } else if (environment) {
         problems.push(...environmentProblems(tool.name, { region: match[1]!, account: match[2]! }, environment));
       }
     } else {
       if (machine instanceof sfn.StateMachine && machine.stateMachineType === sfn.StateMachineType.EXPRESS) {
-        problems.push(`Tool '${tool.name}': its state machine is EXPRESS; tasks need a STANDARD machine (DescribeExecution and status events)`);
+        problems.push(`Tool '${tool.name}': its state machine is EXPRESS; tasks need a STANDARD machine ` +
+          `(DescribeExecution and status events)`);
       }
       if (environment) problems.push(...environmentProblems(tool.name, machine.env, environment));
     }
@@ -91,7 +95,10 @@ function environmentProblems(toolName: string, machine: ToolEnvironment, endpoin
   for (const [what, theirs, ours] of where) {
     if (!Token.isUnresolved(theirs) && !Token.isUnresolved(ours) && theirs !== ours) {
       problems.push(
-        `Tool '${toolName}': its state machine is in ${what} ${theirs}, the endpoint in ${what} ${ours}; a tool's machine must be in the endpoint's own account and region (status events stay in their account and region, and Step Functions has no resource policies), so deploy the endpoint there or front the machine with one that is`,
+        `Tool '${toolName}': its state machine is in ${what} ${theirs}, the endpoint in ${what} ` +
+          `${ours}; a tool's machine must be in the endpoint's own account and region (status events ` +
+          `stay in their account and region, and Step Functions has no resource policies), so deploy ` +
+          `the endpoint there or front the machine with one that is`,
       );
     }
   }

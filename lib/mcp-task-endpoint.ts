@@ -54,7 +54,9 @@ export class McpTaskEndpoint extends Construct {
    * may only catch up by a poll's refresh. Notifies `alarmTopic` when one is given; add more with `addAlarmAction`.
    */
   public readonly statusDeadLetterAlarm: cloudwatch.Alarm;
-  /** Records the progress state machines report on their tasks (see {@link progressStep}); may update task items only. */
+  /**
+   * Records the progress state machines report on their tasks (see {@link progressStep}); may update task items only.
+   */
   public readonly progressFunction: lambda.Function;
   public readonly progressHandler: HandlerFunction;
   /** Stops the executions of tasks that expired unread, every `expirySweepRate`. */
@@ -100,7 +102,8 @@ export class McpTaskEndpoint extends Construct {
       environment: {
         [ENV.tableName]: this.table.tableName,
         [ENV.resultWaitMs]: String(resultWait.toMilliseconds()),
-        // Status changes are pushed by EventBridge; describing an execution on a poll is only the fallback for a missed event.
+        // Status changes are pushed by EventBridge; describing an execution on a poll is only the fallback for a missed
+        // event.
         [ENV.refreshIntervalMs]: String(defaults.REFRESH_INTERVAL.toMilliseconds()),
         // Produced afresh at each resolution (not cached), so tools added after any early resolution still count.
         [MCP_HTTP_ENV.packedToolCatalog]: Lazy.uncachedString({ produce: () => this.packedCatalog() }),
@@ -140,7 +143,8 @@ export class McpTaskEndpoint extends Construct {
     if (props.openEndpoint) {
       Annotations.of(this).addWarningV2(
         'mcp-tasks:openEndpoint',
-        'openEndpoint is true: the MCP endpoint has no authentication, so anyone with its URL can start your state machines and read every task.',
+        'openEndpoint is true: the MCP endpoint has no authentication, so anyone with its URL can ' +
+          'start your state machines and read every task.',
       );
     } else {
       this.auth = new CognitoAuth(this, 'Auth', {
@@ -213,7 +217,8 @@ export class McpTaskEndpoint extends Construct {
     // GetExecutionHistory: a refresh of a running task reads the state it is in (issue 12).
     iam.Grant.addToPrincipal({ grantee: this.mcpFunction, actions: ['states:DescribeExecution', 'states:GetExecutionHistory', 'states:StopExecution'], resourceArns: [executions] });
     iam.Grant.addToPrincipal({ grantee: this.statusSyncFunction, actions: ['states:DescribeExecution'], resourceArns: [executions] });
-    const reason = `Execution names are made per task at run time (task-<key>-<nonce>); the wildcard covers only this backend's executions of the machine behind tool '${tool.name}'.`;
+    const reason = `Execution names are made per task at run time (task-<key>-<nonce>); the wildcard covers ` +
+      `only this backend's executions of the machine behind tool '${tool.name}'.`;
     acknowledgeWildcardResource(this.mcpHandler.role, executions, reason);
     acknowledgeWildcardResource(this.statusSyncHandler.role, executions, reason);
     this.expirySweep.grantStopExecutions(executions, reason);
@@ -254,7 +259,9 @@ export class McpTaskEndpoint extends Construct {
     const bytes = environmentBytesUpperBound(this.mcpFunction, (name) => (name === MCP_HTTP_ENV.toolStateMachineArns ? MAX_STATE_MACHINE_ARN_BYTES : MAX_TOKEN_BYTES));
     if (bytes > LAMBDA_ENVIRONMENT_LIMIT_BYTES) {
       problems.push(
-        `The tool catalog may not fit the MCP function's environment (up to ${bytes} of ${LAMBDA_ENVIRONMENT_LIMIT_BYTES} bytes with ${this.tools.length} tools): shorten descriptions and schemas, or split the tools across two endpoints`,
+        `The tool catalog may not fit the MCP function's environment (up to ${bytes} of ` +
+          `${LAMBDA_ENVIRONMENT_LIMIT_BYTES} bytes with ${this.tools.length} tools): shorten ` +
+          `descriptions and schemas, or split the tools across two endpoints`,
       );
     }
     return problems;
@@ -271,7 +278,8 @@ function stateMachineArnOf(tool: McpToolProps): string {
  * ARN in the importing stack's account and region, and covers every execution.)
  */
 function executionsOf(machine: sfn.IStateMachine): string {
-  // Only executions this backend started (see core/task-key): another system's executions of a shared machine stay out of reach.
+  // Only executions this backend started (see core/task-key): another system's executions of a shared machine stay out
+  // of reach.
   const executions = `${EXECUTION_NAME_PREFIX}*`;
   if (machine instanceof sfn.StateMachine) {
     return Stack.of(machine).formatArn({ service: 'states', resource: 'execution', resourceName: `${machine.stateMachineName}:${executions}`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });

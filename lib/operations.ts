@@ -35,7 +35,10 @@ export interface EndpointOperationsProps {
 const PERIOD = Duration.minutes(5);
 /** Share of API requests answered 5xx over one period that raises the alarm. */
 export const API_5XX_RATE_THRESHOLD = 0.05;
-/** DescribeExecution throttles (every attempt) in one period that raise the alarm: retries absorb a few, a storm slows polls. */
+/**
+ * DescribeExecution throttles (every attempt) in one period that raise the alarm: retries absorb a few, a storm slows
+ * polls.
+ */
 export const DESCRIBE_EXECUTION_THROTTLE_THRESHOLD = 5;
 
 export class EndpointOperations extends Construct {
@@ -112,7 +115,8 @@ export class EndpointOperations extends Construct {
   /** One line per tool, whatever tools exist now or later: a SEARCH over this endpoint's `tool` dimension. */
   private perTool(metricName: string, statistic: string, label: string): cloudwatch.MathExpression {
     return new cloudwatch.MathExpression({
-      expression: `SEARCH('{${METRICS_NAMESPACE},${DIMENSION.tool},service} MetricName="${metricName}" service="${this.serviceName}"', '${statistic}', ${PERIOD.toSeconds()})`,
+      expression: `SEARCH('{${METRICS_NAMESPACE},${DIMENSION.tool},service} MetricName="${metricName}" ` +
+        `service="${this.serviceName}"', '${statistic}', ${PERIOD.toSeconds()})`,
       label,
       period: PERIOD,
     });
@@ -150,7 +154,9 @@ export class EndpointOperations extends Construct {
         new cloudwatch.Metric({ namespace: 'AWS/States', metricName: 'ThrottledEvents', dimensionsMap: { APIName: 'DescribeExecution' }, period: PERIOD, statistic: 'Sum', label: 'account (AWS/States)' }),
       ], 12),
       graph('AWS call errors by service and operation', [new cloudwatch.MathExpression({
-        expression: `SEARCH('{${METRICS_NAMESPACE},${DIMENSION.awsService},${DIMENSION.operation},service} MetricName="${METRIC.AwsCallErrors}" service="${this.serviceName}"', 'Sum', ${PERIOD.toSeconds()})`,
+        expression: `SEARCH('{${METRICS_NAMESPACE},${DIMENSION.awsService},${DIMENSION.operation},service} ` +
+          `MetricName="${METRIC.AwsCallErrors}" service="${this.serviceName}"', 'Sum', ` +
+          `${PERIOD.toSeconds()})`,
         label: 'errors',
         period: PERIOD,
       })], 12),

@@ -8,11 +8,17 @@ import { createTaskItemWriter, type TaskItemWriterProps } from './task-item-writ
 
 /** What a progress step reports. Numbers may be JSONPath values (`sfn.JsonPath.numberAt('$.done')`). */
 export interface ProgressStepProps {
-  /** The message; `{progress}`, `{total}` and `{secondsLeft}` are filled in when a client reads it. @default - the count alone */
+  /**
+   * The message; `{progress}`, `{total}` and `{secondsLeft}` are filled in when a client reads it.
+   * @default - the count alone
+   */
   readonly message?: string;
   /** Units done so far; an earlier count arriving late never replaces a later one. @default - unchanged */
   readonly progress?: number;
-  /** Units this step adds (one Map iteration, say): concurrent steps add up, none lost. Not with `progress`. @default - none */
+  /**
+   * Units this step adds (one Map iteration, say): concurrent steps add up, none lost. Not with `progress`.
+   * @default - none
+   */
   readonly increment?: number;
   /** Units in all. @default - unchanged */
   readonly total?: number;

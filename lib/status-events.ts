@@ -31,7 +31,8 @@ export function createStatusDeadLetterQueue(scope: Construct, id: string): sqs.Q
 /** In alarm as soon as one event sits in the dead-letter queue: a task status change was lost to the push path. */
 export function createStatusDeadLetterAlarm(scope: Construct, id: string, queue: sqs.IQueue): cloudwatch.Alarm {
   return new cloudwatch.Alarm(scope, id, {
-    alarmDescription: 'MCP task status events could not be applied and are in the dead-letter queue; tasks catch up only on a poll refresh',
+    alarmDescription: 'MCP task status events could not be applied and are in the dead-letter queue; tasks catch ' +
+      'up only on a poll refresh',
     metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: cloudwatch.Stats.MAXIMUM }),
     threshold: 0,
     comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,

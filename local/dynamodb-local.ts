@@ -14,7 +14,8 @@ export interface DynamoDbLocal {
 
 export class JavaMissingError extends Error {
   constructor() {
-    super('DynamoDB Local needs Java 17 or newer on PATH (`java -version`). Install it, e.g. `apt-get install -y openjdk-17-jre-headless`.');
+    super('DynamoDB Local needs Java 17 or newer on PATH (`java -version`). Install it, e.g. ' +
+      '`apt-get install -y openjdk-17-jre-headless`.');
     this.name = 'JavaMissingError';
   }
 }

@@ -13,7 +13,8 @@ export function startExpirySweepTimer(sweep: Pick<ExpirySweep, 'run'>, options: 
   let timer: NodeJS.Timeout | undefined;
   const schedule = (): void => {
     if (stopped) return;
-    // The next run waits for this one to end, so runs never pile up behind a slow store; unref'd, so it holds no process open.
+    // The next run waits for this one to end, so runs never pile up behind a slow store; unref'd, so it holds no
+    // process open.
     timer = setTimeout(() => {
       running = sweep.run().then(() => undefined, options.onError).finally(schedule);
     }, options.intervalMs).unref();

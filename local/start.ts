@@ -15,7 +15,9 @@ import { localAwsEnvironment } from './local-aws.js';
 const TABLE_NAME = 'mcp-tasks-local';
 const CONFORMANCE_POLL_INTERVAL_MS = 100;
 const CONFORMANCE_CREATIONS_PER_MINUTE = 10_000;
-/** How often the expiry sweep runs locally (every 5 minutes in AWS): an expired task's execution is stopped within this. */
+/**
+ * How often the expiry sweep runs locally (every 5 minutes in AWS): an expired task's execution is stopped within this.
+ */
 const LOCAL_EXPIRY_SWEEP_INTERVAL_MS = 10_000;
 
 async function main(): Promise<void> {

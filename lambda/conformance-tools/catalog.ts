@@ -156,7 +156,8 @@ export const CONFORMANCE_TOOLS: readonly StateMachineTool[] = [
   {
     name: 'test_streaming_elicitation',
     title: 'Response stream diagnostic',
-    description: 'Diagnostic tool validating response streams: answers on the request stream without sending the client any request',
+    description: 'Diagnostic tool validating response streams: answers on the request stream without ' +
+      'sending the client any request',
     inputSchema: NO_ARGUMENTS,
     taskSupport: 'forbidden',
     requiredClientCapabilities: { elicitation: {} },
@@ -189,7 +190,8 @@ export const CONFORMANCE_TOOLS: readonly StateMachineTool[] = [
   {
     name: 'slow_compute',
     title: 'Slow compute',
-    description: 'Sleeps `seconds` seconds (0 answers at once), then returns a result naming the label. Can be cancelled while it sleeps.',
+    description: 'Sleeps `seconds` seconds (0 answers at once), then returns a result naming the label. Can ' +
+      'be cancelled while it sleeps.',
     inputSchema: {
       type: 'object',
       properties: {

@@ -1,4 +1,5 @@
-// Domain errors, one file. Adapters translate vendor errors into these; only the protocol layer turns them into JSON-RPC codes.
+// Domain errors, one file. Adapters translate vendor errors into these; only the protocol layer turns them into
+// JSON-RPC codes.
 import type { TaskRecord, TaskStatus } from './task.js';
 
 export class TaskBackendError extends Error {
@@ -8,7 +9,10 @@ export class TaskBackendError extends Error {
   }
 }
 
-/** No task with this ID is visible to this owner: missing, expired, deleted, or another owner's (indistinguishable on purpose). */
+/**
+ * No task with this ID is visible to this owner: missing, expired, deleted, or another owner's (indistinguishable on
+ * purpose).
+ */
 export class TaskNotFoundError extends TaskBackendError {
   constructor(readonly taskId: string, options?: { cause?: unknown }) {
     super(`Task not found: ${taskId}`, options);
@@ -16,7 +20,10 @@ export class TaskNotFoundError extends TaskBackendError {
   }
 }
 
-/** The task is past its retention but its storage has not been swept yet. Carries the expired record for internal clean-up. */
+/**
+ * The task is past its retention but its storage has not been swept yet. Carries the expired record for internal
+ * clean-up.
+ */
 export class TaskExpiredError extends TaskBackendError {
   constructor(readonly taskId: string, options?: { cause?: unknown; task?: TaskRecord }) {
     super(`Task has expired: ${taskId}`, options);
@@ -86,8 +93,10 @@ export class StartOutcomeUnknownError extends TaskBackendError {
   constructor(readonly taskId: string, readonly stopped: boolean, options?: { cause?: unknown }) {
     super(
       stopped
-        ? 'Step Functions did not answer the start of the tool, so the call was abandoned and nothing is left running. Retry the call.'
-        : 'Step Functions did not answer the start of the tool, and its execution could not be stopped: it may still be running. Retry later.',
+        ? 'Step Functions did not answer the start of the tool, so the call was abandoned and ' +
+          'nothing is left running. Retry the call.'
+        : 'Step Functions did not answer the start of the tool, and its execution could not be ' +
+          'stopped: it may still be running. Retry later.',
       options,
     );
     this.name = 'StartOutcomeUnknownError';
@@ -105,8 +114,10 @@ export class TaskLimitExceededError extends TaskBackendError {
   constructor(readonly limit: TaskLimit, readonly max: number, readonly retryAfterSeconds: number, options?: { cause?: unknown }) {
     super(
       limit === 'active-tasks'
-        ? `Too many tasks: the owner has ${max} active tasks (the limit); wait for some to finish, or cancel or delete some, then retry. Nothing was started.`
-        : `Too many tasks created: the limit is ${max} per minute; retry in ${retryAfterSeconds} s. Nothing was started.`,
+        ? `Too many tasks: the owner has ${max} active tasks (the limit); wait for some to finish, ` +
+          `or cancel or delete some, then retry. Nothing was started.`
+        : `Too many tasks created: the limit is ${max} per minute; retry in ${retryAfterSeconds} s. ` +
+          `Nothing was started.`,
       options,
     );
     this.name = 'TaskLimitExceededError';
@@ -114,18 +125,26 @@ export class TaskLimitExceededError extends TaskBackendError {
 }
 
 
-/** An answer to an input request that the request refuses (e.g. content that does not match `requestedSchema`); the request stays open. */
+/**
+ * An answer to an input request that the request refuses (e.g. content that does not match `requestedSchema`); the
+ * request stays open.
+ */
 export class InvalidInputResponseError extends TaskBackendError {
   constructor(readonly taskId: string, readonly key: string, readonly problems: readonly string[]) {
-    super(`The answer to input request ${key} of task ${taskId} was refused: ${problems.join('; ')}. The request is still open; answer it again.`);
+    super(`The answer to input request ${key} of task ${taskId} was refused: ${problems.join('; ')}. ` +
+      `The request is still open; answer it again.`);
     this.name = 'InvalidInputResponseError';
   }
 }
 
-/** The answer could not be delivered to the waiting execution (Step Functions did not take it); the request stays open, so the answer can be sent again. */
+/**
+ * The answer could not be delivered to the waiting execution (Step Functions did not take it); the request stays open,
+ * so the answer can be sent again.
+ */
 export class InputDeliveryError extends TaskBackendError {
   constructor(readonly taskId: string, readonly key: string, options?: ErrorOptions) {
-    super(`The answer to input request ${key} of task ${taskId} could not be delivered yet; it was not recorded. Send it again.`, options);
+    super(`The answer to input request ${key} of task ${taskId} could not be delivered yet; it was ` +
+      `not recorded. Send it again.`, options);
     this.name = 'InputDeliveryError';
   }
 }

@@ -90,7 +90,8 @@ export function inputNeverCameMessage(requests: Readonly<Record<string, InputReq
   const unanswered = Object.values(requests ?? {}).filter((request) => isOpen(request) || (timedOut && request.state === InputRequestState.Expired));
   if (unanswered.length === 0) return undefined;
   const asked = unanswered.map((request) => (request.request.method === 'elicitation/create' ? `"${request.request.params.message}"` : request.request.method)).join(', ');
-  return `The input requested (${asked}) never came before its deadline${executionMessage ? ` (${executionMessage})` : ''}.`;
+  return `The input requested (${asked}) never came before its ` +
+    `deadline${executionMessage ? ` (${executionMessage})` : ''}.`;
 }
 
 /** Problems with an ask step's request, for the ask Lambda to refuse it loudly (empty when it is well formed). */

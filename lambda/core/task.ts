@@ -19,7 +19,10 @@ export type TaskStatus = (typeof TaskStatus)[keyof typeof TaskStatus];
 export const TERMINAL_STATUSES: readonly TaskStatus[] = [TaskStatus.Completed, TaskStatus.Failed, TaskStatus.Cancelled, TaskStatus.Unknown];
 export const ACTIVE_STATUSES: readonly TaskStatus[] = [TaskStatus.Submitted, TaskStatus.Working, TaskStatus.InputRequired];
 
-/** Which clock a task's retention runs on: 2025-11-25 counts `ttl` from creation, SEP-1686 counts `keepAlive` from completion. */
+/**
+ * Which clock a task's retention runs on: 2025-11-25 counts `ttl` from creation, SEP-1686 counts `keepAlive` from
+ * completion.
+ */
 export const RetentionClock = { FromCreation: 'creation', FromCompletion: 'completion' } as const;
 export type RetentionClock = (typeof RetentionClock)[keyof typeof RetentionClock];
 
@@ -72,11 +75,16 @@ export interface TaskRecord {
    * SEP-1686 cancellation by `notifications/cancelled`.
    */
   readonly requestId?: string;
-  /** sha256 of the tool name and its input: tells a retry of the same call from a different call under the same task ID. */
+  /**
+   * sha256 of the tool name and its input: tells a retry of the same call from a different call under the same task ID.
+   */
   readonly inputDigest: string;
   /** What the workflow last reported with the progress step; shown as statusMessage while the task is active. */
   readonly progress?: TaskProgress;
-  /** The state the execution was last seen in (its history, read on a refresh); shown when the workflow reports no progress. */
+  /**
+   * The state the execution was last seen in (its history, read on a refresh); shown when the workflow reports no
+   * progress.
+   */
   readonly currentStep?: string;
   /** What the workflow asked the client for, by key: open and answered ones alike (see core/input-request). */
   readonly inputRequests?: Readonly<Record<string, InputRequest>>;
@@ -181,9 +189,15 @@ export function pollRefreshIntervalMs(refreshIntervalMs: number): number {
   return Math.ceil(refreshIntervalMs * 0.75);
 }
 
-/** The first pause of a caller waiting for a task to finish (tasks/result, a plain tools/call): a fast tool's result comes back at once. */
+/**
+ * The first pause of a caller waiting for a task to finish (tasks/result, a plain tools/call): a fast tool's result
+ * comes back at once.
+ */
 export const FIRST_WAIT_STEP_MS = 25;
-/** Each pause of such a wait is this much longer than the one before, up to the refresh interval, so Step Functions' throttle sees few calls. */
+/**
+ * Each pause of such a wait is this much longer than the one before, up to the refresh interval, so Step Functions'
+ * throttle sees few calls.
+ */
 export const WAIT_STEP_GROWTH = 1.5;
 
 /** The pause after `step` in a wait for a terminal status: geometric growth, capped at `maxMs`. */

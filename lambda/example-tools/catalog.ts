@@ -1,5 +1,6 @@
 // The example tools: each is an ASL definition in asl/ whose Lambda steps are handler modules in handlers/.
-// The local stack and the CDK app both deploy exactly these (the conformance fixtures are apart, in ../conformance-tools/).
+// The local stack and the CDK app both deploy exactly these (the conformance fixtures are apart, in
+// ../conformance-tools/).
 import { pathsFrom, type StateMachineTool } from '../tools/state-machine-tool.js';
 import { PROGRESS_LAMBDA_STEP, PROGRESS_STEP_PLACEHOLDER } from '../progress/progress-lambda-step.js';
 
@@ -16,7 +17,9 @@ export const EXAMPLE_TOOLS: readonly StateMachineTool[] = [
     name: 'analyze_documents',
     title: 'Analyze documents',
     description:
-      'Analyses each document in parallel, waits for a review window (reviewSeconds, default 20), then returns a summary: word counts, the longest document and keywords. Runs for tens of seconds: call it as a task.',
+      'Analyses each document in parallel, waits for a review window (reviewSeconds, default ' +
+        '20), then returns a summary: word counts, the longest document and keywords. Runs for ' +
+        'tens of seconds: call it as a task.',
     inputSchema: {
       type: 'object',
       properties: {
@@ -36,7 +39,8 @@ export const EXAMPLE_TOOLS: readonly StateMachineTool[] = [
   {
     name: 'text_stats',
     title: 'Text statistics',
-    description: 'Counts the words, unique words, sentences and characters of a text. Fast. A text without words is reported as a tool error.',
+    description: 'Counts the words, unique words, sentences and characters of a text. Fast. A text without ' +
+      'words is reported as a tool error.',
     inputSchema: {
       type: 'object',
       properties: { text: { type: 'string', maxLength: 100000, description: 'The text to count.' } },
@@ -49,7 +53,8 @@ export const EXAMPLE_TOOLS: readonly StateMachineTool[] = [
   {
     name: 'export_report',
     title: 'Export report (always fails)',
-    description: 'Sends a report to an upstream reporting service that is always unavailable; retried once, then the task fails. Shows how failures reach the client.',
+    description: 'Sends a report to an upstream reporting service that is always unavailable; retried once, ' +
+      'then the task fails. Shows how failures reach the client.',
     inputSchema: {
       type: 'object',
       properties: { reportName: { type: 'string', minLength: 1, maxLength: 200 } },
@@ -63,7 +68,10 @@ export const EXAMPLE_TOOLS: readonly StateMachineTool[] = [
     name: 'refund_order',
     title: 'Refund an order (asks for approval)',
     description:
-      'Looks the order up, asks a person to approve the refund amount with a form (the task waits in input_required until answered: tasks/get lists the question, tasks/update answers it), then applies or declines the refund. The approver has approvalTimeoutSeconds (default 3600) to answer.',
+      'Looks the order up, asks a person to approve the refund amount with a form (the task ' +
+        'waits in input_required until answered: tasks/get lists the question, tasks/update ' +
+        'answers it), then applies or declines the refund. The approver has approvalTimeoutSeconds ' +
+        '(default 3600) to answer.',
     inputSchema: {
       type: 'object',
       properties: {

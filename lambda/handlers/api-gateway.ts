@@ -46,7 +46,8 @@ export function preludeFromResponse(response: Response): StreamingPrelude {
  * Gateway received it, so a 401 points at the document on the same stage.
  */
 export function resourceMetadataUrl(event: APIGatewayProxyEvent): string {
-  // API Gateway always sends requestContext; an event without it (a test console, a misrouted invoke) still gets an answer.
+  // API Gateway always sends requestContext; an event without it (a test console, a misrouted invoke) still gets an
+  // answer.
   const context = event.requestContext as Partial<APIGatewayProxyEvent['requestContext']> | undefined;
   const stage = typeof context?.stage === 'string' && context.stage !== '' ? `/${context.stage}` : '';
   return `https://${context?.domainName ?? 'localhost'}${stage}/.well-known/oauth-protected-resource`;

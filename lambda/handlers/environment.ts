@@ -72,7 +72,8 @@ export function expirySweepConfigFromEnvironment(env: NodeJS.ProcessEnv): Expiry
 
 function settingsFromEnvironment(env: NodeJS.ProcessEnv): TaskServiceSettings {
   const maxActiveTasksPerOwner = positiveInteger(env, ENV.maxActiveTasksPerOwner, DEFAULT_SETTINGS.maxActiveTasksPerOwner);
-  if (maxActiveTasksPerOwner > MAX_ACTIVE_TASKS_LIMIT) throw new Error(`Environment variable ${ENV.maxActiveTasksPerOwner} must be at most ${MAX_ACTIVE_TASKS_LIMIT}, got ${maxActiveTasksPerOwner}`);
+  if (maxActiveTasksPerOwner > MAX_ACTIVE_TASKS_LIMIT) throw new Error(`Environment variable ${ENV.maxActiveTasksPerOwner} must be at most ` +
+    `${MAX_ACTIVE_TASKS_LIMIT}, got ${maxActiveTasksPerOwner}`);
   return {
     ...DEFAULT_SETTINGS,
     pollIntervalMs: positiveInteger(env, ENV.pollIntervalMs, DEFAULT_SETTINGS.pollIntervalMs),

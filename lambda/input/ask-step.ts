@@ -20,7 +20,10 @@ export interface AskStepEvent {
   readonly key?: string;
 }
 
-/** The ask step's refusal: the invocation fails, so the state fails (or its Catch routes it) instead of waiting for nothing. */
+/**
+ * The ask step's refusal: the invocation fails, so the state fails (or its Catch routes it) instead of waiting for
+ * nothing.
+ */
 export class AskStepError extends Error {
   override name = 'AskStepError';
 }

@@ -111,7 +111,8 @@ export class InputService {
       try {
         sent = await this.executor.sendTaskSuccess(claim.taskToken, JSON.stringify(response));
       } catch (error) {
-        // Perhaps delivered, perhaps not: releasing lets a retry send again, which Step Functions refuses if the first landed.
+        // Perhaps delivered, perhaps not: releasing lets a retry send again, which Step Functions refuses if the first
+        // landed.
         await this.inputs.release(task, key, claimId).catch(() => undefined);
         throw error;
       }

@@ -30,6 +30,7 @@ export function requireCapabilities(ctx: ServerContext, required: Capabilities):
   const names = Object.entries(missing).flatMap(([name, value]) => (name === 'extensions' ? Object.keys(value) : [name]));
   throw new MissingRequiredClientCapabilityError(
     { requiredCapabilities: missing },
-    `Missing required client capability: declare ${names.join(', ')} in this request's io.modelcontextprotocol/clientCapabilities`,
+    `Missing required client capability: declare ${names.join(', ')} in this request's ` +
+      `io.modelcontextprotocol/clientCapabilities`,
   );
 }

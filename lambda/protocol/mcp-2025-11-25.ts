@@ -1,4 +1,5 @@
-// The MCP 2025-11-25 task dialect on the wire: `params.task` on tools/call, CreateTaskResult, tasks/get|result|list|cancel.
+// The MCP 2025-11-25 task dialect on the wire: `params.task` on tools/call, CreateTaskResult,
+// tasks/get|result|list|cancel.
 import type { Task } from '@modelcontextprotocol/sdk/types.js';
 import { statusMessageOf } from '../core/task-progress.js';
 import { retentionFromCreationMs, TaskStatus, type TaskSummary } from '../core/task.js';

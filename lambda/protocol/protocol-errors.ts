@@ -41,7 +41,8 @@ export function toMcpError(error: unknown, logger: Logger): ProtocolError {
   // The messages of seed section 7.1 and the 2025-11-25 spec, word for word.
   if (error instanceof TaskNotFoundError) return new ProtocolError(ErrorCode.InvalidParams, 'Failed to retrieve task: Task not found');
   if (error instanceof TaskExpiredError) return new ProtocolError(ErrorCode.InvalidParams, 'Failed to retrieve task: Task has expired');
-  // Both dialects show terminal statuses differently (a tool error is `failed` in one, `completed` in the other): name none.
+  // Both dialects show terminal statuses differently (a tool error is `failed` in one, `completed` in the other): name
+  // none.
   if (error instanceof IllegalTransitionError) return new ProtocolError(ErrorCode.InvalidParams, `Cannot cancel task ${error.taskId}: it has already finished`);
   if (
     error instanceof InvalidCursorError ||

@@ -24,7 +24,10 @@ export interface TaskSubscriptionOptions {
   readonly service: TaskService;
   /** How often each subscribed task is read from the store. */
   readonly pollIntervalMs: number;
-  /** How long one stream stays open before it ends cleanly and the client listens again (Lambda and API Gateway bound it). */
+  /**
+   * How long one stream stays open before it ends cleanly and the client listens again (Lambda and API Gateway bound
+   * it).
+   */
   readonly maxLifetimeMs: number;
   /** SSE comment frames this often keep proxies from closing a quiet stream. */
   readonly keepAliveMs: number;
@@ -108,11 +111,13 @@ export function serveTaskSubscription(
           await sleep(Math.min(options.pollIntervalMs, deadline - Date.now()), stopped.signal);
           for (const [taskId, seen] of [...watched]) {
             const task = await currentTask(service, owner, taskId);
-            // Progress the workflow reports moves lastUpdatedAt too; compared itself as well, for two writes in one millisecond.
+            // Progress the workflow reports moves lastUpdatedAt too; compared itself as well, for two writes in one
+            // millisecond.
             // A new current step (issue 12) leaves lastUpdatedAt alone, but changes the statusMessage shown.
             const changed = task !== null && (task.status !== seen.status || task.lastUpdatedAt !== seen.lastUpdatedAt || activityChanged(seen, task));
             if (changed) await notifyTask(task);
-            // Gone (deleted or expired) ends that task's story as surely as a terminal status: nothing more will change.
+            // Gone (deleted or expired) ends that task's story as surely as a terminal status: nothing more will
+            // change.
             if (task === null || isTerminal(task.status)) watched.delete(taskId);
             else watched.set(taskId, task);
           }

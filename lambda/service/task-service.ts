@@ -169,7 +169,10 @@ export class TaskService {
     return { task, started };
   }
 
-  /** Counts the creation against the owner's per-minute limit; throws `TaskLimitExceededError` when the minute is used up. */
+  /**
+   * Counts the creation against the owner's per-minute limit; throws `TaskLimitExceededError` when the minute is used
+   * up.
+   */
   private async countCreation(request: CreateTaskRequest, toolName: string, now: number): Promise<void> {
     const max = this.settings.maxTaskCreationsPerMinute;
     const start = now - (now % CREATION_WINDOW_MS);
@@ -209,7 +212,8 @@ export class TaskService {
    * that polls fail once the start grace period passes; the caller still gets the refusal.
    */
   private async withdrawRefused(task: TaskRecord, refusal: ExecutionStartError): Promise<void> {
-    // The SDK retries: an earlier attempt whose answer was lost may have started the execution before a quota refused a later one.
+    // The SDK retries: an earlier attempt whose answer was lost may have started the execution before a quota refused a
+    // later one.
     if (refusal.fault === 'capacity') await this.stopBestEffort(task, 'The start was refused for capacity.');
     await this.store.delete(task.owner, task.taskId).then(
       () => this.tracker.releaseActiveSlot(task),
@@ -246,12 +250,18 @@ export class TaskService {
     await this.executor.start(repair).catch((error: unknown) => this.logger.warn('Repeated start of a retried task failed', { taskId: retry.taskId, error: String(error) }));
   }
 
-  /** The task as it stands, refreshed from its execution when a refresh is due. Throws `TaskNotFoundError` or `TaskExpiredError`. */
+  /**
+   * The task as it stands, refreshed from its execution when a refresh is due. Throws `TaskNotFoundError` or
+   * `TaskExpiredError`.
+   */
   getTask(owner: string, taskId: string): Promise<TaskRecord> {
     return this.tracker.getTask(owner, taskId);
   }
 
-  /** Waits until the task is terminal, the wait bound passes or `signal` aborts: see {@link TaskTracker.waitForTerminal}. */
+  /**
+   * Waits until the task is terminal, the wait bound passes or `signal` aborts:
+   * see {@link TaskTracker.waitForTerminal}.
+   */
   waitForTerminal(owner: string, taskId: string, options: WaitOptions): Promise<TaskRecord> {
     return this.tracker.waitForTerminal(owner, taskId, options);
   }
@@ -313,8 +323,9 @@ export class TaskService {
 
   /**
    * Runs a tool for a caller that did not ask for a task: waits up to the configured bound and returns the
-   * result; arguments the tool's schema refuses are a tool error (`isError: true`), so nothing starts. When the bound passes or the caller goes away first, the execution is stopped, so nothing keeps
-   * running unseen, and the answer says so.
+   * result; arguments the tool's schema refuses are a tool error (`isError: true`), so nothing starts. When the bound
+   * passes or the caller goes away first, the execution is stopped, so nothing keeps running unseen, and the answer
+   * says so.
    */
   async runToCompletion(
     owner: string,
@@ -363,7 +374,8 @@ export class TaskService {
       throw error;
     }
     // Step Functions did not answer: rather than wait out the bound on an execution that may not exist, stop
-    // it (a no-op if it never started) and say so at once. If the stop fails too, the task stays for polls to reconcile.
+    // it (a no-op if it never started) and say so at once. If the stop fails too, the task stays for polls to
+    // reconcile.
     if (!started) {
       const stopped = await this.cancelTask(owner, created.taskId, 'Step Functions did not answer the start; the call was abandoned.').then(
         () => true,
@@ -391,7 +403,8 @@ export class TaskService {
     if (options.stopAtInput && awaitsAnswers(task) && !signal?.aborted) return { kind: 'input', task: await this.withSiblingQuestions(owner, task, signal) };
     const reason = signal?.aborted
       ? 'The client went away before the tool finished; the execution was stopped.'
-      : `The tool did not finish within ${Math.round(bound / 1000)} s, so its execution was stopped. Call it as a task (params.task) to let it run longer and fetch the result later.`;
+      : `The tool did not finish within ${Math.round(bound / 1000)} s, so its execution was ` +
+        `stopped. Call it as a task (params.task) to let it run longer and fetch the result later.`;
     try {
       await this.cancelTask(owner, created.taskId, reason);
     } catch (error) {
@@ -447,7 +460,10 @@ export class TaskService {
     return { result: toolResultOf(read), read };
   }
 
-  /** Records what an execution status event reports on the task the execution belongs to: see {@link TaskTracker.recordExecutionEvent}. */
+  /**
+   * Records what an execution status event reports on the task the execution belongs to:
+   * see {@link TaskTracker.recordExecutionEvent}.
+   */
   recordExecutionEvent(executionArn: string, execution: ExecutionSnapshot | 'describe'): Promise<TaskRecord | null> {
     return this.tracker.recordExecutionEvent(executionArn, execution);
   }

@@ -60,7 +60,10 @@ export class TaskTracker {
     this.pollRefreshMs = pollRefreshIntervalMs(options.settings.refreshIntervalMs);
   }
 
-  /** The task as it stands, refreshed from its execution when a refresh is due. Throws `TaskNotFoundError` or `TaskExpiredError`. */
+  /**
+   * The task as it stands, refreshed from its execution when a refresh is due. Throws `TaskNotFoundError` or
+   * `TaskExpiredError`.
+   */
   getTask(owner: string, taskId: string): Promise<TaskRecord> {
     return this.read(owner, taskId, this.pollRefreshMs);
   }
@@ -110,7 +113,10 @@ export class TaskTracker {
     return this.applyOutcome(task, snapshot, this.now());
   }
 
-  /** What follows a terminal status this caller recorded (conditional writes make that once per task): audit it, free the slot. */
+  /**
+   * What follows a terminal status this caller recorded (conditional writes make that once per task): audit it, free
+   * the slot.
+   */
   async finished(task: TaskRecord): Promise<TaskRecord> {
     auditTask(this.logger, terminalEvent(task.status), task);
     this.metrics.taskEvent(terminalEvent(task.status), task.toolName, (task.completedAt ?? this.now()) - task.createdAt);
@@ -118,7 +124,10 @@ export class TaskTracker {
     return task;
   }
 
-  /** Frees the task's active-task slot, logging instead of throwing: a lost release is repaired when the owner's slots look full. */
+  /**
+   * Frees the task's active-task slot, logging instead of throwing: a lost release is repaired when the owner's slots
+   * look full.
+   */
   async releaseActiveSlot(task: TaskRecord): Promise<void> {
     await this.store.releaseActiveSlot(task.owner, task.taskId).catch((error: unknown) => {
       this.logger.warn('Could not free an active-task slot', { taskId: task.taskId, error: String(error) });

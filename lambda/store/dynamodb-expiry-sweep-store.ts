@@ -72,14 +72,18 @@ export class DynamoDbExpirySweepStore implements ExpirySweepStore {
     // left to stop, so DynamoDB may delete the item as it would any expired task.
     return this.conditionally({
       task,
-      update: 'SET #status = :status, statusMessage = :statusMessage, completedAt = :at, lastUpdatedAt = :at, #ttl = :ttl REMOVE #shard, #claim',
+      update:
+        'SET #status = :status, statusMessage = :statusMessage, completedAt = :at, lastUpdatedAt = :at, #ttl = :ttl ' +
+        'REMOVE #shard, #claim',
       condition: 'attribute_exists(#shard)',
       names: { '#shard': ACTIVE_EXPIRY_PARTITION_KEY, '#claim': CLAIM_ATTRIBUTE, '#ttl': TTL_ATTRIBUTE },
       values: { ':status': change.status, ':statusMessage': change.statusMessage, ':at': change.at, ':ttl': Math.ceil(task.expiredAt / 1000) },
     });
   }
 
-  /** An update of `task`'s item on the condition that it is still the same active task, and `condition`; false when not. */
+  /**
+   * An update of `task`'s item on the condition that it is still the same active task, and `condition`; false when not.
+   */
   private async conditionally(write: { task: ExpiredTask; update: string; condition: string; names: Record<string, string>; values: Item }): Promise<boolean> {
     const active = Object.fromEntries(ACTIVE_STATUSES.map((status, index) => [`:active${index}`, status]));
     try {
@@ -89,7 +93,9 @@ export class DynamoDbExpirySweepStore implements ExpirySweepStore {
           Key: { [PARTITION_KEY]: taskKey(write.task.owner, write.task.taskId) },
           UpdateExpression: write.update,
           // executionArn pins the very task found: a task created anew under the same ID is another task.
-          ConditionExpression: `attribute_exists(#pk) AND executionArn = :executionArn AND #status IN (${Object.keys(active).join(', ')}) AND ${write.condition}`,
+          ConditionExpression:
+            'attribute_exists(#pk) AND executionArn = :executionArn AND ' +
+            `#status IN (${Object.keys(active).join(', ')}) AND ${write.condition}`,
           ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#status': 'status', ...write.names },
           ExpressionAttributeValues: { ':executionArn': write.task.executionArn, ...active, ...write.values },
         }),

@@ -95,7 +95,8 @@ export class DynamoDbInputRequests implements InputRequestStore {
       if (old === undefined || old['executionArn'] !== executionArn || !ACTIVE_STATUSES.includes(old['status'] as TaskStatus)) return false;
       const existing = old[INPUT_REQUESTS_ATTRIBUTE] as Record<string, Entry> | undefined;
       if (existing?.[request.key] !== undefined) return true; // a retried ask: recorded already
-      if (existing !== undefined) return this.record(key, executionArn, request); // another ask created the map meanwhile
+      // Another ask created the map meanwhile.
+      if (existing !== undefined) return this.record(key, executionArn, request);
     }
     try {
       await this.client.send(
@@ -122,7 +123,9 @@ export class DynamoDbInputRequests implements InputRequestStore {
           TableName: this.tableName,
           Key: { [PARTITION_KEY]: taskKey(task.owner, task.taskId) },
           UpdateExpression: 'SET #requests.#key.#state = :delivering, #requests.#key.claimId = :claim, #requests.#key.claimedAt = :now',
-          ConditionExpression: `executionArn = :arn AND ${ACTIVE_CONDITION} AND (#requests.#key.#state = :outstanding OR (#requests.#key.#state = :delivering AND #requests.#key.claimedAt <= :lapsed))`,
+          ConditionExpression:
+            `executionArn = :arn AND ${ACTIVE_CONDITION} AND (#requests.#key.#state = :outstanding OR ` +
+            '(#requests.#key.#state = :delivering AND #requests.#key.claimedAt <= :lapsed))',
           ExpressionAttributeNames: { '#status': 'status', '#requests': INPUT_REQUESTS_ATTRIBUTE, '#key': key, '#state': 'state' },
           ExpressionAttributeValues: {
             ':arn': task.executionArn,
@@ -156,13 +159,15 @@ export class DynamoDbInputRequests implements InputRequestStore {
 
   async settle(task: TaskRecord, key: string, claimId: string, state: 'answered' | 'expired', now: number): Promise<void> {
     // lastUpdatedAt moves, so a subscription (notifications/tasks) shows the shorter list of open requests.
-    const settled = await this.ifClaimed(task, key, claimId, 'SET #requests.#key.#state = :state, #requests.#key.settledAt = :now, lastUpdatedAt = :now REMOVE #requests.#key.claimId DELETE #open :open', {
+    const settled = await this.ifClaimed(task, key, claimId, 'SET #requests.#key.#state = :state, #requests.#key.settledAt = :now, lastUpdatedAt = :now ' +
+      'REMOVE #requests.#key.claimId DELETE #open :open', {
       ':state': state,
       ':now': now,
       ':open': new Set([key]),
     });
     if (settled === null || settled[OPEN_INPUT_KEYS_ATTRIBUTE] !== undefined || settled['status'] !== TaskStatus.InputRequired) return;
-    // Nothing is open any more: back to working, unless a new ask arrived meanwhile (it re-adds its key) or the task ended.
+    // Nothing is open any more: back to working, unless a new ask arrived meanwhile (it re-adds its key) or the task
+    // ended.
     try {
       await this.client.send(
         new UpdateCommand({

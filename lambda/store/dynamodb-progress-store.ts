@@ -68,7 +68,8 @@ export class DynamoDbProgressStore implements ProgressStore {
     } else if (report.progress !== undefined) {
       sets.push('#count = :count');
       values[':count'] = report.progress;
-      conditions.push('(attribute_not_exists(#count) OR #count < :count OR (#count = :count AND (attribute_not_exists(#at) OR #at <= :at)))');
+      conditions.push('(attribute_not_exists(#count) OR #count < :count OR (#count = :count AND ' +
+        '(attribute_not_exists(#at) OR #at <= :at)))');
     } else {
       conditions.push('(attribute_not_exists(#at) OR #at <= :at)');
     }

@@ -6,7 +6,10 @@ import type { TaskRecord } from '../core/task.js';
 export interface NewInputRequest {
   readonly key: string;
   readonly request: InputRequestMessage;
-  /** The `.waitForTaskToken` state's token. Stored with the request, read only by {@link InputRequestStore.claim}, never shown. */
+  /**
+   * The `.waitForTaskToken` state's token. Stored with the request, read only by {@link InputRequestStore.claim}, never
+   * shown.
+   */
   readonly taskToken: string;
   readonly askedAt: number;
   readonly deadlineAt?: number;
@@ -41,7 +44,8 @@ export interface InputRequestStore {
 
   /**
    * Settles the request `claimId` delivered (`answered`) or found no longer awaited (`expired`); when no request of
-   * the task is open any more, moves it from `input_required` back to `working`. A no-op when `claimId` no longer holds it.
+   * the task is open any more, moves it from `input_required` back to `working`. A no-op when `claimId` no longer holds
+   * it.
    */
   settle(task: TaskRecord, key: string, claimId: string, state: 'answered' | 'expired', now: number): Promise<void>;
 }

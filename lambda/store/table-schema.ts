@@ -5,11 +5,16 @@ import { taskKey } from '../core/task-key.js';
 /** Partition key: sha256(owner, task ID) hex for tasks (see core/task-key), `request#…` for request mappings. */
 export const PARTITION_KEY = 'pk';
 
-/** Key of the item mapping (owner, JSON-RPC request ID) to a SEP-1686 task; its prefix keeps it apart from task keys. */
+/**
+ * Key of the item mapping (owner, JSON-RPC request ID) to a SEP-1686 task; its prefix keeps it apart from task keys.
+ */
 export function requestKey(owner: string, requestId: string): string {
   return `request#${taskKey(owner, requestId)}`;
 }
-/** Key of the item holding the keys of an owner's active tasks (per-owner limit); `active#` keeps it apart from task keys. */
+/**
+ * Key of the item holding the keys of an owner's active tasks (per-owner limit); `active#` keeps it apart from task
+ * keys.
+ */
 export function activeTasksKey(owner: string): string {
   return `active#${taskKey(owner, '')}`;
 }

@@ -1,11 +1,14 @@
 // A tool as this repository ships it: what tools/list says about it, the ASL file of its state machine, and the
-// Lambda step handlers that ASL calls. The local stack registers such packages on its emulator; the CDK app deploys them.
+// Lambda step handlers that ASL calls. The local stack registers such packages on its emulator; the CDK app deploys
+// them.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ToolDefinition } from './tool-definition.js';
 
 export interface LambdaStep {
-  /** Function name (local Lambda ARNs and CDK construct IDs derive from it); unique across every catalog run together. */
+  /**
+   * Function name (local Lambda ARNs and CDK construct IDs derive from it); unique across every catalog run together.
+   */
   readonly functionName: string;
   /** Absolute path of the handler module; it exports `handler`. */
   readonly entry: string;

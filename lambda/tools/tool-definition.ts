@@ -1,4 +1,5 @@
-// What a tool is: a name, a description, the JSON Schema of its input, how it may run as a task, and the state machine that runs it.
+// What a tool is: a name, a description, the JSON Schema of its input, how it may run as a task, and the state machine
+// that runs it.
 
 export type JsonSchema = { readonly type: 'object' } & Readonly<Record<string, unknown>>;
 
@@ -71,11 +72,14 @@ export function toolDefinitionProblems(tools: readonly Pick<ToolDefinition, 'nam
       problems.push(`Tool '${tool.name}': inputSchema must be a JSON Schema with "type": "object"`);
     } else if (jsonSchemaDialect(tool.inputSchema) === undefined) {
       problems.push(
-        `Tool '${tool.name}': inputSchema.$schema ${JSON.stringify(tool.inputSchema['$schema'])} is not a supported dialect (omit it, or name ${Object.values(JSON_SCHEMA_DIALECTS).join(' or ')})`,
+        `Tool '${tool.name}': inputSchema.$schema ${JSON.stringify(tool.inputSchema['$schema'])} ` +
+          `is not a supported dialect (omit it, or name ` +
+          `${Object.values(JSON_SCHEMA_DIALECTS).join(' or ')})`,
       );
     }
     if (tool.taskSupport !== undefined && !TASK_SUPPORT_VALUES.includes(tool.taskSupport)) {
-      problems.push(`Tool '${tool.name}': taskSupport ${JSON.stringify(tool.taskSupport)} must be one of ${TASK_SUPPORT_VALUES.map((value) => `'${value}'`).join(', ')}`);
+      problems.push(`Tool '${tool.name}': taskSupport ${JSON.stringify(tool.taskSupport)} must be one of ` +
+        `${TASK_SUPPORT_VALUES.map((value) => `'${value}'`).join(', ')}`);
     }
   }
   return problems;

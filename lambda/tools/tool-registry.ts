@@ -7,7 +7,8 @@ import { jsonSchemaDialect, toolDefinitionProblems, type JsonSchemaDialect, type
 export class ToolRegistry {
   private readonly tools: ReadonlyMap<string, ToolDefinition>;
   private readonly validators = new Map<string, ValidateFunction>();
-  // One Ajv per dialect a schema may name, made on first use; strict off, so that annotations such as `x-mcp-header` pass.
+  // One Ajv per dialect a schema may name, made on first use; strict off, so that annotations such as `x-mcp-header`
+  // pass.
   private readonly ajv = new Map<JsonSchemaDialect, Ajv | Ajv2020>();
 
   constructor(tools: readonly ToolDefinition[]) {
@@ -36,7 +37,8 @@ export class ToolRegistry {
       this.validators.set(name, validate);
     }
     if (!validate(args)) {
-      const problems = (validate.errors ?? []).map((error) => `${error.instancePath === '' ? 'arguments' : `arguments${error.instancePath}`} ${error.message ?? 'is invalid'}`);
+      const problems = (validate.errors ?? []).map((error) => `${error.instancePath === '' ? 'arguments' : `arguments${error.instancePath}`} ` +
+        `${error.message ?? 'is invalid'}`);
       throw new InvalidToolArgumentsError(name, problems);
     }
   }

@@ -18,7 +18,9 @@ export interface HistoryEvent {
 
 const json = (value: unknown): string => JSON.stringify(value ?? null);
 
-/** The AWS event for a library event, or `null` for one AWS has no counterpart of (retries, catches, parallel branches). */
+/**
+ * The AWS event for a library event, or `null` for one AWS has no counterpart of (retries, catches, parallel branches).
+ */
 function translate(event: EventLog, roleArn: string): Pick<HistoryEvent, 'type' | 'detailsKey' | 'details'> | null {
   switch (event.type) {
     case 'ExecutionStarted':

@@ -45,8 +45,8 @@ function failure(thrown: unknown): ExecutionOutcome {
 }
 
 /**
- * Starts `machine` (already validated) on `input`, passing each event of the run to `onEvent`. Stopping is reported by the caller, which records ABORTED itself;
- * the outcome promise then settles as ABORTED too and can be ignored.
+ * Starts `machine` (already validated) on `input`, passing each event of the run to `onEvent`. Stopping is reported by
+ * the caller, which records ABORTED itself; the outcome promise then settles as ABORTED too and can be ignored.
  */
 export function runExecution(
   machine: StateMachine,

@@ -1,4 +1,5 @@
-// Calls the emulator's in-process Lambda functions as Step Functions would, and shapes errors as the library reads them.
+// Calls the emulator's in-process Lambda functions as Step Functions would, and shapes errors as the library reads
+// them.
 import type { RunOptions } from 'aws-local-stepfunctions';
 
 export type LambdaHandler = (event: unknown) => Promise<unknown> | unknown;
@@ -8,7 +9,8 @@ export type TaskHandlers = NonNullable<NonNullable<RunOptions['overrides']>['tas
 export type TaskHandler = TaskHandlers[string];
 export type JsonValue = Parameters<TaskHandler>[0];
 
-// FunctionName of the lambda:invoke integration: a name, `account:function:name` or a full ARN, each optionally qualified.
+// FunctionName of the lambda:invoke integration: a name, `account:function:name` or a full ARN, each optionally
+// qualified.
 const FUNCTION_NAME = /^(?:(?:arn:aws[a-z-]*:lambda:[a-z0-9-]+:)?\d{12}:function:)?([A-Za-z0-9_-]+)(:[A-Za-z0-9_$-]+)?$/;
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

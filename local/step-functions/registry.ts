@@ -87,7 +87,9 @@ export class Registry {
   private readonly executions = new Map<string, ExecutionRecord>();
   private seq = 0;
   executionsStarted = 0;
-  /** Task tokens of `.waitForTaskToken` states, answered through SendTaskSuccess / SendTaskFailure / SendTaskHeartbeat. */
+  /**
+   * Task tokens of `.waitForTaskToken` states, answered through SendTaskSuccess / SendTaskFailure / SendTaskHeartbeat.
+   */
   readonly tokens = new TaskTokens();
 
   constructor(
@@ -143,7 +145,8 @@ export class Registry {
     if (Buffer.byteLength(input, 'utf8') > MAX_INPUT_BYTES) {
       throw new SfnApiError(
         'ValidationException',
-        `1 validation error detected: Value at 'input' failed to satisfy constraint: Member must have length less than or equal to ${MAX_INPUT_BYTES}`,
+        `1 validation error detected: Value at 'input' failed to satisfy constraint: Member must ` +
+          `have length less than or equal to ${MAX_INPUT_BYTES}`,
       );
     }
     let parsedInput: JsonValue;

@@ -1,4 +1,5 @@
-// Task tokens of `.waitForTaskToken` states: issued into `$$.Task.Token`, answered by SendTask{Success,Failure,Heartbeat}.
+// Task tokens of `.waitForTaskToken` states: issued into `$$.Task.Token`, answered by
+// SendTask{Success,Failure,Heartbeat}.
 import { randomBytes } from 'node:crypto';
 import { SfnApiError } from './api-error.js';
 import type { JsonValue } from './lambda-invoke.js';
@@ -35,7 +36,9 @@ function closed(): SfnApiError {
 }
 
 export class TaskTokens {
-  /** Issued tokens: the waiting task while it is open, `null` once it has closed. Kept so a late answer is told apart. */
+  /**
+   * Issued tokens: the waiting task while it is open, `null` once it has closed. Kept so a late answer is told apart.
+   */
   private readonly tokens = new Map<string, OpenTask | null>();
   /** A token minted by `$$.Task.Token` in Parameters, not yet claimed by the Task state's handler. */
   private minted: { readonly token: string; readonly executionArn: string } | undefined;

@@ -14,7 +14,10 @@ function findings(app: App, options: { ignoreAcknowledgements?: boolean } = {}):
   // Private in cdk-nag 3; replaced here only to list what the acknowledgements hide.
   if (options.ignoreAcknowledgements) (pack as unknown as { isAcknowledged: () => boolean }).isAcknowledged = () => false;
   return pack.validateScope(app).violations.flatMap((violation) =>
-    violation.violatingResources.map((resource) => `${violation.ruleName} ${(resource as { constructPath?: string }).constructPath ?? resource.resourceLogicalId}` as Finding),
+    violation.violatingResources.map((resource) => {
+      const path = (resource as { constructPath?: string }).constructPath ?? resource.resourceLogicalId;
+      return `${violation.ruleName} ${path}` as Finding;
+    }),
   );
 }
 

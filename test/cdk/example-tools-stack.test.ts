@@ -4,9 +4,13 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { exampleStack, logicalId } from './cdk-app.js';
 
-/** A CloudFormation value as text, with `${LogicalId}` / `${LogicalId.Attribute}` / `${AWS::Region}` for what CloudFormation fills in. */
+/**
+ * A CloudFormation value as text, with `${LogicalId}` / `${LogicalId.Attribute}` / `${AWS::Region}` for what
+ * CloudFormation fills in.
+ */
 function text(value: unknown): string {
   if (typeof value === 'string') return value;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a template's JSON, walked node by node
   const node = value as Record<string, any>;
   if (node['Fn::Join']) return (node['Fn::Join'][1] as unknown[]).map(text).join(node['Fn::Join'][0]);
   if (node['Ref']) return `\${${node['Ref']}}`;
@@ -44,7 +48,8 @@ describe('the example stack on a fresh account', () => {
 
     it('give a ready MCP Inspector command that lists the tools at that URL with the bearer token', () => {
       expect(text(outputs['InspectorCommand']!.Value)).toBe(
-        `npx @modelcontextprotocol/inspector --cli ${mcpUrl} --transport http --protocol-era modern --method tools/list --header "Authorization: Bearer $TOKEN"`,
+        `npx @modelcontextprotocol/inspector --cli ${mcpUrl} --transport http --protocol-era ` +
+          `modern --method tools/list --header "Authorization: Bearer $TOKEN"`,
       );
     });
 
@@ -52,7 +57,8 @@ describe('the example stack on a fresh account', () => {
       const command = text(outputs['TokenCommand']!.Value);
       const clientId = `\${${logicalId(stack, auth.machineClient!)}}`;
       expect(command).toMatch(/^export TOKEN=\$\(curl -s -u "/);
-      expect(command).toContain(`--user-pool-id \${${logicalId(stack, auth.userPool as never)}} --client-id ${clientId} --query UserPoolClient.ClientSecret`);
+      expect(command).toContain(`--user-pool-id \${${logicalId(stack, auth.userPool as never)}} --client-id ${clientId} ` +
+        `--query UserPoolClient.ClientSecret`);
       expect(command).toContain('-d grant_type=client_credentials');
       expect(command).toContain(`-d scope=\${${logicalId(stack, auth.resourceServer)}}/invoke`);
       expect(command).toContain(text(outputs['TokenEndpoint']!.Value));

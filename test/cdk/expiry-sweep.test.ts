@@ -15,6 +15,7 @@ import {
 import type { ExampleToolsStack } from '../../lib/example-tools-stack.js';
 import { exampleStack, logicalId, TEST_ENV } from './cdk-app.js';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- template properties, read as the assertions need them
 type Resource = { Type: string; Properties: Record<string, any> };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
 

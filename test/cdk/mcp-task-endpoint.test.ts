@@ -14,6 +14,7 @@ import { McpTaskEndpoint } from '../../lib/mcp-task-endpoint.js';
 import { exampleStack, logicalId, TEST_ENV, testStack } from './cdk-app.js';
 import { UNAUTHORIZED_ERROR_CODE } from '../../lambda/protocol/unauthorized.js';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- template properties, read as the assertions need them
 type Resource = { Type: string; Properties: Record<string, any> };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
 
@@ -52,6 +53,7 @@ function resource(id: string): Resource {
 /** A `Fn::Join` as text, with `${LogicalId}` and `${LogicalId.Attribute}` where CloudFormation fills in values. */
 function joined(value: unknown): string {
   if (typeof value === 'string') return value;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a template's JSON, walked node by node
   const node = value as Record<string, any>;
   if (node['Fn::Join']) return (node['Fn::Join'][1] as unknown[]).map(joined).join(node['Fn::Join'][0]);
   if (node['Ref']) return `\${${node['Ref']}}`;
@@ -112,7 +114,8 @@ describe('task table', () => {
 describe('functions', () => {
   it('run every handler on Node.js 22, arm64, with JSON logs in its own log group', () => {
     const functions = Object.values(resources('AWS::Lambda::Function'));
-    // MCP, status sync, expiry sweep and the ask step, then the example tools' own steps (their ask steps are the endpoint's).
+    // MCP, status sync, expiry sweep and the ask step, then the example tools' own steps (their ask steps are the
+    // endpoint's).
     const ownSteps = EXAMPLE_TOOLS.flatMap((tool) => Object.values(tool.lambdaSteps)).filter((step) => step.functionName !== ASK_STEP.functionName);
     expect(functions).toHaveLength(4 + ownSteps.length);
     for (const fn of functions) {
@@ -473,7 +476,9 @@ describe('options', () => {
   });
 });
 
-/** The IAM actions behind the document-client commands lambda/store/ sends (a transaction needs its members' actions). */
+/**
+ * The IAM actions behind the document-client commands lambda/store/ sends (a transaction needs its members' actions).
+ */
 function dynamoDbActionsOfStore(): string[] {
   const source = readFileSync(new URL('../../lambda/store/dynamodb-task-store.ts', import.meta.url), 'utf8');
   const byCommand: Record<string, string> = { GetCommand: 'GetItem', PutCommand: 'PutItem', UpdateCommand: 'UpdateItem', DeleteCommand: 'DeleteItem', QueryCommand: 'Query' };

@@ -14,6 +14,7 @@ import { PACKAGE_ROOT } from '../../lib/handler-asset.js';
 const run = promisify(execFile);
 const NPM_FLAGS = ['--offline', '--no-audit', '--no-fund', '--loglevel=error'];
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- template properties, read as the assertions need them
 type Resource = { Type: string; Properties: Record<string, any>; DependsOn?: string[] };
 
 let work: string;
@@ -147,7 +148,8 @@ describe('a fresh CDK app that installs the tarball', () => {
   });
 
   it('needs nothing installed besides the package, its peers and cdk-nag: no esbuild, no Docker', () => {
-    // `.bin` holds npm's link to the package's own `mcp-tasks` command when the CLI was built before packing: not a package.
+    // `.bin` holds npm's link to the package's own `mcp-tasks` command when the CLI was built before packing: not a
+    // package.
     const installed = readdirSync(join(app, 'node_modules')).filter((entry) => entry !== '.bin');
     expect(installed.sort()).toEqual(['.package-lock.json', 'aws-cdk-lib', 'cdk-nag', 'constructs', 'mcp-tasks-sfn']);
   });

@@ -52,7 +52,10 @@ async function screenMatch(session: TmuxSession, pattern: RegExp): Promise<RegEx
 }
 
 const PROMPT = /Task (\w+) is still working\. What should happen to it\?/;
-/** The live line: the status, then the status message (the workflow's current step, say) when there is one, then the elapsed time. */
+/**
+ * The live line: the status, then the status message (the workflow's current step, say) when there is one, then the
+ * elapsed time.
+ */
 const LIVE_LINE = String.raw`working(?: · [^\n]*?)? · `;
 
 describe('mcp-tasks call --wait in a terminal', () => {

@@ -25,9 +25,12 @@ afterAll(async () => {
 /** A long task: analyze_documents waits out its review window, long enough to look at, cancel or leave. */
 const LONG_ARGS = JSON.stringify({ documents: ['The cat sat.', 'A dog ran far away.'], reviewSeconds: 600 });
 /** Any escape sequence: plain output must have none. */
-const ANSI = /\u001b\[/;
+const ANSI = /\u001b\[/; // eslint-disable-line no-control-regex -- ESC starts every escape sequence
 
+// The CLI's --json output, read as each assertion needs it.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 function json(run: CliRun): Record<string, any> {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   return JSON.parse(run.stdout) as Record<string, any>;
 }
 

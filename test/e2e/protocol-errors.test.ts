@@ -40,7 +40,8 @@ describe('malformed requests', () => {
     expect(json.error).toMatchObject({ code: -32700, message: expect.stringMatching(/Parse error/) });
   });
 
-  // JSON-RPC 2.0: well-formed JSON that is not a Request object is -32600 Invalid Request (-32700 is for unparsable text).
+  // JSON-RPC 2.0: well-formed JSON that is not a Request object is -32600 Invalid Request (-32700 is for unparsable
+  // text).
   it('answers JSON that is not JSON-RPC with -32600', async () => {
     const { json } = await post('{"hello": "world"}');
     expect(json.error?.code).toBe(-32600);

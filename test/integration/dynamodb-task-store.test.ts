@@ -210,7 +210,8 @@ describe('DynamoDbTaskStore', () => {
     });
 
     it('clears a stale status message when the new status has none', async () => {
-      // (input_required -> working is the answer path's alone, see the input-request store; submitted -> working is not.)
+      // (input_required -> working is the answer path's alone, see the input-request store; submitted -> working is
+      // not.)
       const task = newTask({ status: TaskStatus.Submitted, statusMessage: 'starting' });
       await store().create(task);
       const back = await store().update(task, { status: TaskStatus.Working, at: clock });

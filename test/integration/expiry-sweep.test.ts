@@ -31,7 +31,10 @@ function auditLog(): { logger: Logger; records: AuditRecord[] } {
   return { logger, records };
 }
 
-/** A fresh table (a sweep reads the whole table, so tests must not see each other's tasks), a task service and sweeps on it. */
+/**
+ * A fresh table (a sweep reads the whole table, so tests must not see each other's tasks), a task service and sweeps on
+ * it.
+ */
 async function fixture() {
   const tableName = await createTestTable();
   const store = new DynamoDbTaskStore({ client: documents, tableName });

@@ -134,7 +134,10 @@ async function call(handler: McpHandler, body: unknown, claims?: Claims | null):
   return sseMessagesOf(response.body).find((answer) => answer.id === id && answer.method === undefined) as { result?: Record<string, unknown>; error?: { message: string } };
 }
 
-/** A modern-era (2026-07-28) request through the handler: the `_meta` envelope in the body, the standard headers beside it. */
+/**
+ * A modern-era (2026-07-28) request through the handler: the `_meta` envelope in the body, the standard headers beside
+ * it.
+ */
 async function invokeModern(handler: McpHandler, message: JsonRpcMessage & { method: string }, claims: Claims): Promise<StreamedResponse> {
   return invoke(handler, proxyEvent({ body: message, claims, headers: standardHeaders(message) }));
 }

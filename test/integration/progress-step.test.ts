@@ -31,7 +31,8 @@ async function storedTask(overrides: Partial<TaskRecord> = {}): Promise<TaskReco
     owner,
     toolName: 'analyze_documents',
     origin: TaskOrigin.Mcp20251125,
-    executionArn: `arn:aws:states:us-east-1:000000000000:execution:analyze-documents:${executionNameFor(taskKey(owner, taskId), newExecutionNonce())}`,
+    executionArn: 'arn:aws:states:us-east-1:000000000000:execution:analyze-documents:' +
+      executionNameFor(taskKey(owner, taskId), newExecutionNonce()),
     status: TaskStatus.Working,
     createdAt: now,
     lastUpdatedAt: now,

@@ -1,4 +1,5 @@
-// The deployed status-sync Lambda handler, fed real "Step Functions Execution Status Change" events, on the local stack.
+// The deployed status-sync Lambda handler, fed real "Step Functions Execution Status Change" events, on the local
+// stack.
 import { randomUUID } from 'node:crypto';
 import { DescribeExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';

@@ -22,7 +22,10 @@ export function exampleTools(): ToolDefinition[] {
   return inject('tools');
 }
 
-/** The conformance suite's fixture tools on the shared emulator; `startTestServer({}, { tools: conformanceTools() })` serves them. */
+/**
+ * The conformance suite's fixture tools on the shared emulator; `startTestServer({}, { tools: conformanceTools() })`
+ * serves them.
+ */
 export function conformanceTools(): ToolDefinition[] {
   return inject('conformanceTools');
 }

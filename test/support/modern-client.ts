@@ -28,7 +28,10 @@ function mcpNameOf(method: string, params: Record<string, unknown>): string | un
 
 let nextRequestId = 1;
 
-/** The standard headers a modern request must carry: `MCP-Protocol-Version`, `Mcp-Method` and, where it names something, `Mcp-Name`. */
+/**
+ * The standard headers a modern request must carry: `MCP-Protocol-Version`, `Mcp-Method` and, where it names something,
+ * `Mcp-Name`.
+ */
 export function standardHeaders(message: { method: string; params?: Record<string, unknown> }): Record<string, string> {
   const name = mcpNameOf(message.method, message.params ?? {});
   return { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': message.method, ...(name !== undefined ? { 'mcp-name': name } : {}) };

@@ -63,7 +63,13 @@ export async function startSdkTaskServer(options: { stepMs?: number } = {}): Pro
         transport = created;
       }
       if (!transport) {
-        response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Bad Request: no valid session' } }));
+        response.writeHead(400, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: null,
+            error: { code: -32000, message: 'Bad Request: no valid session' },
+          }),
+        );
         return;
       }
       await transport.handleRequest(request, response, parsed);

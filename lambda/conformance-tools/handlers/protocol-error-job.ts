@@ -1,4 +1,5 @@
-// Lambda step of protocol_error_job: crashes, uncaught, so the execution FAILS (a protocol-level error, not a tool error).
+// Lambda step of protocol_error_job: crashes, uncaught, so the execution FAILS (a protocol-level error, not a tool
+// error).
 
 class FixtureCrash extends Error {
   constructor(message: string) {

@@ -1,4 +1,5 @@
-// Which state an execution is in, judged from its newest history events (what GetExecutionHistory answers with reverseOrder).
+// Which state an execution is in, judged from its newest history events (what GetExecutionHistory answers with
+// reverseOrder).
 import type { HistoryEvent } from '@aws-sdk/client-sfn';
 import { describe, expect, it } from 'vitest';
 import { currentStepOf } from '../../../lambda/executor/step-functions-executor.js';
