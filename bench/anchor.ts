@@ -17,7 +17,10 @@ const done = () => ({ content: [{ type: 'text' as const, text: `slept ${ANCHOR_T
 export function createAnchorApp(): McpHttpApp {
   const taskStore = new InMemoryTaskStore();
   const serverFor = (): McpServer => {
-    const server = new McpServer({ name: 'anchor', version: '1.0.0' }, { capabilities: { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }, taskStore });
+    const server = new McpServer(
+      { name: 'anchor', version: '1.0.0' },
+      { capabilities: { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }, taskStore },
+    );
     server.registerTool(ANCHOR_PLAIN_TOOL, {}, async () => (await sleep(ANCHOR_TOOL_MS), done()));
     // As the SDK's example `delay` tool: the work runs out of band and stores its result when done.
     server.experimental.tasks.registerToolTask(
@@ -39,7 +42,10 @@ export function createAnchorApp(): McpHttpApp {
   return {
     async handle(request) {
       const server = serverFor();
-      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
       await server.connect(transport);
       try {
         return await transport.handleRequest(request);

@@ -34,7 +34,11 @@ function appFor(config: BenchServerConfig): McpHttpApp {
   const clients = localClients(config);
   counter = countAwsCalls(clients);
   const quiet = { info: () => {}, warn: () => {}, error: () => {} };
-  return createBackend({ tableName: config.tableName, tools: config.tools, settings: config.settings, allowedHosts: LOOPBACK_HOSTS }, clients, quiet).app;
+  return createBackend(
+    { tableName: config.tableName, tools: config.tools, settings: config.settings, allowedHosts: LOOPBACK_HOSTS },
+    clients,
+    quiet,
+  ).app;
 }
 
 async function main(): Promise<void> {
@@ -44,13 +48,18 @@ async function main(): Promise<void> {
     handle(request, owner) {
       if (new URL(request.url).pathname !== '/bench/stats') return app.handle(request, owner);
       const cpu = process.cpuUsage();
-      const stats: BenchServerStats = { cpuMicros: cpu.user + cpu.system, dynamoDb: counter?.total('dynamoDb') ?? 0, stepFunctions: counter?.total('stepFunctions') ?? 0 };
+      const stats: BenchServerStats = {
+        cpuMicros: cpu.user + cpu.system,
+        dynamoDb: counter?.total('dynamoDb') ?? 0,
+        stepFunctions: counter?.total('stepFunctions') ?? 0,
+      };
       return Promise.resolve(Response.json(stats));
     },
   };
   const server = await startDevServer(withStats, { resolveOwner: singleOwner('bench') });
   console.log(JSON.stringify({ url: server.url }));
-  // Exit, not die, on the bench's kill: a server run with --cpu-prof writes its profile on exit (see docs/benchmark.md).
+  // Exit, not die, on the bench's kill: a server run with --cpu-prof writes its profile on exit (see
+  // docs/benchmark.md).
   process.once('SIGTERM', () => process.exit(0));
 }
 

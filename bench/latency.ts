@@ -35,7 +35,10 @@ async function startServer(config: BenchServerConfig): Promise<Server> {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const [line] = await Promise.race([
-    createInterface({ input: child.stdout! })[Symbol.asyncIterator]().next().then((next) => [next.value as string]),
+    createInterface({ input: child.stdout! })
+      [Symbol.asyncIterator]()
+      .next()
+      .then((next) => [next.value as string]),
     new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`bench server exited (${code})`)))),
   ]);
   const { url } = JSON.parse(line!) as { url: string };
@@ -63,7 +66,11 @@ async function timed(run: () => Promise<unknown>): Promise<number> {
  * Runs `ours` and `anchor` in alternation, `rounds` times each after a warm-up; per-call times, CPU and AWS calls per
  * call.
  */
-async function alternate(servers: { ours: Server; anchor: Server }, rounds: number, runs: { ours: () => Promise<unknown>; anchor: () => Promise<unknown> }) {
+async function alternate(
+  servers: { ours: Server; anchor: Server },
+  rounds: number,
+  runs: { ours: () => Promise<unknown>; anchor: () => Promise<unknown> },
+) {
   for (let warmup = 0; warmup < 3; warmup++) await Promise.all([runs.ours(), runs.anchor()]);
   const before = { ours: await servers.ours.stats(), anchor: await servers.anchor.stats() };
   const samples = { ours: [] as number[], anchor: [] as number[] };
@@ -72,9 +79,16 @@ async function alternate(servers: { ours: Server; anchor: Server }, rounds: numb
     samples.anchor.push(await timed(runs.anchor));
   }
   const after = { ours: await servers.ours.stats(), anchor: await servers.anchor.stats() };
-  const per = (key: 'ours' | 'anchor', field: keyof BenchServerStats) => (after[key][field] - before[key][field]) / rounds;
+  const per = (key: 'ours' | 'anchor', field: keyof BenchServerStats) =>
+    (after[key][field] - before[key][field]) / rounds;
   return {
-    ours: { median: median(samples.ours), worst: worst(samples.ours), cpuMs: per('ours', 'cpuMicros') / 1000, dynamoDb: per('ours', 'dynamoDb'), stepFunctions: per('ours', 'stepFunctions') },
+    ours: {
+      median: median(samples.ours),
+      worst: worst(samples.ours),
+      cpuMs: per('ours', 'cpuMicros') / 1000,
+      dynamoDb: per('ours', 'dynamoDb'),
+      stepFunctions: per('ours', 'stepFunctions'),
+    },
     anchor: { median: median(samples.anchor), worst: worst(samples.anchor), cpuMs: per('anchor', 'cpuMicros') / 1000 },
   };
 }
@@ -83,9 +97,11 @@ async function alternate(servers: { ours: Server; anchor: Server }, rounds: numb
 async function throughput(run: () => Promise<unknown>): Promise<number> {
   let completed = 0;
   const end = performance.now() + THROUGHPUT_MS;
-  await Promise.all(Array.from({ length: POLLERS }, async () => {
-    while (performance.now() < end) await run().then(() => completed++);
-  }));
+  await Promise.all(
+    Array.from({ length: POLLERS }, async () => {
+      while (performance.now() < end) await run().then(() => completed++);
+    }),
+  );
   return completed / (THROUGHPUT_MS / 1000);
 }
 
@@ -107,7 +123,12 @@ async function main(): Promise<void> {
       tableName: 'bench',
       tools: infrastructure.tools.example,
       // Limits out of the way: the bench creates tasks much faster than any one person would.
-      settings: { ...DEFAULT_SETTINGS, refreshIntervalMs, maxActiveTasksPerOwner: 5_000, maxTaskCreationsPerMinute: 1_000_000 },
+      settings: {
+        ...DEFAULT_SETTINGS,
+        refreshIntervalMs,
+        maxActiveTasksPerOwner: 5_000,
+        maxTaskCreationsPerMinute: 1_000_000,
+      },
     });
     // As `npm start` runs it (no status events: polls refresh every 2 s), and as in AWS, where EventBridge pushes
     // status changes and a poll is one read (refresh interval 60 s).
@@ -121,7 +142,10 @@ async function main(): Promise<void> {
 
     const textStats = { name: 'text_stats', arguments: { text: 'a b c' } };
     const callThenResult = async (client: Client, params: { name: string; arguments: Record<string, unknown> }) => {
-      const { task } = await client.request({ method: 'tools/call', params: { ...params, task: { ttl: 600_000 } } }, CreateTaskResultSchema);
+      const { task } = await client.request(
+        { method: 'tools/call', params: { ...params, task: { ttl: 600_000 } } },
+        CreateTaskResultSchema,
+      );
       await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
       return task.taskId;
     };
@@ -131,30 +155,65 @@ async function main(): Promise<void> {
       ours: () => callThenResult(local.client, textStats),
       anchor: () => callThenResult(anchor.client, { name: ANCHOR_TASK_TOOL, arguments: {} }),
     });
-    row('tools/call (task) -> blocking tasks/result', ms(callResult.ours.median), ms(callResult.anchor.median), callResult.ours.median / callResult.anchor.median, '<= 0.5');
+    row(
+      'tools/call (task) -> blocking tasks/result',
+      ms(callResult.ours.median),
+      ms(callResult.anchor.median),
+      callResult.ours.median / callResult.anchor.median,
+      '<= 0.5',
+    );
     const plain = await alternate({ ours: local, anchor }, ROUNDS, {
       ours: () => local.client.callTool(textStats),
       anchor: () => anchor.client.callTool({ name: ANCHOR_PLAIN_TOOL, arguments: {} }),
     });
-    row('plain tools/call', ms(plain.ours.median), ms(plain.anchor.median), plain.ours.median / plain.anchor.median, '(info)');
+    row(
+      'plain tools/call',
+      ms(plain.ours.median),
+      ms(plain.anchor.median),
+      plain.ours.median / plain.anchor.median,
+      '(info)',
+    );
 
     // How long after the execution's end the blocking result arrives (the emulator records when it stopped).
     const lateness: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const taskId = await callThenResult(local.client, textStats);
       const answered = Date.now();
-      const { stopDate } = await aws.stepFunctions.send(new DescribeExecutionCommand({ executionArn: (await storedTask(aws.dynamoDb, 'bench', OWNER, taskId)).executionArn }));
+      const { stopDate } = await aws.stepFunctions.send(
+        new DescribeExecutionCommand({
+          executionArn: (await storedTask(aws.dynamoDb, 'bench', OWNER, taskId)).executionArn,
+        }),
+      );
       lateness.push(answered - stopDate!.getTime());
     }
-    row('blocking result after the execution ends (median)', ms(median(lateness)), '100 ms', median(lateness) / 100, '<= 1');
-    row('blocking result after the execution ends (worst)', ms(worst(lateness)), '100 ms', worst(lateness) / 100, '(info)');
+    row(
+      'blocking result after the execution ends (median)',
+      ms(median(lateness)),
+      '100 ms',
+      median(lateness) / 100,
+      '<= 1',
+    );
+    row(
+      'blocking result after the execution ends (worst)',
+      ms(worst(lateness)),
+      '100 ms',
+      worst(lateness) / 100,
+      '(info)',
+    );
 
     // A client polling tasks/get at the hinted interval (and just under it) on a task that runs a few seconds.
     const pollers = [2, 3, 4].flatMap((reviewSeconds) => [1, 0.95].map((factor) => ({ reviewSeconds, factor })));
     const seenLate = await Promise.all(
       pollers.map(async ({ reviewSeconds, factor }) => {
         const { task } = await local.client.request(
-          { method: 'tools/call', params: { name: 'analyze_documents', arguments: { documents: ['a'], reviewSeconds }, task: { ttl: 600_000 } } },
+          {
+            method: 'tools/call',
+            params: {
+              name: 'analyze_documents',
+              arguments: { documents: ['a'], reviewSeconds },
+              task: { ttl: 600_000 },
+            },
+          },
           CreateTaskResultSchema,
         );
         let status = task.status;
@@ -163,16 +222,31 @@ async function main(): Promise<void> {
           status = (await local.client.experimental.tasks.getTask(task.taskId)).status;
         }
         const seen = Date.now();
-        const { stopDate } = await aws.stepFunctions.send(new DescribeExecutionCommand({ executionArn: (await storedTask(aws.dynamoDb, 'bench', OWNER, task.taskId)).executionArn }));
+        const { stopDate } = await aws.stepFunctions.send(
+          new DescribeExecutionCommand({
+            executionArn: (await storedTask(aws.dynamoDb, 'bench', OWNER, task.taskId)).executionArn,
+          }),
+        );
         return seen - stopDate!.getTime();
       }),
     );
     const pollBound = DEFAULT_SETTINGS.pollIntervalMs + 100;
-    row('polling at pollInterval: completion seen after end (worst)', ms(worst(seenLate)), `${pollBound} ms`, worst(seenLate) / pollBound, '<= 1');
+    row(
+      'polling at pollInterval: completion seen after end (worst)',
+      ms(worst(seenLate)),
+      `${pollBound} ms`,
+      worst(seenLate) / pollBound,
+      '<= 1',
+    );
 
     // Polls: tasks/get of a running task, steady state (no refresh due).
     const running = async (server: Server, name: string, args: Record<string, unknown>) =>
-      (await server.client.request({ method: 'tools/call', params: { name, arguments: args, task: { ttl: 3_600_000 } } }, CreateTaskResultSchema)).task.taskId;
+      (
+        await server.client.request(
+          { method: 'tools/call', params: { name, arguments: args, task: { ttl: 3_600_000 } } },
+          CreateTaskResultSchema,
+        )
+      ).task.taskId;
     const ourTask = await running(pushed, 'analyze_documents', { documents: ['a'], reviewSeconds: 3600 });
     await pushed.client.experimental.tasks.getTask(ourTask); // the first poll checks the execution; the rest are reads
     const anchorTask = await running(anchor, ANCHOR_TASK_TOOL, {});
@@ -180,41 +254,88 @@ async function main(): Promise<void> {
       ours: () => pushed.client.experimental.tasks.getTask(ourTask),
       anchor: () => anchor.client.experimental.tasks.getTask(anchorTask),
     });
-    row('tasks/get median', ms(polls.ours.median), ms(polls.anchor.median), polls.ours.median / polls.anchor.median, '<= 1.5');
-    row('tasks/get server CPU per request', ms(polls.ours.cpuMs), ms(polls.anchor.cpuMs), polls.ours.cpuMs / polls.anchor.cpuMs, '<= 1.5');
-    row('tasks/get AWS calls (DynamoDB + Step Functions)', `${polls.ours.dynamoDb.toFixed(2)} + ${polls.ours.stepFunctions.toFixed(2)}`, '1 read', polls.ours.dynamoDb + polls.ours.stepFunctions, '1');
+    row(
+      'tasks/get median',
+      ms(polls.ours.median),
+      ms(polls.anchor.median),
+      polls.ours.median / polls.anchor.median,
+      '<= 1.5',
+    );
+    row(
+      'tasks/get server CPU per request',
+      ms(polls.ours.cpuMs),
+      ms(polls.anchor.cpuMs),
+      polls.ours.cpuMs / polls.anchor.cpuMs,
+      '<= 1.5',
+    );
+    row(
+      'tasks/get AWS calls (DynamoDB + Step Functions)',
+      `${polls.ours.dynamoDb.toFixed(2)} + ${polls.ours.stepFunctions.toFixed(2)}`,
+      '1 read',
+      polls.ours.dynamoDb + polls.ours.stepFunctions,
+      '1',
+    );
     const rates = { ours: [] as number[], anchor: [] as number[] };
     for (let round = 0; round < 2; round++) {
       rates.ours.push(await throughput(() => pushed.client.experimental.tasks.getTask(ourTask)));
       rates.anchor.push(await throughput(() => anchor.client.experimental.tasks.getTask(anchorTask)));
     }
     const rate = { ours: median(rates.ours), anchor: median(rates.anchor) };
-    row(`tasks/get throughput, ${POLLERS} concurrent pollers`, `${rate.ours.toFixed(0)}/s`, `${rate.anchor.toFixed(0)}/s`, rate.ours / rate.anchor, '>= 0.6');
+    row(
+      `tasks/get throughput, ${POLLERS} concurrent pollers`,
+      `${rate.ours.toFixed(0)}/s`,
+      `${rate.anchor.toFixed(0)}/s`,
+      rate.ours / rate.anchor,
+      '>= 0.6',
+    );
 
     // Lists: a page of 20 active tasks, each due for a refresh on the local server (none checked since creation).
-    for (let index = 0; index < 20; index++) await running(local, 'analyze_documents', { documents: ['a'], reviewSeconds: 3600 });
+    for (let index = 0; index < 20; index++)
+      await running(local, 'analyze_documents', { documents: ['a'], reviewSeconds: 3600 });
     const lists = await alternate({ ours: local, anchor }, ROUNDS, {
       ours: () => local.client.experimental.tasks.listTasks(),
       anchor: () => anchor.client.experimental.tasks.listTasks(),
     });
-    row('tasks/list page of 20 active tasks', ms(lists.ours.median), ms(lists.anchor.median), lists.ours.median / lists.anchor.median, '(info)');
-    row('tasks/list AWS calls per page (DynamoDB + Step Functions)', `${lists.ours.dynamoDb.toFixed(2)} + ${lists.ours.stepFunctions.toFixed(2)}`, '1 Query', lists.ours.dynamoDb + lists.ours.stepFunctions, '1');
+    row(
+      'tasks/list page of 20 active tasks',
+      ms(lists.ours.median),
+      ms(lists.anchor.median),
+      lists.ours.median / lists.anchor.median,
+      '(info)',
+    );
+    row(
+      'tasks/list AWS calls per page (DynamoDB + Step Functions)',
+      `${lists.ours.dynamoDb.toFixed(2)} + ${lists.ours.stepFunctions.toFixed(2)}`,
+      '1 Query',
+      lists.ours.dynamoDb + lists.ours.stepFunctions,
+      '1',
+    );
     const listTimes = async (): Promise<number[]> => {
       const samples: number[] = [];
-      for (let round = 0; round < ROUNDS; round++) samples.push(await timed(() => pushed.client.experimental.tasks.listTasks()));
+      for (let round = 0; round < ROUNDS; round++)
+        samples.push(await timed(() => pushed.client.experimental.tasks.listTasks()));
       return samples;
     };
     const smallList = median(await listTimes());
     await seedTasks(aws.dynamoDb, 'bench', OWNER, LIST_TASKS);
     const bigList = median(await listTimes());
-    row(`tasks/list page with ${LIST_TASKS} more tasks stored vs without`, ms(bigList), ms(smallList), bigList / smallList, '~1 (flat)');
+    row(
+      `tasks/list page with ${LIST_TASKS} more tasks stored vs without`,
+      ms(bigList),
+      ms(smallList),
+      bigList / smallList,
+      '~1 (flat)',
+    );
 
-    console.log(`\nnpm run bench: ${ROUNDS} rounds (tasks/get ${POLL_ROUNDS}), alternating with the ` +
-      `anchor, local stack (DynamoDB Local, Step Functions emulator), Node ${process.version}\n`);
+    console.log(
+      `\nnpm run bench: ${ROUNDS} rounds (tasks/get ${POLL_ROUNDS}), alternating with the ` +
+        `anchor, local stack (DynamoDB Local, Step Functions emulator), Node ${process.version}\n`,
+    );
     const widths = [58, 14, 14, 7, 10];
     const header = ['figure', 'project', 'baseline', 'ratio', 'goal'];
     console.log(header.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' '));
-    for (const cells of rows) console.log(cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' '));
+    for (const cells of rows)
+      console.log(cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' '));
     for (const server of started) await server.client.close();
   } finally {
     for (const server of started) server.stop();

@@ -6,7 +6,10 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 export async function handle(request: Request): Promise<Response> {
   const server = new McpServer({ name: 'minimal', version: '1.0.0' });
   server.registerTool('noop', {}, async () => ({ content: [] }));
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
   await server.connect(transport);
   return transport.handleRequest(request);
 }

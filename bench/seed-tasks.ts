@@ -6,16 +6,29 @@ import { RetentionClock, TaskOrigin, TaskStatus, type TaskRecord } from '../lamb
 import { DynamoDbTaskStore } from '../lambda/store/dynamodb-task-store.js';
 
 const storeOf = (client: DynamoDBClient, tableName: string) =>
-  new DynamoDbTaskStore({ client: DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }), tableName });
+  new DynamoDbTaskStore({
+    client: DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }),
+    tableName,
+  });
 
-export async function storedTask(client: DynamoDBClient, tableName: string, owner: string, taskId: string): Promise<TaskRecord> {
+export async function storedTask(
+  client: DynamoDBClient,
+  tableName: string,
+  owner: string,
+  taskId: string,
+): Promise<TaskRecord> {
   const task = await storeOf(client, tableName).get(owner, taskId);
   if (task === null) throw new Error(`no task ${taskId}`);
   return task;
 }
 
 /** `count` finished tasks of `owner`, all older than any task the bench makes, written 50 at a time. */
-export async function seedTasks(client: DynamoDBClient, tableName: string, owner: string, count: number): Promise<void> {
+export async function seedTasks(
+  client: DynamoDBClient,
+  tableName: string,
+  owner: string,
+  count: number,
+): Promise<void> {
   const store = storeOf(client, tableName);
   const oldest = Date.now() - 3_600_000 - count;
   const seed = (index: number): TaskRecord => ({
@@ -33,6 +46,8 @@ export async function seedTasks(client: DynamoDBClient, tableName: string, owner
     inputDigest: 'seed',
   });
   for (let start = 0; start < count; start += 50) {
-    await Promise.all(Array.from({ length: Math.min(50, count - start) }, (_, offset) => store.create(seed(start + offset))));
+    await Promise.all(
+      Array.from({ length: Math.min(50, count - start) }, (_, offset) => store.create(seed(start + offset))),
+    );
   }
 }

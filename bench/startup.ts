@@ -13,16 +13,30 @@ import { BUNDLE_OPTIONS } from '../scripts/build-assets.js';
 
 const RUNS = Number(process.env['BENCH_ROUNDS'] ?? 10);
 /** Enough configuration for the handler to compose its backend at load, as in Lambda; nothing calls AWS. */
-const ENVIRONMENT = { ...process.env, AWS_REGION: 'us-east-1', TASK_TABLE_NAME: 'bench', TOOL_CATALOG: '[]', POWERTOOLS_LOG_LEVEL: 'SILENT' };
+const ENVIRONMENT = {
+  ...process.env,
+  AWS_REGION: 'us-east-1',
+  TASK_TABLE_NAME: 'bench',
+  TOOL_CATALOG: '[]',
+  POWERTOOLS_LOG_LEVEL: 'SILENT',
+};
 const LIST_TOOLS = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
-const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', host: 'localhost' };
+const HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  host: 'localhost',
+};
 
-/** Per bundle: the module to load and the first request, as a script body that leaves the answer's status in `status`. */
+/**
+ * Per bundle: the module to load and the first request, as a script body that leaves the answer's status in `status`.
+ */
 const FIRST_REQUEST = {
   minimal: `const status = (await module.handle(new Request('http://localhost/mcp', { method: 'POST', headers: ${JSON.stringify(HEADERS)}, body: ${JSON.stringify(LIST_TOOLS)} }))).status;`,
   'mcp-http': `const { PassThrough } = await import('node:stream');
     const stream = new PassThrough(); stream.resume();
-    await module.handler({ httpMethod: 'POST', path: '/mcp', headers: ${JSON.stringify(HEADERS)}, body: ${JSON.stringify(LIST_TOOLS)}, requestContext: { authorizer: { principalId: 'bench' } } }, stream);
+    const event = { httpMethod: 'POST', path: '/mcp', headers: ${JSON.stringify(HEADERS)},
+      body: ${JSON.stringify(LIST_TOOLS)}, requestContext: { authorizer: { principalId: 'bench' } } };
+    await module.handler(event, stream);
     const status = 200;`,
 } as const;
 const ENTRIES = { minimal: 'bench/minimal-sdk-server.ts', 'mcp-http': 'lambda/handlers/mcp-http.ts' } as const;
@@ -36,12 +50,17 @@ interface Sample {
 }
 
 function coldStartMs(bundle: Bundle, file: string): Sample {
-  const script = `const cpu = process.cpuUsage(); const start = performance.now(); const module = await import(${JSON.stringify(file)}); const imported = performance.now();
+  const script = `const cpu = process.cpuUsage(); const start = performance.now();
+    const module = await import(${JSON.stringify(file)}); const imported = performance.now();
     ${FIRST_REQUEST[bundle]}
     if (status !== 200) throw new Error('first request answered ' + status);
     const used = process.cpuUsage(cpu);
-    console.log(JSON.stringify({ importMs: imported - start, totalMs: performance.now() - start, cpuMs: (used.user + used.system) / 1000 }));`;
-  const run = spawnSync(process.execPath, ['--enable-source-maps', '--input-type=module', '-e', script], { env: ENVIRONMENT, encoding: 'utf8' });
+    const cpuMs = (used.user + used.system) / 1000;
+    console.log(JSON.stringify({ importMs: imported - start, totalMs: performance.now() - start, cpuMs }));`;
+  const run = spawnSync(process.execPath, ['--enable-source-maps', '--input-type=module', '-e', script], {
+    env: ENVIRONMENT,
+    encoding: 'utf8',
+  });
   if (run.status !== 0) throw new Error(run.stderr);
   return JSON.parse(run.stdout.trim().split('\n').at(-1)!) as Sample;
 }
@@ -55,25 +74,34 @@ function bundleFiles(metafile: Metafile, entry: string): { coldStart: string[]; 
   const visit = (file: string): void => {
     if (coldStart.has(file)) return;
     coldStart.add(file);
-    for (const imported of metafile.outputs[file]!.imports) if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
+    for (const imported of metafile.outputs[file]!.imports)
+      if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
   };
   visit(all.find((file) => metafile.outputs[file]!.entryPoint === entry)!);
   return { coldStart: [...coldStart], all };
 }
 
-const kib = (files: string[], size: (bytes: Buffer) => number = (bytes) => bytes.length): number => files.reduce((sum, file) => sum + size(readFileSync(file)), 0) / 1024;
+const kib = (files: string[], size: (bytes: Buffer) => number = (bytes) => bytes.length): number =>
+  files.reduce((sum, file) => sum + size(readFileSync(file)), 0) / 1024;
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'startup-'));
   const files = {} as Record<Bundle, string>;
   const outputs = {} as Record<Bundle, { coldStart: string[]; all: string[] }>;
   for (const [bundle, entry] of Object.entries(ENTRIES) as [Bundle, string][]) {
-    const { metafile } = await build({ ...BUNDLE_OPTIONS, entryPoints: [entry], outdir: join(dir, bundle), metafile: true, logLevel: 'error' });
+    const { metafile } = await build({
+      ...BUNDLE_OPTIONS,
+      entryPoints: [entry],
+      outdir: join(dir, bundle),
+      metafile: true,
+      logLevel: 'error',
+    });
     outputs[bundle] = bundleFiles(metafile, entry);
     files[bundle] = join(dir, bundle, 'index.mjs');
   }
   const samples = { minimal: [] as Sample[], 'mcp-http': [] as Sample[] };
-  for (let run = 0; run < RUNS; run++) for (const bundle of Object.keys(ENTRIES) as Bundle[]) samples[bundle].push(coldStartMs(bundle, files[bundle]));
+  for (let run = 0; run < RUNS; run++)
+    for (const bundle of Object.keys(ENTRIES) as Bundle[]) samples[bundle].push(coldStartMs(bundle, files[bundle]));
   const figures = (bundle: Bundle) => ({
     size: kib(outputs[bundle].coldStart),
     gzip: kib(outputs[bundle].coldStart, (bytes) => gzipSync(bytes).length),
@@ -83,14 +111,48 @@ async function main(): Promise<void> {
     cpuMs: median(samples[bundle].map((sample) => sample.cpuMs)),
   });
   const baseline = figures('minimal');
-  console.log(`\nnpm run bench:startup: cold start, median of ${RUNS} fresh processes each, alternating (Node ${process.version}, --enable-source-maps)\n`);
-  console.log(`${'bundle'.padEnd(34)} ${'size KiB'.padStart(9)} ${'gzip KiB'.padStart(9)} ${'total KiB'.padStart(10)} ${'import ms'.padStart(10)} ${'import+1st ms'.padStart(14)} ${'ratio'.padStart(6)} ${'CPU ms'.padStart(7)} ${'ratio'.padStart(6)}`);
-  for (const [label, bundle] of [['minimal SDK server (baseline)', 'minimal'], ['mcp-http (the MCP endpoint)', 'mcp-http']] as const) {
+  console.log(
+    `\nnpm run bench:startup: cold start, median of ${RUNS} fresh processes each, alternating ` +
+      `(Node ${process.version}, --enable-source-maps)\n`,
+  );
+  console.log(
+    [
+      'bundle'.padEnd(34),
+      'size KiB'.padStart(9),
+      'gzip KiB'.padStart(9),
+      'total KiB'.padStart(10),
+      'import ms'.padStart(10),
+      'import+1st ms'.padStart(14),
+      'ratio'.padStart(6),
+      'CPU ms'.padStart(7),
+      'ratio'.padStart(6),
+    ].join(' '),
+  );
+  for (const [label, bundle] of [
+    ['minimal SDK server (baseline)', 'minimal'],
+    ['mcp-http (the MCP endpoint)', 'mcp-http'],
+  ] as const) {
     const f = figures(bundle);
-    console.log(`${label.padEnd(34)} ${f.size.toFixed(0).padStart(9)} ${f.gzip.toFixed(0).padStart(9)} ${f.total.toFixed(0).padStart(10)} ${f.importMs.toFixed(1).padStart(10)} ${f.totalMs.toFixed(1).padStart(14)} ${(f.totalMs / baseline.totalMs).toFixed(2).padStart(6)} ${f.cpuMs.toFixed(0).padStart(7)} ${(f.cpuMs / baseline.cpuMs).toFixed(2).padStart(6)}`);
+    console.log(
+      [
+        label.padEnd(34),
+        f.size.toFixed(0).padStart(9),
+        f.gzip.toFixed(0).padStart(9),
+        f.total.toFixed(0).padStart(10),
+        f.importMs.toFixed(1).padStart(10),
+        f.totalMs.toFixed(1).padStart(14),
+        (f.totalMs / baseline.totalMs).toFixed(2).padStart(6),
+        f.cpuMs.toFixed(0).padStart(7),
+        (f.cpuMs / baseline.cpuMs).toFixed(2).padStart(6),
+      ].join(' '),
+    );
   }
-  console.log(`\nsize: what a cold start loads (the entry file and the chunks it imports statically); total: every chunk,`);
-  console.log(`those loaded on demand included (the AWS SDK on the first AWS call; Powertools Tracer only when tracing is on)`);
+  console.log(
+    `\nsize: what a cold start loads (the entry file and the chunks it imports statically); total: every chunk,`,
+  );
+  console.log(
+    `those loaded on demand included (the AWS SDK on the first AWS call; Powertools Tracer only when tracing is on)`,
+  );
   console.log(`CPU ms: user + system time of import and first request, steadier than elapsed time on a shared machine`);
   console.log(`goals: import + first request <= 1.1x the baseline; bundle <= 1024 KiB`);
 }

@@ -36,19 +36,32 @@ export function parseToolArgs(text: string | undefined): Record<string, unknown>
   } catch (error) {
     throw new UsageError(`--args is not valid JSON: ${(error as Error).message}`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError('--args must be a JSON object, such as \'{"text":"hello"}\'.');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new UsageError('--args must be a JSON object, such as \'{"text":"hello"}\'.');
   return parsed as Record<string, unknown>;
 }
 
-export async function callCommand(client: TaskClient, output: Output, name: string, options: { args?: string; wait?: boolean; ttl?: number }): Promise<ExitCode> {
+export async function callCommand(
+  client: TaskClient,
+  output: Output,
+  name: string,
+  options: { args?: string; wait?: boolean; ttl?: number },
+): Promise<ExitCode> {
   const args = parseToolArgs(options.args);
   const tools = await client.listTools();
   const tool = tools.find((candidate) => candidate.name === name);
-  if (!tool) throw new UnknownToolError(name, tools.map((candidate) => candidate.name));
+  if (!tool)
+    throw new UnknownToolError(
+      name,
+      tools.map((candidate) => candidate.name),
+    );
   if (tool.taskSupport === 'forbidden') return printDirect(output, await client.callDirect(name, args));
 
   const view = new LiveView(client, { interactive: output.interactive, quiet: output.json });
-  const started = await client.startTask(name, args, { ...(options.ttl !== undefined ? { ttlMs: options.ttl } : {}), onProgress: (update) => view.progress(update) });
+  const started = await client.startTask(name, args, {
+    ...(options.ttl !== undefined ? { ttlMs: options.ttl } : {}),
+    onProgress: (update) => view.progress(update),
+  });
   if (started.kind === 'immediate') return printDirect(output, started.result);
   const { task } = started;
   if (!options.wait) {
@@ -60,7 +73,12 @@ export async function callCommand(client: TaskClient, output: Output, name: stri
 }
 
 export async function watchCommand(client: TaskClient, output: Output, taskId: string): Promise<ExitCode> {
-  return followAndPrint(client, output, taskId, new LiveView(client, { interactive: output.interactive, quiet: output.json }));
+  return followAndPrint(
+    client,
+    output,
+    taskId,
+    new LiveView(client, { interactive: output.interactive, quiet: output.json }),
+  );
 }
 
 export async function getCommand(client: TaskClient, output: Output, taskId: string): Promise<ExitCode> {
@@ -87,7 +105,13 @@ export async function cancelCommand(client: TaskClient, output: Output, taskId: 
 }
 
 /** Watches until the task ends, then prints its outcome; or, if the user left it running, how to come back. */
-async function followAndPrint(client: TaskClient, output: Output, taskId: string, view: LiveView, initial?: TaskInfo): Promise<ExitCode> {
+async function followAndPrint(
+  client: TaskClient,
+  output: Output,
+  taskId: string,
+  view: LiveView,
+  initial?: TaskInfo,
+): Promise<ExitCode> {
   const end = await view.watch(taskId, initial);
   if (end.kind === 'left-running') {
     if (output.json) output.out(JSON.stringify({ task: end.task, leftRunning: true }));

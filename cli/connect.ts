@@ -19,8 +19,14 @@ function authHeaders(endpoint: Endpoint): Record<string, string> {
 /** A 2.x client connected with the given negotiation mode, or `undefined` if the server is not modern. */
 async function connectModern(endpoint: Endpoint, mode: 'auto' | { pin: string }): Promise<Client | undefined> {
   const client = new Client({ ...CLIENT_INFO }, { versionNegotiation: { mode } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(endpoint.url), { requestInit: { headers: authHeaders(endpoint) } }));
-  if (client.getProtocolEra() === 'modern' && client.getServerCapabilities()?.extensions?.[TASKS_EXTENSION] !== undefined) return client;
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(endpoint.url), { requestInit: { headers: authHeaders(endpoint) } }),
+  );
+  if (
+    client.getProtocolEra() === 'modern' &&
+    client.getServerCapabilities()?.extensions?.[TASKS_EXTENSION] !== undefined
+  )
+    return client;
   await client.close();
   return undefined;
 }
@@ -30,7 +36,11 @@ async function connectModern(endpoint: Endpoint, mode: 'auto' | { pin: string })
  * server that also speaks 2025-11-25 tasks is asked in that dialect instead (this server keeps one task list
  * for both).
  */
-export async function connectTaskClient(endpoint: Endpoint, protocol: ProtocolChoice, options: { needsTaskList?: boolean } = {}): Promise<TaskClient> {
+export async function connectTaskClient(
+  endpoint: Endpoint,
+  protocol: ProtocolChoice,
+  options: { needsTaskList?: boolean } = {},
+): Promise<TaskClient> {
   try {
     new URL(endpoint.url);
   } catch {
@@ -44,8 +54,11 @@ export async function connectTaskClient(endpoint: Endpoint, protocol: ProtocolCh
         if (!(options.needsTaskList && protocol === 'auto' && !client.canListTasks)) return client;
         await client.close();
       }
-      if (protocol === MODERN_VERSION) throw new ServerError(`The server at ${endpoint.url} does not advertise the Tasks extension (${TASKS_EXTENSION}) ` +
-        `on ${MODERN_VERSION}.`);
+      if (protocol === MODERN_VERSION)
+        throw new ServerError(
+          `The server at ${endpoint.url} does not advertise the Tasks extension (${TASKS_EXTENSION}) ` +
+            `on ${MODERN_VERSION}.`,
+        );
     }
     const legacy = await LegacyTaskClient.connect(endpoint);
     return legacy;
@@ -58,6 +71,7 @@ export async function connectTaskClient(endpoint: Endpoint, protocol: ProtocolCh
 /** The most telling message in an error chain: fetch's "fetch failed" hides ECONNREFUSED in its cause. */
 function describe(error: unknown): string {
   const messages: string[] = [];
-  for (let current: unknown = error; current instanceof Error && messages.length < 4; current = current.cause) messages.push(current.message);
+  for (let current: unknown = error; current instanceof Error && messages.length < 4; current = current.cause)
+    messages.push(current.message);
   return messages.join(': ') || String(error);
 }

@@ -25,7 +25,8 @@ function toTaskInfo(task: Task): TaskInfo {
 /** Turns SDK errors about one task into the CLI's own; a not-found answer becomes `UnknownTaskError`. */
 function translate(error: unknown, taskId?: string): Error {
   if (error instanceof McpError) {
-    if (taskId !== undefined && isUnknownTaskMessage(error.code, error.message)) return new UnknownTaskError(taskId, { cause: error });
+    if (taskId !== undefined && isUnknownTaskMessage(error.code, error.message))
+      return new UnknownTaskError(taskId, { cause: error });
     return new ServerError(`The server answered with an error: ${error.message}`, { cause: error });
   }
   return error instanceof Error ? error : new Error(String(error));
@@ -47,7 +48,9 @@ export class LegacyTaskClient implements TaskClient {
     const tools: ToolInfo[] = [];
     let cursor: string | undefined;
     do {
-      const page = await this.client.listTools(cursor !== undefined ? { cursor } : {}).catch((error: unknown) => Promise.reject(translate(error)));
+      const page = await this.client
+        .listTools(cursor !== undefined ? { cursor } : {})
+        .catch((error: unknown) => Promise.reject(translate(error)));
       for (const tool of page.tools) {
         tools.push({
           name: tool.name,
@@ -64,7 +67,10 @@ export class LegacyTaskClient implements TaskClient {
   async startTask(name: string, args: Record<string, unknown>, options: StartOptions = {}): Promise<Started> {
     try {
       const { task } = await this.client.request(
-        { method: 'tools/call', params: { name, arguments: args, task: options.ttlMs !== undefined ? { ttl: options.ttlMs } : {} } },
+        {
+          method: 'tools/call',
+          params: { name, arguments: args, task: options.ttlMs !== undefined ? { ttl: options.ttlMs } : {} },
+        },
         CreateTaskResultSchema,
         // The SDK keeps this handler for the task's whole life, not just this request: progress keeps arriving.
         options.onProgress ? { onprogress: (progress) => options.onProgress!(progress) } : {},
@@ -76,18 +82,28 @@ export class LegacyTaskClient implements TaskClient {
   }
 
   async callDirect(name: string, args: Record<string, unknown>): Promise<ToolResult> {
-    return (await this.client.callTool({ name, arguments: args }, CallToolResultSchema, NO_TIMEOUT).catch((error: unknown) => Promise.reject(translate(error)))) as ToolResult;
+    return (await this.client
+      .callTool({ name, arguments: args }, CallToolResultSchema, NO_TIMEOUT)
+      .catch((error: unknown) => Promise.reject(translate(error)))) as ToolResult;
   }
 
   async getTask(taskId: string): Promise<TaskInfo> {
-    return toTaskInfo(await this.client.experimental.tasks.getTask(taskId).catch((error: unknown) => Promise.reject(translate(error, taskId))));
+    return toTaskInfo(
+      await this.client.experimental.tasks
+        .getTask(taskId)
+        .catch((error: unknown) => Promise.reject(translate(error, taskId))),
+    );
   }
 
   async outcome(taskId: string): Promise<TaskOutcome> {
     let result: ToolResult | undefined;
     let failure: string | undefined;
     try {
-      result = (await this.client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema, NO_TIMEOUT)) as ToolResult;
+      result = (await this.client.experimental.tasks.getTaskResult(
+        taskId,
+        CallToolResultSchema,
+        NO_TIMEOUT,
+      )) as ToolResult;
     } catch (error) {
       const translated = translate(error, taskId);
       if (translated instanceof UnknownTaskError || !(error instanceof McpError)) throw translated;
@@ -109,7 +125,9 @@ export class LegacyTaskClient implements TaskClient {
     const tasks: TaskInfo[] = [];
     let cursor: string | undefined;
     do {
-      const page = await this.client.experimental.tasks.listTasks(cursor).catch((error: unknown) => Promise.reject(translate(error)));
+      const page = await this.client.experimental.tasks
+        .listTasks(cursor)
+        .catch((error: unknown) => Promise.reject(translate(error)));
       tasks.push(...page.tasks.map(toTaskInfo));
       cursor = page.nextCursor;
     } while (cursor !== undefined);
@@ -117,7 +135,11 @@ export class LegacyTaskClient implements TaskClient {
   }
 
   async cancelTask(taskId: string): Promise<TaskInfo> {
-    return toTaskInfo(await this.client.experimental.tasks.cancelTask(taskId).catch((error: unknown) => Promise.reject(translate(error, taskId))));
+    return toTaskInfo(
+      await this.client.experimental.tasks
+        .cancelTask(taskId)
+        .catch((error: unknown) => Promise.reject(translate(error, taskId))),
+    );
   }
 
   async close(): Promise<void> {
@@ -126,6 +148,8 @@ export class LegacyTaskClient implements TaskClient {
 }
 
 function textOf(result: ToolResult | undefined): string | undefined {
-  const text = result?.content?.flatMap((block) => (block.type === 'text' && block.text !== undefined ? [block.text] : [])).join('\n');
+  const text = result?.content
+    ?.flatMap((block) => (block.type === 'text' && block.text !== undefined ? [block.text] : []))
+    .join('\n');
   return text === '' ? undefined : text;
 }

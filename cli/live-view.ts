@@ -13,7 +13,8 @@ const DEFAULT_POLL_MS = 1_000;
 const MIN_POLL_MS = 250;
 
 /** How watching ended: the task ended (with its last state), or the user left it running. */
-export type WatchEnd = { readonly kind: 'ended'; readonly task: TaskInfo } | { readonly kind: 'left-running'; readonly task: TaskInfo };
+export type WatchEnd =
+  { readonly kind: 'ended'; readonly task: TaskInfo } | { readonly kind: 'left-running'; readonly task: TaskInfo };
 
 export interface LiveViewOptions {
   /** Draw the live line and prompt on Ctrl-C (stdout and stdin are terminals), or print plain lines. */
@@ -69,7 +70,10 @@ export class LiveView {
     }
   }
 
-  /** A polled task: its status and message, and its count when the task itself carries one (the Tasks extension has no progress notifications). */
+  /**
+   * A polled task: its status and message, and its count when the task itself carries one (the Tasks extension has no
+   * progress notifications).
+   */
   private see(task: TaskInfo): TaskInfo {
     this.latest = task;
     if (task.progress !== undefined) this.progressUpdate = task.progress;

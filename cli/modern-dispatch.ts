@@ -7,11 +7,23 @@ import type { Endpoint } from './endpoint.js';
 
 export const MODERN_VERSION = '2026-07-28';
 
-type JsonRpcAnswer = { id?: string | number | null; method?: string; result?: JsonValue; error?: { code: number; message: string; data?: JsonValue } };
+type JsonRpcAnswer = {
+  id?: string | number | null;
+  method?: string;
+  result?: JsonValue;
+  error?: { code: number; message: string; data?: JsonValue };
+};
 
 /** What `Mcp-Name` carries: the tool, resource or task a request names. */
 function mcpNameOf(method: string, params: Record<string, unknown>): string | undefined {
-  const source = method === 'tools/call' || method === 'prompts/get' ? params['name'] : method === 'resources/read' ? params['uri'] : method.startsWith('tasks/') ? params['taskId'] : undefined;
+  const source =
+    method === 'tools/call' || method === 'prompts/get'
+      ? params['name']
+      : method === 'resources/read'
+        ? params['uri']
+        : method.startsWith('tasks/')
+          ? params['taskId']
+          : undefined;
   return typeof source === 'string' ? source : undefined;
 }
 
@@ -68,6 +80,10 @@ export function fetchDispatch(endpoint: Endpoint): RawClientDispatch {
       throw new Error(`HTTP ${response.status} from ${endpoint.url}`);
     }
     const answer = isStream ? await answerFromStream(id, response) : ((await response.json()) as JsonRpcAnswer);
-    return (answer.error !== undefined ? { kind: 'error', error: answer.error } : { kind: 'result', result: answer.result as JsonValue }) as JsonRpcResponse;
+    return (
+      answer.error !== undefined
+        ? { kind: 'error', error: answer.error }
+        : { kind: 'result', result: answer.result as JsonValue }
+    ) as JsonRpcResponse;
   };
 }

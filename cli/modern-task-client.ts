@@ -3,12 +3,27 @@
 // extension. Progress notifications do not reach this path: the live view shows the polled statusMessage, and the
 // count (a progress bar) when the server puts one in the task's `_meta` as this project's server does.
 import type { Client } from '@modelcontextprotocol/client';
-import { createTaskSessionFromClient, JsonRpcResponseError, toolDeclarationFromMcpTool, type TaskEnabledSession, type TaskView } from '@modelcontextprotocol/ext-tasks/client';
+import {
+  createTaskSessionFromClient,
+  JsonRpcResponseError,
+  toolDeclarationFromMcpTool,
+  type TaskEnabledSession,
+  type TaskView,
+} from '@modelcontextprotocol/ext-tasks/client';
 import { taskId as toTaskId, type JsonValue } from '@modelcontextprotocol/ext-tasks/core';
 import { CLIENT_INFO, isUnknownTaskMessage, type Endpoint } from './endpoint.js';
 import { ServerError, UnknownTaskError, UsageError } from './errors.js';
 import { fetchDispatch, MODERN_VERSION } from './modern-dispatch.js';
-import type { ProgressUpdate, StartOptions, Started, TaskClient, TaskInfo, TaskOutcome, ToolInfo, ToolResult } from './task-client.js';
+import type {
+  ProgressUpdate,
+  StartOptions,
+  Started,
+  TaskClient,
+  TaskInfo,
+  TaskOutcome,
+  ToolInfo,
+  ToolResult,
+} from './task-client.js';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
@@ -24,11 +39,17 @@ function progressOf(view: TaskView): ProgressUpdate | undefined {
   const entry = recordOf(recordOf(view.raw['_meta'])?.[PROGRESS_META_KEY]);
   const { progress, total, statusMessage } = entry ?? {};
   if (typeof progress !== 'number') return undefined;
-  return { progress, ...(typeof total === 'number' ? { total } : {}), ...(typeof statusMessage === 'string' ? { message: statusMessage } : {}) };
+  return {
+    progress,
+    ...(typeof total === 'number' ? { total } : {}),
+    ...(typeof statusMessage === 'string' ? { message: statusMessage } : {}),
+  };
 }
 
 function recordOf(value: JsonValue | undefined): { readonly [key: string]: JsonValue } | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as { readonly [key: string]: JsonValue }) : undefined;
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as { readonly [key: string]: JsonValue })
+    : undefined;
 }
 
 function toTaskInfo(view: TaskView): TaskInfo {
@@ -49,8 +70,10 @@ function toTaskInfo(view: TaskView): TaskInfo {
 function translate(error: unknown, taskId?: string): Error {
   const code = (error as { code?: unknown }).code;
   const message = error instanceof Error ? error.message : String(error);
-  if (taskId !== undefined && typeof code === 'number' && isUnknownTaskMessage(code, message)) return new UnknownTaskError(taskId, { cause: error });
-  if (error instanceof JsonRpcResponseError || typeof code === 'number') return new ServerError(`The server answered with an error: ${message}`, { cause: error });
+  if (taskId !== undefined && typeof code === 'number' && isUnknownTaskMessage(code, message))
+    return new UnknownTaskError(taskId, { cause: error });
+  if (error instanceof JsonRpcResponseError || typeof code === 'number')
+    return new ServerError(`The server answered with an error: ${message}`, { cause: error });
   return error instanceof Error ? error : new Error(message);
 }
 
@@ -76,7 +99,9 @@ export class ModernTaskClient implements TaskClient {
     const tools: ToolInfo[] = [];
     let cursor: string | undefined;
     do {
-      const page = await this.client.listTools(cursor !== undefined ? { cursor } : {}).catch((error: unknown) => Promise.reject(translate(error)));
+      const page = await this.client
+        .listTools(cursor !== undefined ? { cursor } : {})
+        .catch((error: unknown) => Promise.reject(translate(error)));
       for (const tool of page.tools) {
         const declaration = toolDeclarationFromMcpTool(tool);
         tools.push({
@@ -99,8 +124,10 @@ export class ModernTaskClient implements TaskClient {
       if (execution.kind !== 'task') {
         const { outcome } = await execution.settle();
         if (outcome.status === 'completed') return { kind: 'immediate', result: outcome.result as ToolResult };
-        throw new ServerError(`The server answered ${name} at once, with an error: ` +
-          `${outcome.status === 'failed' ? outcome.error.message : 'cancelled'}`);
+        throw new ServerError(
+          `The server answered ${name} at once, with an error: ` +
+            `${outcome.status === 'failed' ? outcome.error.message : 'cancelled'}`,
+        );
       }
       const { taskId } = execution.handle;
       // Release the local handle without cancelling: the task lives on the server, fetched later by ID.
@@ -112,11 +139,18 @@ export class ModernTaskClient implements TaskClient {
   }
 
   async callDirect(name: string, args: Record<string, unknown>): Promise<ToolResult> {
-    return (await this.client.callTool({ name, arguments: args }).catch((error: unknown) => Promise.reject(translate(error)))) as ToolResult;
+    return (await this.client
+      .callTool({ name, arguments: args })
+      .catch((error: unknown) => Promise.reject(translate(error)))) as ToolResult;
   }
 
   async getTask(taskId: string): Promise<TaskInfo> {
-    return toTaskInfo(await this.session.task(toTaskId(taskId)).snapshot().catch((error: unknown) => Promise.reject(translate(error, taskId))));
+    return toTaskInfo(
+      await this.session
+        .task(toTaskId(taskId))
+        .snapshot()
+        .catch((error: unknown) => Promise.reject(translate(error, taskId))),
+    );
   }
 
   async outcome(taskId: string): Promise<TaskOutcome> {
@@ -136,8 +170,10 @@ export class ModernTaskClient implements TaskClient {
 
   async listTasks(): Promise<TaskInfo[]> {
     if (!this.canListTasks) {
-      throw new UsageError(`This server's Tasks extension (${MODERN_VERSION}) cannot list tasks. If it also speaks ` +
-        `2025-11-25 tasks: mcp-tasks --protocol 2025-11-25 list`);
+      throw new UsageError(
+        `This server's Tasks extension (${MODERN_VERSION}) cannot list tasks. If it also speaks ` +
+          `2025-11-25 tasks: mcp-tasks --protocol 2025-11-25 list`,
+      );
     }
     const tasks: TaskInfo[] = [];
     let cursor: string | undefined;

@@ -5,8 +5,13 @@ import type { ProgressUpdate, TaskInfo, TaskOutcome, ToolInfo, ToolResult } from
 export function renderTools(tools: readonly ToolInfo[]): string {
   if (tools.length === 0) return 'This server has no tools.';
   const width = Math.max(...tools.map((tool) => tool.name.length));
-  return tools.map((tool) => `${tool.name.padEnd(width)}  task: ${tool.taskSupport.padEnd(9)}  ` +
-    `${firstSentence(tool.description ?? tool.title ?? '')}`.trimEnd()).join('\n');
+  return tools
+    .map(
+      (tool) =>
+        `${tool.name.padEnd(width)}  task: ${tool.taskSupport.padEnd(9)}  ` +
+        `${firstSentence(tool.description ?? tool.title ?? '')}`.trimEnd(),
+    )
+    .join('\n');
 }
 
 export function renderTask(task: TaskInfo): string {
@@ -20,24 +25,37 @@ export function renderTask(task: TaskInfo): string {
     ['ttl', task.ttl === null ? 'unlimited' : task.ttl !== undefined ? `${task.ttl} ms` : undefined],
     ['poll', task.pollInterval !== undefined ? `${task.pollInterval} ms` : undefined],
   ];
-  return rows.flatMap(([label, value]) => (value !== undefined ? [`${`${label}:`.padEnd(10)}${value}`] : [])).join('\n');
+  return rows
+    .flatMap(([label, value]) => (value !== undefined ? [`${`${label}:`.padEnd(10)}${value}`] : []))
+    .join('\n');
 }
 
 export function renderTaskList(tasks: readonly TaskInfo[]): string {
   if (tasks.length === 0) return 'No tasks.';
-  return tasks.map((task) => [task.taskId, task.status.padEnd(14), task.lastUpdatedAt ?? task.createdAt ?? '', task.statusMessage ?? ''].join('  ').trimEnd()).join('\n');
+  return tasks
+    .map((task) =>
+      [task.taskId, task.status.padEnd(14), task.lastUpdatedAt ?? task.createdAt ?? '', task.statusMessage ?? '']
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 /** A tool result: its text blocks, else its structured content as indented JSON, else the whole result. */
 export function renderResult(result: ToolResult): string {
-  const texts = (result.content ?? []).flatMap((block) => (block.type === 'text' && block.text !== undefined ? [block.text] : []));
+  const texts = (result.content ?? []).flatMap((block) =>
+    block.type === 'text' && block.text !== undefined ? [block.text] : [],
+  );
   if (texts.length > 0) return texts.join('\n');
   return JSON.stringify(result.structuredContent ?? result, null, 2);
 }
 
 /** The closing line after a task ends, before its result. */
 export function renderOutcomeHeadline(taskId: string, outcome: TaskOutcome): string {
-  if (outcome.status === 'completed') return outcome.result.isError ? `Task ${taskId} completed; the tool reported an error:` : `Task ${taskId} completed.`;
+  if (outcome.status === 'completed')
+    return outcome.result.isError
+      ? `Task ${taskId} completed; the tool reported an error:`
+      : `Task ${taskId} completed.`;
   if (outcome.status === 'failed') return `Task ${taskId} failed: ${outcome.error}`;
   return `Task ${taskId} was cancelled.`;
 }
@@ -64,7 +82,12 @@ export function progressBar(progress: number, total: number, width = 20): string
 }
 
 /** The live line: status, status message, a bar when the server reported progress against a total, elapsed time. */
-export function renderLiveLine(state: { status: string; statusMessage?: string; progress?: ProgressUpdate; elapsedMs: number }): string {
+export function renderLiveLine(state: {
+  status: string;
+  statusMessage?: string;
+  progress?: ProgressUpdate;
+  elapsedMs: number;
+}): string {
   const message = state.progress?.message ?? state.statusMessage;
   const parts = [state.status];
   if (message) parts.push(message);

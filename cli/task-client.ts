@@ -46,7 +46,8 @@ export type TaskOutcome =
   | { readonly status: 'cancelled' };
 
 /** What a task-augmented call produced: a task to follow, or, when the server chose to answer at once, the result. */
-export type Started = { readonly kind: 'task'; readonly task: TaskInfo } | { readonly kind: 'immediate'; readonly result: ToolResult };
+export type Started =
+  { readonly kind: 'task'; readonly task: TaskInfo } | { readonly kind: 'immediate'; readonly result: ToolResult };
 
 /** One `notifications/progress` the server sent about a task. */
 export interface ProgressUpdate {

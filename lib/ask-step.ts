@@ -28,7 +28,11 @@ export interface AskStepProps {
  * The ask function: invoked by ask states with their task token, it records the request on the task (one UpdateItem,
  * the only table action it has) and returns; the execution waits for the answer.
  */
-export function createAskFunction(scope: Construct, id: string, props: Omit<TaskItemWriterProps, 'entry' | 'description' | 'timeout'>): HandlerFunction {
+export function createAskFunction(
+  scope: Construct,
+  id: string,
+  props: Omit<TaskItemWriterProps, 'entry' | 'description' | 'timeout'>,
+): HandlerFunction {
   return createTaskItemWriter(scope, id, {
     ...props,
     entry: projectPath('lambda/handlers/ask-step.ts'),
@@ -41,18 +45,28 @@ export function createAskFunction(scope: Construct, id: string, props: Omit<Task
  * Lets `grantee` resume waiting executions with an answer. Task-token actions support no resource-level permissions.
  */
 export function grantTaskTokenAnswers(grantee: iam.IGrantable & { readonly role?: iam.IRole }): void {
-  iam.Grant.addToPrincipal({ grantee, actions: ['states:SendTaskSuccess', 'states:SendTaskFailure'], resourceArns: ['*'] });
+  iam.Grant.addToPrincipal({
+    grantee,
+    actions: ['states:SendTaskSuccess', 'states:SendTaskFailure'],
+    resourceArns: ['*'],
+  });
   if (grantee.role !== undefined) {
     Validations.of(grantee.role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'states:SendTaskSuccess and states:SendTaskFailure support no resource-level permissions; ' +
+      reason:
+        'states:SendTaskSuccess and states:SendTaskFailure support no resource-level permissions; ' +
         'the task token itself is the authorization.',
     });
   }
 }
 
 /** The ask state: `lambda:invoke.waitForTaskToken` on the ask function, with the Payload the ask step reads. */
-export function askStepTask(scope: Construct, id: string, askFunction: HandlerFunction, props: AskStepProps): tasks.LambdaInvoke {
+export function askStepTask(
+  scope: Construct,
+  id: string,
+  askFunction: HandlerFunction,
+  props: AskStepProps,
+): tasks.LambdaInvoke {
   return new tasks.LambdaInvoke(scope, id, {
     lambdaFunction: askFunction.function,
     integrationPattern: sfn.IntegrationPattern.WAIT_FOR_TASK_TOKEN,
@@ -60,7 +74,10 @@ export function askStepTask(scope: Construct, id: string, askFunction: HandlerFu
       taskToken: sfn.JsonPath.taskToken,
       executionArn: sfn.JsonPath.executionId,
       timeoutSeconds: props.timeout.toSeconds(),
-      request: { method: 'elicitation/create', params: { mode: 'form', message: props.message, requestedSchema: props.requestedSchema } },
+      request: {
+        method: 'elicitation/create',
+        params: { mode: 'form', message: props.message, requestedSchema: props.requestedSchema },
+      },
     }),
     taskTimeout: sfn.Timeout.duration(props.timeout),
     resultPath: props.resultPath ?? '$.answer',

@@ -6,12 +6,22 @@ import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
 import type { McpTaskEndpointProps } from './mcp-task-endpoint-props.js';
-import { DEFAULT_OAUTH_CALLBACK_URLS, DEFAULT_RESOURCE_SERVER_IDENTIFIER, defaultUserPoolProps, OAUTH_SCOPE_NAME } from './mcp-task-endpoint-defaults.js';
+import {
+  DEFAULT_OAUTH_CALLBACK_URLS,
+  DEFAULT_RESOURCE_SERVER_IDENTIFIER,
+  defaultUserPoolProps,
+  OAUTH_SCOPE_NAME,
+} from './mcp-task-endpoint-defaults.js';
 
 /** The endpoint's auth props (documented there), plus the removal policy it settled on. */
 export type CognitoAuthProps = Pick<
   McpTaskEndpointProps,
-  'existingUserPoolObj' | 'userPoolProps' | 'cognitoDomainPrefix' | 'resourceServerIdentifier' | 'oauthCallbackUrls' | 'machineClient'
+  | 'existingUserPoolObj'
+  | 'userPoolProps'
+  | 'cognitoDomainPrefix'
+  | 'resourceServerIdentifier'
+  | 'oauthCallbackUrls'
+  | 'machineClient'
 > & { readonly removalPolicy: RemovalPolicy };
 
 export class CognitoAuth extends Construct {
@@ -34,15 +44,22 @@ export class CognitoAuth extends Construct {
     if (props.existingUserPoolObj) {
       this.userPool = props.existingUserPoolObj;
     } else {
-      const userPool = new cognito.UserPool(this, 'UserPool', { ...defaultUserPoolProps(props.removalPolicy), ...props.userPoolProps });
+      const userPool = new cognito.UserPool(this, 'UserPool', {
+        ...defaultUserPoolProps(props.removalPolicy),
+        ...props.userPoolProps,
+      });
       Validations.of(userPool).acknowledge({
         id: 'AwsSolutions-COG8',
-        reason: 'The Plus feature plan (threat protection) is billed per monthly active user; opt in with ' +
+        reason:
+          'The Plus feature plan (threat protection) is billed per monthly active user; opt in with ' +
           'userPoolProps.featurePlan. MFA is required either way.',
       });
       this.userPool = userPool;
     }
-    const invoke = new cognito.ResourceServerScope({ scopeName: OAUTH_SCOPE_NAME, scopeDescription: 'Call the MCP tools and manage your own tasks' });
+    const invoke = new cognito.ResourceServerScope({
+      scopeName: OAUTH_SCOPE_NAME,
+      scopeDescription: 'Call the MCP tools and manage your own tasks',
+    });
     this.resourceServer = this.userPool.addResourceServer('ResourceServer', {
       identifier: props.resourceServerIdentifier ?? DEFAULT_RESOURCE_SERVER_IDENTIFIER,
       scopes: [invoke],
@@ -73,8 +90,10 @@ export class CognitoAuth extends Construct {
       });
       this.machineClient.node.addDependency(this.resourceServer);
     }
-    const domainPrefix = props.cognitoDomainPrefix ?? (props.existingUserPoolObj ? undefined : this.derivedDomainPrefix());
-    if (domainPrefix !== undefined) this.domain = this.userPool.addDomain('Domain', { cognitoDomain: { domainPrefix } });
+    const domainPrefix =
+      props.cognitoDomainPrefix ?? (props.existingUserPoolObj ? undefined : this.derivedDomainPrefix());
+    if (domainPrefix !== undefined)
+      this.domain = this.userPool.addDomain('Domain', { cognitoDomain: { domainPrefix } });
     this.issuerUrl = `https://${this.userPool.userPoolProviderName}`;
     this.authorizer = new apigw.CognitoUserPoolsAuthorizer(this, 'Authorizer', {
       cognitoUserPools: [this.userPool],

@@ -30,7 +30,9 @@ export interface ExampleToolsStackProps extends StackProps {
  * (`cdk deploy -c createApiGatewayAccountRole=false`)
  * where the account already has one, e.g. one managed by a landing zone.
  */
-export const EXAMPLE_ENDPOINT_DEFAULTS = { createApiGatewayAccountRole: true } as const satisfies Partial<McpTaskEndpointProps>;
+export const EXAMPLE_ENDPOINT_DEFAULTS = {
+  createApiGatewayAccountRole: true,
+} as const satisfies Partial<McpTaskEndpointProps>;
 
 export class ExampleToolsStack extends Stack {
   public readonly endpoint: McpTaskEndpoint;
@@ -53,7 +55,11 @@ export class ExampleToolsStack extends Stack {
   }
 
   /** The tool's ASL as the local stack runs it, with each `${Placeholder}` bound to the ARN of its own function. */
-  private exampleStateMachine(tool: StateMachineTool, tracing: boolean, removalPolicy: RemovalPolicy): sfn.StateMachine {
+  private exampleStateMachine(
+    tool: StateMachineTool,
+    tracing: boolean,
+    removalPolicy: RemovalPolicy,
+  ): sfn.StateMachine {
     const id = pascalCase(tool.name);
     const functions = Object.fromEntries(
       Object.entries(tool.lambdaSteps).map(([placeholder, step]) => [
@@ -63,7 +69,12 @@ export class ExampleToolsStack extends Stack {
           ? this.endpoint.progressHandler
           : step.functionName === ASK_STEP.functionName
             ? this.endpoint.askHandler
-          : new HandlerFunction(this, `${id}${pascalCase(step.functionName)}`, { entry: step.entry, description: `Step ${step.functionName} of tool ${tool.name}`, tracing, removalPolicy }),
+            : new HandlerFunction(this, `${id}${pascalCase(step.functionName)}`, {
+                entry: step.entry,
+                description: `Step ${step.functionName} of tool ${tool.name}`,
+                tracing,
+                removalPolicy,
+              }),
       ]),
     );
     // Vended-logs prefix: Step Functions then needs no growing account-wide CloudWatch Logs resource policy. The
@@ -78,17 +89,28 @@ export class ExampleToolsStack extends Stack {
       comment: tool.description,
       stateMachineType: sfn.StateMachineType.STANDARD,
       definitionBody: sfn.DefinitionBody.fromFile(tool.definitionPath),
-      definitionSubstitutions: Object.fromEntries(Object.entries(functions).map(([placeholder, handler]) => [placeholder, handler.function.functionArn])),
+      definitionSubstitutions: Object.fromEntries(
+        Object.entries(functions).map(([placeholder, handler]) => [placeholder, handler.function.functionArn]),
+      ),
       logs: { destination: logGroup, level: sfn.LogLevel.ALL, includeExecutionData: false },
       tracingEnabled: tracing,
     });
     // Only the unqualified ARN the ASL calls (grantInvoke would add every version and alias, `<fn>:*`).
-    iam.Grant.addToPrincipal({ grantee: machine, actions: ['lambda:InvokeFunction'], resourceArns: Object.values(functions).map((handler) => handler.function.functionArn) });
+    iam.Grant.addToPrincipal({
+      grantee: machine,
+      actions: ['lambda:InvokeFunction'],
+      resourceArns: Object.values(functions).map((handler) => handler.function.functionArn),
+    });
     Validations.of(machine.role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'CloudWatch Logs log-delivery actions (and X-Ray, when tracing) support no resource-level permissions.',
     });
-    if (!tracing) Validations.of(machine).acknowledge({ id: 'AwsSolutions-SF2', reason: 'X-Ray is opt-in (the endpoint tracing prop), so that a deployment costs nothing per request by default.' });
+    if (!tracing)
+      Validations.of(machine).acknowledge({
+        id: 'AwsSolutions-SF2',
+        reason:
+          'X-Ray is opt-in (the endpoint tracing prop), so that a deployment costs nothing per request by default.',
+      });
     return machine;
   }
 
@@ -98,25 +120,41 @@ export class ExampleToolsStack extends Stack {
     const auth = endpoint.auth;
     new CfnOutput(this, 'InspectorCommand', {
       value: inspectorCommand(endpoint.mcpUrl, auth !== undefined),
-      description: auth ? 'Lists the tools with MCP Inspector\'s CLI; set TOKEN first (TokenCommand)' : 'Lists the tools with MCP Inspector\'s CLI',
+      description: auth
+        ? "Lists the tools with MCP Inspector's CLI; set TOKEN first (TokenCommand)"
+        : "Lists the tools with MCP Inspector's CLI",
     });
     if (auth === undefined) return;
     new CfnOutput(this, 'UserPoolId', { value: auth.userPool.userPoolId });
-    new CfnOutput(this, 'InteractiveClientId', { value: auth.userPoolClient.userPoolClientId, description: 'Public client (authorization code + PKCE)' });
-    if (auth.machineClient) new CfnOutput(this, 'MachineClientId', { value: auth.machineClient.userPoolClientId, description: 'Confidential client (client credentials)' });
+    new CfnOutput(this, 'InteractiveClientId', {
+      value: auth.userPoolClient.userPoolClientId,
+      description: 'Public client (authorization code + PKCE)',
+    });
+    if (auth.machineClient)
+      new CfnOutput(this, 'MachineClientId', {
+        value: auth.machineClient.userPoolClientId,
+        description: 'Confidential client (client credentials)',
+      });
     new CfnOutput(this, 'OAuthScope', { value: auth.scope });
     if (auth.domain) {
       const tokenEndpoint = `${auth.domain.baseUrl()}/oauth2/token`;
       new CfnOutput(this, 'TokenEndpoint', { value: tokenEndpoint });
       if (auth.machineClient) {
         new CfnOutput(this, 'TokenCommand', {
-          value: tokenCommand({ userPoolId: auth.userPool.userPoolId, clientId: auth.machineClient.userPoolClientId, scope: auth.scope, tokenEndpoint }),
-          description: 'Sets TOKEN to an access token of the machine client (client credentials); needs the AWS ' +
+          value: tokenCommand({
+            userPoolId: auth.userPool.userPoolId,
+            clientId: auth.machineClient.userPoolClientId,
+            scope: auth.scope,
+            tokenEndpoint,
+          }),
+          description:
+            'Sets TOKEN to an access token of the machine client (client credentials); needs the AWS ' +
             'CLI, curl and node',
         });
       }
     }
-    if (endpoint.restApi.resourceMetadataUrl) new CfnOutput(this, 'ResourceMetadataUrl', { value: endpoint.restApi.resourceMetadataUrl });
+    if (endpoint.restApi.resourceMetadataUrl)
+      new CfnOutput(this, 'ResourceMetadataUrl', { value: endpoint.restApi.resourceMetadataUrl });
   }
 }
 
@@ -126,20 +164,25 @@ export class ExampleToolsStack extends Stack {
  */
 export function inspectorCommand(mcpUrl: string, withToken: boolean): string {
   const header = withToken ? ' --header "Authorization: Bearer $TOKEN"' : '';
-  return `npx @modelcontextprotocol/inspector --cli ${mcpUrl} --transport http --protocol-era ` +
-    `modern --method tools/list${header}`;
+  return (
+    `npx @modelcontextprotocol/inspector --cli ${mcpUrl} --transport http --protocol-era ` +
+    `modern --method tools/list${header}`
+  );
 }
 
 /**
  * A client-credentials token for the machine client: its secret read with the AWS CLI, then Cognito's token endpoint.
  */
 function tokenCommand(client: { userPoolId: string; clientId: string; scope: string; tokenEndpoint: string }): string {
-  const secret = `$(aws cognito-idp describe-user-pool-client --region ${Aws.REGION} --user-pool-id ` +
+  const secret =
+    `$(aws cognito-idp describe-user-pool-client --region ${Aws.REGION} --user-pool-id ` +
     `${client.userPoolId} --client-id ${client.clientId} --query UserPoolClient.ClientSecret ` +
     `--output text)`;
-  return `export TOKEN=$(curl -s -u "${client.clientId}:${secret}" -d grant_type=client_credentials ` +
+  return (
+    `export TOKEN=$(curl -s -u "${client.clientId}:${secret}" -d grant_type=client_credentials ` +
     `-d scope=${client.scope} ${client.tokenEndpoint} | node -pe ` +
-    `'JSON.parse(require("fs").readFileSync(0)).access_token')`;
+    `'JSON.parse(require("fs").readFileSync(0)).access_token')`
+  );
 }
 
 function pascalCase(name: string): string {

@@ -14,7 +14,10 @@ import { HandlerFunction, projectPath, type HandlerFunctionProps } from './handl
 import { EXPIRY_SWEEP_FUNCTION_TIMEOUT } from './mcp-task-endpoint-defaults.js';
 import { acknowledgeWildcardResource } from './nag-acknowledgements.js';
 
-export interface ExpirySweepScheduleProps extends Pick<HandlerFunctionProps, 'tracing' | 'logRetention' | 'removalPolicy'> {
+export interface ExpirySweepScheduleProps extends Pick<
+  HandlerFunctionProps,
+  'tracing' | 'logRetention' | 'removalPolicy'
+> {
   readonly table: dynamodb.ITable;
   /**
    * How often the sweep runs: a task that expires unread has its execution stopped within this plus the function
@@ -42,21 +45,38 @@ export class ExpirySweepSchedule extends Construct {
       ...(props.removalPolicy !== undefined ? { removalPolicy: props.removalPolicy } : {}),
     });
     this.function = this.handler.function;
-    iam.Grant.addToPrincipal({ grantee: this.function, actions: ['dynamodb:Query'], resourceArns: [`${props.table.tableArn}/index/${ACTIVE_EXPIRY_INDEX}`] });
+    iam.Grant.addToPrincipal({
+      grantee: this.function,
+      actions: ['dynamodb:Query'],
+      resourceArns: [`${props.table.tableArn}/index/${ACTIVE_EXPIRY_INDEX}`],
+    });
     // Claims and finishes tasks, and frees their active-task slots: all conditional updates, never a read or a delete.
-    iam.Grant.addToPrincipal({ grantee: this.function, actions: ['dynamodb:UpdateItem'], resourceArns: [props.table.tableArn] });
+    iam.Grant.addToPrincipal({
+      grantee: this.function,
+      actions: ['dynamodb:UpdateItem'],
+      resourceArns: [props.table.tableArn],
+    });
     props.table.encryptionKey?.grantEncryptDecrypt(this.function);
     this.rule = new events.Rule(this, 'Schedule', {
       description: 'Runs the MCP task expiry sweep',
       schedule: events.Schedule.rate(props.rate),
       // A run delivered later than the next one is due is worth nothing.
-      targets: [new targets.LambdaFunction(this.function, { retryAttempts: 2, maxEventAge: Duration.minutes(Math.max(1, Math.min(props.rate.toMinutes(), 60))) })],
+      targets: [
+        new targets.LambdaFunction(this.function, {
+          retryAttempts: 2,
+          maxEventAge: Duration.minutes(Math.max(1, Math.min(props.rate.toMinutes(), 60))),
+        }),
+      ],
     });
   }
 
   /** Lets the sweep stop the executions `executionsArn` covers (one registered machine's `task-*` executions). */
   public grantStopExecutions(executionsArn: string, reason: string): void {
-    iam.Grant.addToPrincipal({ grantee: this.function, actions: ['states:StopExecution'], resourceArns: [executionsArn] });
+    iam.Grant.addToPrincipal({
+      grantee: this.function,
+      actions: ['states:StopExecution'],
+      resourceArns: [executionsArn],
+    });
     acknowledgeWildcardResource(this.handler.role, executionsArn, reason);
   }
 }

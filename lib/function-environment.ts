@@ -15,7 +15,9 @@ function measure(value: unknown): { literal: number; tokens: number } {
     const [delimiter, items] = (value as { 'Fn::Join': [string, unknown[]] })['Fn::Join'];
     const parts = items.map(measure);
     return {
-      literal: parts.reduce((sum, part) => sum + part.literal, 0) + Buffer.byteLength(delimiter, 'utf8') * Math.max(0, items.length - 1),
+      literal:
+        parts.reduce((sum, part) => sum + part.literal, 0) +
+        Buffer.byteLength(delimiter, 'utf8') * Math.max(0, items.length - 1),
       tokens: parts.reduce((sum, part) => sum + part.tokens, 0),
     };
   }
@@ -27,7 +29,10 @@ function measure(value: unknown): { literal: number; tokens: number } {
  * An upper bound of the function's environment size: exact for literal text, each unresolved value counted at
  * `tokenBytes(name)` bytes (default {@link MAX_TOKEN_BYTES}).
  */
-export function environmentBytesUpperBound(fn: lambda.Function, tokenBytes: (name: string) => number = () => MAX_TOKEN_BYTES): number {
+export function environmentBytesUpperBound(
+  fn: lambda.Function,
+  tokenBytes: (name: string) => number = () => MAX_TOKEN_BYTES,
+): number {
   const cfn = fn.node.defaultChild as lambda.CfnFunction;
   // The L1 property, resolved but not yet rendered to CloudFormation's casing.
   const resolved = Stack.of(fn).resolve(cfn.environment) as { variables?: Record<string, unknown> } | undefined;

@@ -6,7 +6,8 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Some bundled CommonJS packages call require() for Node built-ins; an ESM bundle has no require unless made. */
-export const ESM_REQUIRE_BANNER = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+export const ESM_REQUIRE_BANNER =
+  "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
 
 /** The nearest folder holding a package.json: the repository, or node_modules/<this package> once installed. */
 function packageRoot(from: string): string {
@@ -29,7 +30,8 @@ export function projectPath(relativePath: string): string {
  */
 export function assetDirectory(entry: string): string {
   const path = relative(PACKAGE_ROOT, entry);
-  if (path.startsWith('..') || !path.endsWith('.ts')) throw new Error(`A handler entry is a .ts module inside ${PACKAGE_ROOT}, not ${entry}`);
+  if (path.startsWith('..') || !path.endsWith('.ts'))
+    throw new Error(`A handler entry is a .ts module inside ${PACKAGE_ROOT}, not ${entry}`);
   return join(PACKAGE_ROOT, 'dist', 'assets', path.slice(0, -'.ts'.length));
 }
 
@@ -37,8 +39,10 @@ export function assetDirectory(entry: string): string {
 export function prebuiltAsset(entry: string): string {
   const directory = assetDirectory(entry);
   if (!existsSync(join(directory, 'index.mjs'))) {
-    throw new Error(`No prebuilt Lambda asset for ${relative(PACKAGE_ROOT, entry)} (looked in ${directory}): ` +
-      `run \`npm run build:assets\` in ${PACKAGE_ROOT}`);
+    throw new Error(
+      `No prebuilt Lambda asset for ${relative(PACKAGE_ROOT, entry)} (looked in ${directory}): ` +
+        `run \`npm run build:assets\` in ${PACKAGE_ROOT}`,
+    );
   }
   return directory;
 }

@@ -59,7 +59,10 @@ export class HandlerFunction extends Construct {
       removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
     });
     // An explicit role instead of AWSLambdaBasicExecutionRole, whose logs:* on every log group is more than needed.
-    this.role = new iam.Role(this, 'Role', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'), description: props.description });
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: props.description,
+    });
     this.logGroup.grantWrite(this.role);
     // Always the prebuilt asset, in this repository as in an installed package: one code path, and the app that
     // installs the package needs no esbuild, no Docker and none of the handlers' dependencies.
@@ -78,15 +81,22 @@ export class HandlerFunction extends Construct {
       systemLogLevelV2: lambda.SystemLogLevel.WARN,
       tracing: props.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
       // The handlers load Powertools Tracer only when told: with tracing off it costs no cold start.
-      environment: { NODE_OPTIONS: '--enable-source-maps', ...(props.tracing ? { [ENV.tracing]: 'true' } : {}), ...props.environment },
-      ...(props.reservedConcurrentExecutions !== undefined ? { reservedConcurrentExecutions: props.reservedConcurrentExecutions } : {}),
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        ...(props.tracing ? { [ENV.tracing]: 'true' } : {}),
+        ...props.environment,
+      },
+      ...(props.reservedConcurrentExecutions !== undefined
+        ? { reservedConcurrentExecutions: props.reservedConcurrentExecutions }
+        : {}),
       ...(props.deadLetterQueue ? { deadLetterQueue: props.deadLetterQueue } : {}),
       ...(props.retryAttempts !== undefined ? { retryAttempts: props.retryAttempts } : {}),
       ...(props.maxEventAge ? { maxEventAge: props.maxEventAge } : {}),
     });
     Validations.of(this.function).acknowledge({
       id: 'AwsSolutions-L1',
-      reason: 'Node.js 22 is deliberate: it is the runtime the project builds and tests with (the local ' +
+      reason:
+        'Node.js 22 is deliberate: it is the runtime the project builds and tests with (the local ' +
         'stack and CI run Node 22); move with the project.',
     });
     if (props.tracing) {

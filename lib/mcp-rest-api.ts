@@ -49,7 +49,10 @@ export class McpRestApi extends Construct {
 
   constructor(scope: Construct, id: string, props: McpRestApiProps) {
     super(scope, id);
-    this.accessLogGroup = new logs.LogGroup(this, 'AccessLogs', { retention: props.logRetention, removalPolicy: props.removalPolicy });
+    this.accessLogGroup = new logs.LogGroup(this, 'AccessLogs', {
+      retention: props.logRetention,
+      removalPolicy: props.removalPolicy,
+    });
     const cors = props.corsAllowOrigins && props.corsAllowOrigins.length > 0 ? [...props.corsAllowOrigins] : undefined;
     this.api = new apigw.RestApi(this, 'Api', {
       restApiName: `${Stack.of(this).stackName}-mcp`,
@@ -84,14 +87,27 @@ export class McpRestApi extends Construct {
     });
     const auth = props.auth;
     const methodOptions: apigw.MethodOptions = auth
-      ? { authorizationType: apigw.AuthorizationType.COGNITO, authorizer: auth.authorizer, authorizationScopes: [auth.scope] }
+      ? {
+          authorizationType: apigw.AuthorizationType.COGNITO,
+          authorizer: auth.authorizer,
+          authorizationScopes: [auth.scope],
+        }
       : { authorizationType: apigw.AuthorizationType.NONE };
     this.mcpMethods = MCP_METHODS.map((method) => this.mcpResource.addMethod(method, integration, methodOptions));
     if (cors) {
       this.mcpResource.addCorsPreflight({
         allowOrigins: cors,
         allowMethods: [...MCP_METHODS, 'OPTIONS'],
-        allowHeaders: ['Content-Type', 'Accept', 'Authorization', 'Mcp-Session-Id', 'Mcp-Protocol-Version', 'Mcp-Method', 'Mcp-Name', 'Last-Event-ID'],
+        allowHeaders: [
+          'Content-Type',
+          'Accept',
+          'Authorization',
+          'Mcp-Session-Id',
+          'Mcp-Protocol-Version',
+          'Mcp-Method',
+          'Mcp-Name',
+          'Last-Event-ID',
+        ],
         exposeHeaders: ['Mcp-Session-Id', 'Mcp-Protocol-Version', 'WWW-Authenticate'],
         maxAge: Duration.hours(1),
       });
@@ -103,7 +119,10 @@ export class McpRestApi extends Construct {
       this.addUnauthorizedResponses(auth, cors !== undefined);
     }
     if (props.webAclArn) {
-      this.webAclAssociation = new wafv2.CfnWebACLAssociation(this, 'WebAcl', { resourceArn: this.api.deploymentStage.stageArn, webAclArn: props.webAclArn });
+      this.webAclAssociation = new wafv2.CfnWebACLAssociation(this, 'WebAcl', {
+        resourceArn: this.api.deploymentStage.stageArn,
+        webAclArn: props.webAclArn,
+      });
     }
     this.acknowledgeFindings(props);
   }
@@ -128,14 +147,22 @@ export class McpRestApi extends Construct {
       new apigw.MockIntegration({
         requestTemplates: { 'application/json': '{"statusCode": 200}' },
         passthroughBehavior: apigw.PassthroughBehavior.NEVER,
-        integrationResponses: [{ statusCode: '200', responseTemplates: { 'application/json': document }, responseParameters: headers }],
+        integrationResponses: [
+          { statusCode: '200', responseTemplates: { 'application/json': document }, responseParameters: headers },
+        ],
       }),
       {
         authorizationType: apigw.AuthorizationType.NONE,
-        methodResponses: [{ statusCode: '200', responseParameters: Object.fromEntries(Object.keys(headers).map((header) => [header, true])) }],
+        methodResponses: [
+          {
+            statusCode: '200',
+            responseParameters: Object.fromEntries(Object.keys(headers).map((header) => [header, true])),
+          },
+        ],
       },
     );
-    const reason = 'RFC 9728 protected resource metadata must be readable without a token: clients fetch it ' +
+    const reason =
+      'RFC 9728 protected resource metadata must be readable without a token: clients fetch it ' +
       'to learn how to get one.';
     Validations.of(method).acknowledge({ id: 'AwsSolutions-APIG4', reason }, { id: 'AwsSolutions-COG4', reason });
     return method;
@@ -144,8 +171,12 @@ export class McpRestApi extends Construct {
   /** The MCP authorization spec's 401: `WWW-Authenticate` names the metadata document. */
   private addUnauthorizedResponses(auth: CognitoAuth, cors: boolean): void {
     const metadata = `resource_metadata="${this.resourceMetadataUrl}"`;
-    const corsHeaders: Record<string, string> = cors ? { 'Access-Control-Allow-Origin': "'*'", 'Access-Control-Expose-Headers': "'WWW-Authenticate'" } : {};
-    const body = (code: number) => ({ 'application/json': `{"jsonrpc":"2.0","id":null,"error":{"code":${code},"message":$context.error.messageString}}` });
+    const corsHeaders: Record<string, string> = cors
+      ? { 'Access-Control-Allow-Origin': "'*'", 'Access-Control-Expose-Headers': "'WWW-Authenticate'" }
+      : {};
+    const body = (code: number) => ({
+      'application/json': `{"jsonrpc":"2.0","id":null,"error":{"code":${code},"message":$context.error.messageString}}`,
+    });
     this.api.addGatewayResponse('Unauthorized', {
       type: apigw.ResponseType.UNAUTHORIZED,
       statusCode: '401',
@@ -155,7 +186,10 @@ export class McpRestApi extends Construct {
     this.api.addGatewayResponse('AccessDenied', {
       type: apigw.ResponseType.ACCESS_DENIED,
       statusCode: '403',
-      responseHeaders: { 'WWW-Authenticate': `'Bearer error="insufficient_scope", scope="${auth.scope}", ${metadata}'`, ...corsHeaders },
+      responseHeaders: {
+        'WWW-Authenticate': `'Bearer error="insufficient_scope", scope="${auth.scope}", ${metadata}'`,
+        ...corsHeaders,
+      },
       templates: body(UNAUTHORIZED_ERROR_CODE),
     });
   }
@@ -165,21 +199,25 @@ export class McpRestApi extends Construct {
     const accountRole = this.api.node.tryFindChild('CloudWatchRole');
     if (accountRole) {
       Validations.of(accountRole).acknowledge({
-        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/' +
+        id:
+          'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/' +
           'service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
-        reason: 'The API Gateway account role must write to log groups of every API in the account and ' +
+        reason:
+          'The API Gateway account role must write to log groups of every API in the account and ' +
           'region; AWS maintains this managed policy for exactly that.',
       });
     }
     acknowledge.acknowledge({
       id: 'AwsSolutions-APIG2',
-      reason: 'Bodies are JSON-RPC messages that the MCP SDK validates in the function; an API Gateway ' +
+      reason:
+        'Bodies are JSON-RPC messages that the MCP SDK validates in the function; an API Gateway ' +
         'model cannot express them usefully.',
     });
     if (!props.executionLoggingLevel) {
       acknowledge.acknowledge({
         id: 'AwsSolutions-APIG6',
-        reason: 'Execution logging is opt-in (executionLoggingLevel): it logs per request at a cost the ' +
+        reason:
+          'Execution logging is opt-in (executionLoggingLevel): it logs per request at a cost the ' +
           'team decides on; JSON access logs are always on. Both need the account-level API Gateway ' +
           'CloudWatch Logs role (docs/deploy.md prerequisites, or createApiGatewayAccountRole).',
       });
@@ -187,14 +225,16 @@ export class McpRestApi extends Construct {
     if (!props.webAclArn) {
       acknowledge.acknowledge({
         id: 'AwsSolutions-APIG3',
-        reason: 'AWS WAF is opt-in (webAclArn), as a web ACL has a monthly cost. Residual risk without it: ' +
+        reason:
+          'AWS WAF is opt-in (webAclArn), as a web ACL has a monthly cost. Residual risk without it: ' +
           'stage throttling is one bucket shared by all callers, so one token holder can use it all; ' +
           'per-client limits need a WAF rate-based rule (docs/deploy.md).',
       });
     }
     if (!props.auth) {
       const reason = 'The endpoint was deployed open on purpose (openEndpoint: true); synth warns about it.';
-      for (const method of this.mcpMethods) Validations.of(method).acknowledge({ id: 'AwsSolutions-APIG4', reason }, { id: 'AwsSolutions-COG4', reason });
+      for (const method of this.mcpMethods)
+        Validations.of(method).acknowledge({ id: 'AwsSolutions-APIG4', reason }, { id: 'AwsSolutions-COG4', reason });
     }
   }
 }

@@ -23,10 +23,12 @@ export const DEFAULT_RESOURCE_SERVER_IDENTIFIER = 'mcp-tasks';
 /** The one scope of the resource server; the authorizer requires it, so only tokens minted for this API pass. */
 export const OAUTH_SCOPE_NAME = 'invoke';
 /** MCP Inspector's OAuth redirect URIs (normal and debug flow). */
-export const DEFAULT_OAUTH_CALLBACK_URLS: readonly string[] = ['http://localhost:6274/oauth/callback', 'http://localhost:6274/oauth/callback/debug'];
+export const DEFAULT_OAUTH_CALLBACK_URLS: readonly string[] = [
+  'http://localhost:6274/oauth/callback',
+  'http://localhost:6274/oauth/callback/debug',
+];
 /** The owner of every task when the endpoint is deliberately open. */
 export const OPEN_ENDPOINT_OWNER = 'anonymous';
-
 
 /** Status-push retries: EventBridge to Lambda, then Lambda's own asynchronous retries, before the dead-letter queue. */
 export const STATUS_EVENT_TARGET_RETRY_ATTEMPTS = 8;
@@ -46,7 +48,13 @@ export function defaultUserPoolProps(removalPolicy: RemovalPolicy): cognito.User
     selfSignUpEnabled: false,
     signInAliases: { email: true },
     autoVerify: { email: true },
-    passwordPolicy: { minLength: 12, requireLowercase: true, requireUppercase: true, requireDigits: true, requireSymbols: true },
+    passwordPolicy: {
+      minLength: 12,
+      requireLowercase: true,
+      requireUppercase: true,
+      requireDigits: true,
+      requireSymbols: true,
+    },
     mfa: cognito.Mfa.REQUIRED,
     mfaSecondFactor: { otp: true, sms: false },
     accountRecovery: cognito.AccountRecovery.EMAIL_ONLY,

@@ -13,25 +13,52 @@ const DOMAIN_PREFIX = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 /** Every problem with the props; empty when they are sound. */
 export function propsProblems(props: McpTaskEndpointProps): string[] {
   const problems: string[] = [];
-  if (props.existingUserPoolObj && props.userPoolProps) problems.push('Pass existingUserPoolObj or userPoolProps, not both');
+  if (props.existingUserPoolObj && props.userPoolProps)
+    problems.push('Pass existingUserPoolObj or userPoolProps, not both');
   if (props.openEndpoint) {
-    for (const key of ['existingUserPoolObj', 'userPoolProps', 'cognitoDomainPrefix', 'oauthCallbackUrls', 'machineClient', 'resourceServerIdentifier'] as const) {
-      if (props[key] !== undefined) problems.push(`openEndpoint is true, so ${key} would have no effect; remove one of them`);
+    for (const key of [
+      'existingUserPoolObj',
+      'userPoolProps',
+      'cognitoDomainPrefix',
+      'oauthCallbackUrls',
+      'machineClient',
+      'resourceServerIdentifier',
+    ] as const) {
+      if (props[key] !== undefined)
+        problems.push(`openEndpoint is true, so ${key} would have no effect; remove one of them`);
     }
   }
   const prefix = props.cognitoDomainPrefix;
-  if (prefix !== undefined && !Token.isUnresolved(prefix) && (!DOMAIN_PREFIX.test(prefix) || /aws|amazon|cognito/.test(prefix))) {
-    problems.push(`cognitoDomainPrefix '${prefix}' must be 1-63 lowercase letters, digits or hyphens, and ` +
-      `may not contain aws, amazon or cognito`);
+  if (
+    prefix !== undefined &&
+    !Token.isUnresolved(prefix) &&
+    (!DOMAIN_PREFIX.test(prefix) || /aws|amazon|cognito/.test(prefix))
+  ) {
+    problems.push(
+      `cognitoDomainPrefix '${prefix}' must be 1-63 lowercase letters, digits or hyphens, and ` +
+        `may not contain aws, amazon or cognito`,
+    );
   }
   const wait = props.resultWait;
-  if (wait !== undefined && !wait.isUnresolved() && (wait.toMilliseconds() < 1000 || wait.toMilliseconds() > MAX_RESULT_WAIT.toMilliseconds())) {
-    problems.push(`resultWait must be between 1 second and ${MAX_RESULT_WAIT.toHumanString()} (a regional ` +
-      `API Gateway stream closes after 5 idle minutes)`);
+  if (
+    wait !== undefined &&
+    !wait.isUnresolved() &&
+    (wait.toMilliseconds() < 1000 || wait.toMilliseconds() > MAX_RESULT_WAIT.toMilliseconds())
+  ) {
+    problems.push(
+      `resultWait must be between 1 second and ${MAX_RESULT_WAIT.toHumanString()} (a regional ` +
+        `API Gateway stream closes after 5 idle minutes)`,
+    );
   }
   const rate = props.expirySweepRate;
-  if (rate !== undefined && !rate.isUnresolved() && !(Number.isInteger(rate.toSeconds() / 60) && rate.toMinutes() >= 1 && rate.toMinutes() <= 24 * 60)) {
-    problems.push(`expirySweepRate must be a whole number of minutes between 1 minute and 1 day, got ${rate.toHumanString()}`);
+  if (
+    rate !== undefined &&
+    !rate.isUnresolved() &&
+    !(Number.isInteger(rate.toSeconds() / 60) && rate.toMinutes() >= 1 && rate.toMinutes() <= 24 * 60)
+  ) {
+    problems.push(
+      `expirySweepRate must be a whole number of minutes between 1 minute and 1 day, got ${rate.toHumanString()}`,
+    );
   }
   for (const [key, value] of [
     ['throttlingRateLimit', props.throttlingRateLimit],
@@ -40,12 +67,15 @@ export function propsProblems(props: McpTaskEndpointProps): string[] {
     ['maxActiveTasksPerOwner', props.maxActiveTasksPerOwner],
     ['maxTaskCreationsPerMinute', props.maxTaskCreationsPerMinute],
   ] as const) {
-    if (value !== undefined && !(Number.isInteger(value) && value > 0)) problems.push(`${key} must be a positive integer, got ${value}`);
+    if (value !== undefined && !(Number.isInteger(value) && value > 0))
+      problems.push(`${key} must be a positive integer, got ${value}`);
   }
   const maxActive = props.maxActiveTasksPerOwner;
-  if (maxActive !== undefined && maxActive > MAX_ACTIVE_TASKS_LIMIT) problems.push(`maxActiveTasksPerOwner must be at most ${MAX_ACTIVE_TASKS_LIMIT}, got ${maxActive}`);
+  if (maxActive !== undefined && maxActive > MAX_ACTIVE_TASKS_LIMIT)
+    problems.push(`maxActiveTasksPerOwner must be at most ${MAX_ACTIVE_TASKS_LIMIT}, got ${maxActive}`);
   for (const origin of props.corsAllowOrigins ?? []) {
-    if (origin !== '*' && !/^https?:\/\/[^/\s,]+$/.test(origin)) problems.push(`corsAllowOrigins entry '${origin}' must be '*' or a scheme://host[:port] origin`);
+    if (origin !== '*' && !/^https?:\/\/[^/\s,]+$/.test(origin))
+      problems.push(`corsAllowOrigins entry '${origin}' must be '*' or a scheme://host[:port] origin`);
   }
   return problems;
 }
@@ -70,15 +100,19 @@ export function toolProblems(tools: readonly McpToolProps[], environment?: ToolE
       if (Token.isUnresolved(machine)) continue;
       const match = STATE_MACHINE_ARN.exec(machine);
       if (!match) {
-        problems.push(`Tool '${tool.name}': '${machine}' is not an unqualified state machine ARN ` +
-          `(arn:aws:states:<region>:<account>:stateMachine:<name>)`);
+        problems.push(
+          `Tool '${tool.name}': '${machine}' is not an unqualified state machine ARN ` +
+            `(arn:aws:states:<region>:<account>:stateMachine:<name>)`,
+        );
       } else if (environment) {
         problems.push(...environmentProblems(tool.name, { region: match[1]!, account: match[2]! }, environment));
       }
     } else {
       if (machine instanceof sfn.StateMachine && machine.stateMachineType === sfn.StateMachineType.EXPRESS) {
-        problems.push(`Tool '${tool.name}': its state machine is EXPRESS; tasks need a STANDARD machine ` +
-          `(DescribeExecution and status events)`);
+        problems.push(
+          `Tool '${tool.name}': its state machine is EXPRESS; tasks need a STANDARD machine ` +
+            `(DescribeExecution and status events)`,
+        );
       }
       if (environment) problems.push(...environmentProblems(tool.name, machine.env, environment));
     }

@@ -16,7 +16,12 @@ import { MCP_HTTP_ENV, packToolCatalog } from '../lambda/handlers/mcp-http-envir
 import { OWNER_INDEX } from '../lambda/store/table-schema.js';
 import { askStepTask, createAskFunction, grantTaskTokenAnswers, type AskStepProps } from './ask-step.js';
 import { CognitoAuth } from './cognito-auth.js';
-import { environmentBytesUpperBound, LAMBDA_ENVIRONMENT_LIMIT_BYTES, MAX_STATE_MACHINE_ARN_BYTES, MAX_TOKEN_BYTES } from './function-environment.js';
+import {
+  environmentBytesUpperBound,
+  LAMBDA_ENVIRONMENT_LIMIT_BYTES,
+  MAX_STATE_MACHINE_ARN_BYTES,
+  MAX_TOKEN_BYTES,
+} from './function-environment.js';
 import { HandlerFunction, projectPath } from './handler-function.js';
 import * as defaults from './mcp-task-endpoint-defaults.js';
 import type { McpTaskEndpointProps, McpToolProps } from './mcp-task-endpoint-props.js';
@@ -90,7 +95,10 @@ export class McpTaskEndpoint extends Construct {
     // The function outlives the longest wait in one request; API Gateway waits as long as the function may run.
     const timeout = Duration.seconds(resultWait.toSeconds() + defaults.FUNCTION_TIMEOUT_MARGIN.toSeconds());
 
-    this.table = createTaskTable(this, 'TaskTable', { removalPolicy, ...(props.tableEncryptionKey ? { encryptionKey: props.tableEncryptionKey } : {}) });
+    this.table = createTaskTable(this, 'TaskTable', {
+      removalPolicy,
+      ...(props.tableEncryptionKey ? { encryptionKey: props.tableEncryptionKey } : {}),
+    });
     const common = { tracing, logRetention, removalPolicy };
     this.mcpHandler = new HandlerFunction(this, 'McpHandler', {
       ...common,
@@ -98,7 +106,9 @@ export class McpTaskEndpoint extends Construct {
       description: 'MCP endpoint: tools are Step Functions state machines, calls run as tasks',
       timeout,
       memorySize: props.mcpFunctionMemorySize ?? defaults.DEFAULT_MCP_FUNCTION_MEMORY_SIZE,
-      ...(props.mcpFunctionReservedConcurrency !== undefined ? { reservedConcurrentExecutions: props.mcpFunctionReservedConcurrency } : {}),
+      ...(props.mcpFunctionReservedConcurrency !== undefined
+        ? { reservedConcurrentExecutions: props.mcpFunctionReservedConcurrency }
+        : {}),
       environment: {
         [ENV.tableName]: this.table.tableName,
         [ENV.resultWaitMs]: String(resultWait.toMilliseconds()),
@@ -107,11 +117,19 @@ export class McpTaskEndpoint extends Construct {
         [ENV.refreshIntervalMs]: String(defaults.REFRESH_INTERVAL.toMilliseconds()),
         // Produced afresh at each resolution (not cached), so tools added after any early resolution still count.
         [MCP_HTTP_ENV.packedToolCatalog]: Lazy.uncachedString({ produce: () => this.packedCatalog() }),
-        [MCP_HTTP_ENV.toolStateMachineArns]: Lazy.uncachedString({ produce: () => this.tools.map((tool) => stateMachineArnOf(tool)).join(',') }),
-        ...(props.maxActiveTasksPerOwner !== undefined ? { [ENV.maxActiveTasksPerOwner]: String(props.maxActiveTasksPerOwner) } : {}),
-        ...(props.maxTaskCreationsPerMinute !== undefined ? { [ENV.maxTaskCreationsPerMinute]: String(props.maxTaskCreationsPerMinute) } : {}),
+        [MCP_HTTP_ENV.toolStateMachineArns]: Lazy.uncachedString({
+          produce: () => this.tools.map((tool) => stateMachineArnOf(tool)).join(','),
+        }),
+        ...(props.maxActiveTasksPerOwner !== undefined
+          ? { [ENV.maxActiveTasksPerOwner]: String(props.maxActiveTasksPerOwner) }
+          : {}),
+        ...(props.maxTaskCreationsPerMinute !== undefined
+          ? { [ENV.maxTaskCreationsPerMinute]: String(props.maxTaskCreationsPerMinute) }
+          : {}),
         ...(props.openEndpoint ? { [MCP_HTTP_ENV.openEndpointOwner]: defaults.OPEN_ENDPOINT_OWNER } : {}),
-        ...(props.corsAllowOrigins?.length ? { [MCP_HTTP_ENV.corsAllowOrigins]: props.corsAllowOrigins.join(',') } : {}),
+        ...(props.corsAllowOrigins?.length
+          ? { [MCP_HTTP_ENV.corsAllowOrigins]: props.corsAllowOrigins.join(',') }
+          : {}),
       },
     });
     this.mcpFunction = this.mcpHandler.function;
@@ -133,12 +151,20 @@ export class McpTaskEndpoint extends Construct {
     });
     this.statusSyncFunction = this.statusSyncHandler.function;
     this.grantTableAccess();
-    this.progressHandler = createProgressFunction(this, 'ProgressHandler', { ...common, table: this.table, entry: projectPath('lambda/handlers/report-progress.ts') });
+    this.progressHandler = createProgressFunction(this, 'ProgressHandler', {
+      ...common,
+      table: this.table,
+      entry: projectPath('lambda/handlers/report-progress.ts'),
+    });
     this.progressFunction = this.progressHandler.function;
     // Input requests (issue 8): the ask function writes the question; the MCP function resumes executions with answers.
     this.askHandler = createAskFunction(this, 'AskHandler', { table: this.table, ...common });
     grantTaskTokenAnswers(this.mcpHandler.function);
-    this.expirySweep = new ExpirySweepSchedule(this, 'ExpirySweep', { ...common, table: this.table, rate: props.expirySweepRate ?? defaults.DEFAULT_EXPIRY_SWEEP_RATE });
+    this.expirySweep = new ExpirySweepSchedule(this, 'ExpirySweep', {
+      ...common,
+      table: this.table,
+      rate: props.expirySweepRate ?? defaults.DEFAULT_EXPIRY_SWEEP_RATE,
+    });
 
     if (props.openEndpoint) {
       Annotations.of(this).addWarningV2(
@@ -149,7 +175,14 @@ export class McpTaskEndpoint extends Construct {
     } else {
       this.auth = new CognitoAuth(this, 'Auth', {
         removalPolicy,
-        ...pick(props, ['existingUserPoolObj', 'userPoolProps', 'cognitoDomainPrefix', 'resourceServerIdentifier', 'oauthCallbackUrls', 'machineClient']),
+        ...pick(props, [
+          'existingUserPoolObj',
+          'userPoolProps',
+          'cognitoDomainPrefix',
+          'resourceServerIdentifier',
+          'oauthCallbackUrls',
+          'machineClient',
+        ]),
       });
     }
     this.restApi = new McpRestApi(this, 'Api', {
@@ -207,7 +240,10 @@ export class McpTaskEndpoint extends Construct {
     this.tools.push(tool);
     // A duplicate or malformed registration fails synth with the others; binding it now would fail alone, unclearly.
     if (duplicate || toolProblems([tool], this.environment).length > 0) return this;
-    const machine = typeof tool.stateMachine === 'string' ? sfn.StateMachine.fromStateMachineArn(this, `Machine-${tool.name}`, tool.stateMachine) : tool.stateMachine;
+    const machine =
+      typeof tool.stateMachine === 'string'
+        ? sfn.StateMachine.fromStateMachineArn(this, `Machine-${tool.name}`, tool.stateMachine)
+        : tool.stateMachine;
     const key = JSON.stringify(Stack.of(this).resolve(machine.stateMachineArn));
     if (this.boundMachines.has(key)) return this;
     this.boundMachines.add(key);
@@ -215,15 +251,28 @@ export class McpTaskEndpoint extends Construct {
     machine.grantStartExecution(this.mcpFunction);
     const executions = executionsOf(machine);
     // GetExecutionHistory: a refresh of a running task reads the state it is in (issue 12).
-    iam.Grant.addToPrincipal({ grantee: this.mcpFunction, actions: ['states:DescribeExecution', 'states:GetExecutionHistory', 'states:StopExecution'], resourceArns: [executions] });
-    iam.Grant.addToPrincipal({ grantee: this.statusSyncFunction, actions: ['states:DescribeExecution'], resourceArns: [executions] });
-    const reason = `Execution names are made per task at run time (task-<key>-<nonce>); the wildcard covers ` +
+    iam.Grant.addToPrincipal({
+      grantee: this.mcpFunction,
+      actions: ['states:DescribeExecution', 'states:GetExecutionHistory', 'states:StopExecution'],
+      resourceArns: [executions],
+    });
+    iam.Grant.addToPrincipal({
+      grantee: this.statusSyncFunction,
+      actions: ['states:DescribeExecution'],
+      resourceArns: [executions],
+    });
+    const reason =
+      `Execution names are made per task at run time (task-<key>-<nonce>); the wildcard covers ` +
       `only this backend's executions of the machine behind tool '${tool.name}'.`;
     acknowledgeWildcardResource(this.mcpHandler.role, executions, reason);
     acknowledgeWildcardResource(this.statusSyncHandler.role, executions, reason);
     this.expirySweep.grantStopExecutions(executions, reason);
     this.rules.push(
-      createStatusRule(this, `StatusRule-${tool.name}`, { stateMachineArn: machine.stateMachineArn, handler: this.statusSyncFunction, deadLetterQueue: this.statusDeadLetterQueue }),
+      createStatusRule(this, `StatusRule-${tool.name}`, {
+        stateMachineArn: machine.stateMachineArn,
+        handler: this.statusSyncFunction,
+        deadLetterQueue: this.statusDeadLetterQueue,
+      }),
     );
     return this;
   }
@@ -240,23 +289,40 @@ export class McpTaskEndpoint extends Construct {
   /** Synth resolves the environment several times; tools are only ever appended, so their count keys the cache. */
   private packedCatalog(): string {
     if (this.packed?.toolCount !== this.tools.length) {
-      this.packed = { toolCount: this.tools.length, value: packToolCatalog(this.tools.map(({ stateMachine: _, ...description }) => description)) };
+      this.packed = {
+        toolCount: this.tools.length,
+        value: packToolCatalog(this.tools.map(({ stateMachine: _, ...description }) => description)),
+      };
     }
     return this.packed.value;
   }
 
   /** Per function, only the item and index actions its code performs. */
   private grantTableAccess(): void {
-    iam.Grant.addToPrincipal({ grantee: this.mcpFunction, actions: TABLE_ITEM_ACTIONS, resourceArns: [this.table.tableArn] });
-    iam.Grant.addToPrincipal({ grantee: this.mcpFunction, actions: ['dynamodb:Query'], resourceArns: [`${this.table.tableArn}/index/${OWNER_INDEX}`] });
-    iam.Grant.addToPrincipal({ grantee: this.statusSyncFunction, actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resourceArns: [this.table.tableArn] });
+    iam.Grant.addToPrincipal({
+      grantee: this.mcpFunction,
+      actions: TABLE_ITEM_ACTIONS,
+      resourceArns: [this.table.tableArn],
+    });
+    iam.Grant.addToPrincipal({
+      grantee: this.mcpFunction,
+      actions: ['dynamodb:Query'],
+      resourceArns: [`${this.table.tableArn}/index/${OWNER_INDEX}`],
+    });
+    iam.Grant.addToPrincipal({
+      grantee: this.statusSyncFunction,
+      actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      resourceArns: [this.table.tableArn],
+    });
     this.table.encryptionKey?.grantEncryptDecrypt(this.mcpFunction);
     this.table.encryptionKey?.grantEncryptDecrypt(this.statusSyncFunction);
   }
 
   private synthProblems(): string[] {
     const problems = toolProblems(this.tools, this.environment);
-    const bytes = environmentBytesUpperBound(this.mcpFunction, (name) => (name === MCP_HTTP_ENV.toolStateMachineArns ? MAX_STATE_MACHINE_ARN_BYTES : MAX_TOKEN_BYTES));
+    const bytes = environmentBytesUpperBound(this.mcpFunction, (name) =>
+      name === MCP_HTTP_ENV.toolStateMachineArns ? MAX_STATE_MACHINE_ARN_BYTES : MAX_TOKEN_BYTES,
+    );
     if (bytes > LAMBDA_ENVIRONMENT_LIMIT_BYTES) {
       problems.push(
         `The tool catalog may not fit the MCP function's environment (up to ${bytes} of ` +
@@ -282,13 +348,27 @@ function executionsOf(machine: sfn.IStateMachine): string {
   // of reach.
   const executions = `${EXECUTION_NAME_PREFIX}*`;
   if (machine instanceof sfn.StateMachine) {
-    return Stack.of(machine).formatArn({ service: 'states', resource: 'execution', resourceName: `${machine.stateMachineName}:${executions}`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+    return Stack.of(machine).formatArn({
+      service: 'states',
+      resource: 'execution',
+      resourceName: `${machine.stateMachineName}:${executions}`,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
   }
-  if (!Token.isUnresolved(machine.stateMachineArn)) return `${machine.stateMachineArn.replace(':stateMachine:', ':execution:')}:${executions}`;
+  if (!Token.isUnresolved(machine.stateMachineArn))
+    return `${machine.stateMachineArn.replace(':stateMachine:', ':execution:')}:${executions}`;
   const arn = Arn.split(machine.stateMachineArn, ArnFormat.COLON_RESOURCE_NAME);
-  return Arn.format({ ...arn, service: 'states', resource: 'execution', resourceName: `${arn.resourceName}:${executions}`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+  return Arn.format({
+    ...arn,
+    service: 'states',
+    resource: 'execution',
+    resourceName: `${arn.resourceName}:${executions}`,
+    arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+  });
 }
 
 function pick<T extends object, K extends keyof T>(source: T, keys: readonly K[]): Partial<Pick<T, K>> {
-  return Object.fromEntries(keys.filter((key) => source[key] !== undefined).map((key) => [key, source[key]])) as Partial<Pick<T, K>>;
+  return Object.fromEntries(
+    keys.filter((key) => source[key] !== undefined).map((key) => [key, source[key]]),
+  ) as Partial<Pick<T, K>>;
 }

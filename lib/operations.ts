@@ -74,9 +74,23 @@ export class EndpointOperations extends Construct {
     });
     const roles = Object.keys(props.functions) as FunctionRole[];
     const perFunction = (kind: 'Errors' | 'Throttles', metric: (fn: lambda.Function) => cloudwatch.IMetric) =>
-      Object.fromEntries(roles.map((role) => [role, atLeastOne(this, `${capitalize(role)}${kind}`, `${role} function: ${kind.toLowerCase()}`, metric(props.functions[role]))])) as Record<FunctionRole, cloudwatch.Alarm>;
-    this.functionErrorAlarms = perFunction('Errors', (fn) => fn.metricErrors({ period: PERIOD, statistic: cloudwatch.Stats.SUM }));
-    this.functionThrottleAlarms = perFunction('Throttles', (fn) => fn.metricThrottles({ period: PERIOD, statistic: cloudwatch.Stats.SUM }));
+      Object.fromEntries(
+        roles.map((role) => [
+          role,
+          atLeastOne(
+            this,
+            `${capitalize(role)}${kind}`,
+            `${role} function: ${kind.toLowerCase()}`,
+            metric(props.functions[role]),
+          ),
+        ]),
+      ) as Record<FunctionRole, cloudwatch.Alarm>;
+    this.functionErrorAlarms = perFunction('Errors', (fn) =>
+      fn.metricErrors({ period: PERIOD, statistic: cloudwatch.Stats.SUM }),
+    );
+    this.functionThrottleAlarms = perFunction('Throttles', (fn) =>
+      fn.metricThrottles({ period: PERIOD, statistic: cloudwatch.Stats.SUM }),
+    );
     this.describeExecutionThrottleAlarm = new cloudwatch.Alarm(this, 'DescribeExecutionThrottles', {
       alarmDescription: 'Step Functions throttles DescribeExecution: task refreshes and result waits slow down',
       metric: this.awsCallMetric(METRIC.AwsCallThrottles, 'SFN', 'DescribeExecution'),
@@ -98,7 +112,13 @@ export class EndpointOperations extends Construct {
 
   /** Every alarm of the endpoint, the dead-letter alarm included. */
   private alarms(deadLetterAlarm: cloudwatch.Alarm): cloudwatch.Alarm[] {
-    return [this.api5xxRateAlarm, ...Object.values(this.functionErrorAlarms), ...Object.values(this.functionThrottleAlarms), this.describeExecutionThrottleAlarm, deadLetterAlarm];
+    return [
+      this.api5xxRateAlarm,
+      ...Object.values(this.functionErrorAlarms),
+      ...Object.values(this.functionThrottleAlarms),
+      this.describeExecutionThrottleAlarm,
+      deadLetterAlarm,
+    ];
   }
 
   /** A task or AWS-call metric of this endpoint (the `service` dimension Powertools adds is part of every one). */
@@ -106,7 +126,11 @@ export class EndpointOperations extends Construct {
     return new cloudwatch.Metric({
       namespace: METRICS_NAMESPACE,
       metricName: name,
-      dimensionsMap: { service: this.serviceName, [DIMENSION.awsService]: awsService, [DIMENSION.operation]: operation },
+      dimensionsMap: {
+        service: this.serviceName,
+        [DIMENSION.awsService]: awsService,
+        [DIMENSION.operation]: operation,
+      },
       period: PERIOD,
       statistic: cloudwatch.Stats.SUM,
     });
@@ -115,7 +139,8 @@ export class EndpointOperations extends Construct {
   /** One line per tool, whatever tools exist now or later: a SEARCH over this endpoint's `tool` dimension. */
   private perTool(metricName: string, statistic: string, label: string): cloudwatch.MathExpression {
     return new cloudwatch.MathExpression({
-      expression: `SEARCH('{${METRICS_NAMESPACE},${DIMENSION.tool},service} MetricName="${metricName}" ` +
+      expression:
+        `SEARCH('{${METRICS_NAMESPACE},${DIMENSION.tool},service} MetricName="${metricName}" ` +
         `service="${this.serviceName}"', '${statistic}', ${PERIOD.toSeconds()})`,
       label,
       period: PERIOD,
@@ -125,16 +150,34 @@ export class EndpointOperations extends Construct {
   private createDashboard(props: EndpointOperationsProps): cloudwatch.Dashboard {
     const dashboard = new cloudwatch.Dashboard(this, 'Dashboard', { defaultInterval: Duration.hours(3) });
     const fns = Object.entries(props.functions) as [FunctionRole, lambda.Function][];
-    const graph = (title: string, left: cloudwatch.IMetric[], width = 8) => new cloudwatch.GraphWidget({ title, left, width, height: 6 });
+    const graph = (title: string, left: cloudwatch.IMetric[], width = 8) =>
+      new cloudwatch.GraphWidget({ title, left, width, height: 6 });
     dashboard.addWidgets(
-      graph('API 5xx and 4xx', [props.api.metricServerError({ period: PERIOD, statistic: 'Sum' }), props.api.metricClientError({ period: PERIOD, statistic: 'Sum' })]),
-      graph('API latency (p50, p99)', [props.api.metricLatency({ period: PERIOD, statistic: 'p50' }), props.api.metricLatency({ period: PERIOD, statistic: 'p99' })]),
-      graph('Status dead-letter queue depth', [props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: 'Maximum' })]),
+      graph('API 5xx and 4xx', [
+        props.api.metricServerError({ period: PERIOD, statistic: 'Sum' }),
+        props.api.metricClientError({ period: PERIOD, statistic: 'Sum' }),
+      ]),
+      graph('API latency (p50, p99)', [
+        props.api.metricLatency({ period: PERIOD, statistic: 'p50' }),
+        props.api.metricLatency({ period: PERIOD, statistic: 'p99' }),
+      ]),
+      graph('Status dead-letter queue depth', [
+        props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: 'Maximum' }),
+      ]),
     );
     dashboard.addWidgets(
-      graph('Lambda errors', fns.map(([role, fn]) => fn.metricErrors({ period: PERIOD, statistic: 'Sum', label: role }))),
-      graph('Lambda throttles', fns.map(([role, fn]) => fn.metricThrottles({ period: PERIOD, statistic: 'Sum', label: role }))),
-      graph('Lambda duration (p99)', fns.map(([role, fn]) => fn.metricDuration({ period: PERIOD, statistic: 'p99', label: role }))),
+      graph(
+        'Lambda errors',
+        fns.map(([role, fn]) => fn.metricErrors({ period: PERIOD, statistic: 'Sum', label: role })),
+      ),
+      graph(
+        'Lambda throttles',
+        fns.map(([role, fn]) => fn.metricThrottles({ period: PERIOD, statistic: 'Sum', label: role })),
+      ),
+      graph(
+        'Lambda duration (p99)',
+        fns.map(([role, fn]) => fn.metricDuration({ period: PERIOD, statistic: 'p99', label: role })),
+      ),
     );
     dashboard.addWidgets(
       graph('Tasks created per tool', [this.perTool(METRIC.TasksCreated, 'Sum', 'created')], 6),
@@ -148,18 +191,38 @@ export class EndpointOperations extends Construct {
       graph('Input answers per tool', [this.perTool(METRIC.InputWaitTime, 'SampleCount', 'answers')], 12),
     );
     dashboard.addWidgets(
-      graph('DescribeExecution throttles', [
-        this.awsCallMetric(METRIC.AwsCallThrottles, 'SFN', 'DescribeExecution').with({ label: 'this endpoint (every attempt)' }),
-        // The account-wide view Step Functions publishes itself, every caller of the API in the region included.
-        new cloudwatch.Metric({ namespace: 'AWS/States', metricName: 'ThrottledEvents', dimensionsMap: { APIName: 'DescribeExecution' }, period: PERIOD, statistic: 'Sum', label: 'account (AWS/States)' }),
-      ], 12),
-      graph('AWS call errors by service and operation', [new cloudwatch.MathExpression({
-        expression: `SEARCH('{${METRICS_NAMESPACE},${DIMENSION.awsService},${DIMENSION.operation},service} ` +
-          `MetricName="${METRIC.AwsCallErrors}" service="${this.serviceName}"', 'Sum', ` +
-          `${PERIOD.toSeconds()})`,
-        label: 'errors',
-        period: PERIOD,
-      })], 12),
+      graph(
+        'DescribeExecution throttles',
+        [
+          this.awsCallMetric(METRIC.AwsCallThrottles, 'SFN', 'DescribeExecution').with({
+            label: 'this endpoint (every attempt)',
+          }),
+          // The account-wide view Step Functions publishes itself, every caller of the API in the region included.
+          new cloudwatch.Metric({
+            namespace: 'AWS/States',
+            metricName: 'ThrottledEvents',
+            dimensionsMap: { APIName: 'DescribeExecution' },
+            period: PERIOD,
+            statistic: 'Sum',
+            label: 'account (AWS/States)',
+          }),
+        ],
+        12,
+      ),
+      graph(
+        'AWS call errors by service and operation',
+        [
+          new cloudwatch.MathExpression({
+            expression:
+              `SEARCH('{${METRICS_NAMESPACE},${DIMENSION.awsService},${DIMENSION.operation},service} ` +
+              `MetricName="${METRIC.AwsCallErrors}" service="${this.serviceName}"', 'Sum', ` +
+              `${PERIOD.toSeconds()})`,
+            label: 'errors',
+            period: PERIOD,
+          }),
+        ],
+        12,
+      ),
     );
     return dashboard;
   }

@@ -29,12 +29,24 @@ export interface ProgressStepProps {
 }
 
 /** The endpoint's progress function: it may update items of the task table and nothing else. */
-export function createProgressFunction(scope: Construct, id: string, props: Omit<TaskItemWriterProps, 'description' | 'timeout'>): HandlerFunction {
-  return createTaskItemWriter(scope, id, { ...props, description: 'Records the progress a state machine reports on its MCP task' });
+export function createProgressFunction(
+  scope: Construct,
+  id: string,
+  props: Omit<TaskItemWriterProps, 'description' | 'timeout'>,
+): HandlerFunction {
+  return createTaskItemWriter(scope, id, {
+    ...props,
+    description: 'Records the progress a state machine reports on its MCP task',
+  });
 }
 
 /** A Task state invoking `handler` with the execution's ARN and `props`; its input passes through unchanged. */
-export function progressInvoke(scope: Construct, id: string, handler: HandlerFunction, props: ProgressStepProps): tasks.LambdaInvoke {
+export function progressInvoke(
+  scope: Construct,
+  id: string,
+  handler: HandlerFunction,
+  props: ProgressStepProps,
+): tasks.LambdaInvoke {
   const { comment, ...report } = props;
   const payload = Object.fromEntries(Object.entries(report).filter(([, value]) => value !== undefined));
   return new tasks.LambdaInvoke(scope, id, {

@@ -7,7 +7,11 @@ import type { Construct } from 'constructs';
 /** 64 characters of letters and digits: about 380 bits, over the codec's 32-byte minimum. */
 const KEY_LENGTH = 64;
 
-export function createRequestStateKey(scope: Construct, id: string, removalPolicy: RemovalPolicy): secretsmanager.Secret {
+export function createRequestStateKey(
+  scope: Construct,
+  id: string,
+  removalPolicy: RemovalPolicy,
+): secretsmanager.Secret {
   const secret = new secretsmanager.Secret(scope, id, {
     description: "Signs the requestState of MCP tool calls waiting on their client's answers (SEP-2322)",
     generateSecretString: { passwordLength: KEY_LENGTH, excludePunctuation: true, includeSpace: false },
@@ -15,7 +19,9 @@ export function createRequestStateKey(scope: Construct, id: string, removalPolic
   });
   Validations.of(secret).acknowledge({
     id: 'AwsSolutions-SMG4',
-    reason: 'Rotating the key only invalidates requestStates in flight (their clients call again); it is rotated by putting a new value and redeploying, since the function reads it from its environment.',
+    reason:
+      'Rotating the key only invalidates requestStates in flight (their clients call again); it is rotated by ' +
+      'putting a new value and redeploying, since the function reads it from its environment.',
   });
   return secret;
 }

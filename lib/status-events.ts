@@ -17,7 +17,13 @@ import { STATUS_EVENT_MAX_AGE, STATUS_EVENT_TARGET_RETRY_ATTEMPTS } from './mcp-
  * RUNNING moves a task from `submitted` to `working`; the terminal statuses finish it. PENDING_REDRIVE is left out:
  * it only follows a failure, and a finished task never changes again.
  */
-export const PUSHED_EXECUTION_STATUSES: readonly string[] = [ExecutionStatus.Running, ExecutionStatus.Succeeded, ExecutionStatus.Failed, ExecutionStatus.TimedOut, ExecutionStatus.Aborted];
+export const PUSHED_EXECUTION_STATUSES: readonly string[] = [
+  ExecutionStatus.Running,
+  ExecutionStatus.Succeeded,
+  ExecutionStatus.Failed,
+  ExecutionStatus.TimedOut,
+  ExecutionStatus.Aborted,
+];
 
 /** Holds events for 14 days: those EventBridge could not deliver and those the function failed on after its retries. */
 export function createStatusDeadLetterQueue(scope: Construct, id: string): sqs.Queue {
@@ -31,9 +37,13 @@ export function createStatusDeadLetterQueue(scope: Construct, id: string): sqs.Q
 /** In alarm as soon as one event sits in the dead-letter queue: a task status change was lost to the push path. */
 export function createStatusDeadLetterAlarm(scope: Construct, id: string, queue: sqs.IQueue): cloudwatch.Alarm {
   return new cloudwatch.Alarm(scope, id, {
-    alarmDescription: 'MCP task status events could not be applied and are in the dead-letter queue; tasks catch ' +
+    alarmDescription:
+      'MCP task status events could not be applied and are in the dead-letter queue; tasks catch ' +
       'up only on a poll refresh',
-    metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: cloudwatch.Stats.MAXIMUM }),
+    metric: queue.metricApproximateNumberOfMessagesVisible({
+      period: Duration.minutes(5),
+      statistic: cloudwatch.Stats.MAXIMUM,
+    }),
     threshold: 0,
     comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
     evaluationPeriods: 1,
@@ -58,7 +68,11 @@ export function createStatusRule(scope: Construct, id: string, props: StatusRule
       source: [STEP_FUNCTIONS_EVENT_SOURCE],
       detailType: [EXECUTION_STATUS_CHANGE],
       // Only executions this backend started: another user of a shared machine never invokes status-sync.
-      detail: { stateMachineArn: [props.stateMachineArn], name: [{ prefix: EXECUTION_NAME_PREFIX }], status: [...PUSHED_EXECUTION_STATUSES] },
+      detail: {
+        stateMachineArn: [props.stateMachineArn],
+        name: [{ prefix: EXECUTION_NAME_PREFIX }],
+        status: [...PUSHED_EXECUTION_STATUSES],
+      },
     },
     targets: [
       new targets.LambdaFunction(props.handler, {

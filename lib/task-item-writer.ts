@@ -6,14 +6,24 @@ import type { Construct } from 'constructs';
 import { ENV } from '../lambda/handlers/environment.js';
 import { HandlerFunction, type HandlerFunctionProps } from './handler-function.js';
 
-export interface TaskItemWriterProps extends Pick<HandlerFunctionProps, 'entry' | 'description' | 'timeout' | 'tracing' | 'logRetention' | 'removalPolicy'> {
+export interface TaskItemWriterProps extends Pick<
+  HandlerFunctionProps,
+  'entry' | 'description' | 'timeout' | 'tracing' | 'logRetention' | 'removalPolicy'
+> {
   readonly table: dynamodb.ITable;
 }
 
 export function createTaskItemWriter(scope: Construct, id: string, props: TaskItemWriterProps): HandlerFunction {
   const { table, ...functionProps } = props;
-  const handler = new HandlerFunction(scope, id, { ...functionProps, environment: { [ENV.tableName]: table.tableName } });
-  iam.Grant.addToPrincipal({ grantee: handler.function, actions: ['dynamodb:UpdateItem'], resourceArns: [table.tableArn] });
+  const handler = new HandlerFunction(scope, id, {
+    ...functionProps,
+    environment: { [ENV.tableName]: table.tableName },
+  });
+  iam.Grant.addToPrincipal({
+    grantee: handler.function,
+    actions: ['dynamodb:UpdateItem'],
+    resourceArns: [table.tableArn],
+  });
   table.encryptionKey?.grantEncryptDecrypt(handler.function);
   return handler;
 }

@@ -12,11 +12,16 @@ export interface AwsCallCounter {
   reset(): void;
 }
 
-export function countAwsCalls(clients: { readonly dynamoDb: DynamoDBClient; readonly stepFunctions: SFNClient }): AwsCallCounter {
+export function countAwsCalls(clients: {
+  readonly dynamoDb: DynamoDBClient;
+  readonly stepFunctions: SFNClient;
+}): AwsCallCounter {
   const calls: Record<string, number> = {};
   const byService = { dynamoDb: 0, stepFunctions: 0 };
   for (const service of ['dynamoDb', 'stepFunctions'] as const) {
-    const stack = clients[service].middlewareStack as unknown as { add(middleware: unknown, options: { step: 'initialize'; name: string }): void };
+    const stack = clients[service].middlewareStack as unknown as {
+      add(middleware: unknown, options: { step: 'initialize'; name: string }): void;
+    };
     stack.add(
       (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => (args: unknown) => {
         const name = context.commandName ?? 'unknown';

@@ -28,22 +28,32 @@ export interface DevServer {
   close(): Promise<void>;
 }
 
-export function startDevServer(app: McpHttpApp, options: { port?: number; host?: string; resolveOwner?: OwnerResolver } = {}): Promise<DevServer> {
+export function startDevServer(
+  app: McpHttpApp,
+  options: { port?: number; host?: string; resolveOwner?: OwnerResolver } = {},
+): Promise<DevServer> {
   const host = options.host ?? '127.0.0.1';
   const resolveOwner = options.resolveOwner ?? singleOwner();
   return new Promise((resolve, reject) => {
     let server: ServerType;
     try {
-      server = serve({ fetch: (request: Request) => app.handle(request, resolveOwner(request)), port: options.port ?? 0, hostname: host }, (info) => {
-        resolve({
-          url: `http://${host}:${info.port}/mcp`,
-          close: () =>
-            new Promise<void>((done) => {
-              if ('closeAllConnections' in server) server.closeAllConnections();
-              server.close(() => done());
-            }),
-        });
-      });
+      server = serve(
+        {
+          fetch: (request: Request) => app.handle(request, resolveOwner(request)),
+          port: options.port ?? 0,
+          hostname: host,
+        },
+        (info) => {
+          resolve({
+            url: `http://${host}:${info.port}/mcp`,
+            close: () =>
+              new Promise<void>((done) => {
+                if ('closeAllConnections' in server) server.closeAllConnections();
+                server.close(() => done());
+              }),
+          });
+        },
+      );
       server.once('error', reject);
     } catch (error) {
       reject(error);

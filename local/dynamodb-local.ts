@@ -14,8 +14,10 @@ export interface DynamoDbLocal {
 
 export class JavaMissingError extends Error {
   constructor() {
-    super('DynamoDB Local needs Java 17 or newer on PATH (`java -version`). Install it, e.g. ' +
-      '`apt-get install -y openjdk-17-jre-headless`.');
+    super(
+      'DynamoDB Local needs Java 17 or newer on PATH (`java -version`). Install it, e.g. ' +
+        '`apt-get install -y openjdk-17-jre-headless`.',
+    );
     this.name = 'JavaMissingError';
   }
 }
@@ -32,7 +34,8 @@ async function waitUntilReady(endpoint: string, child: ChildProcess, output: () 
   const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
   try {
     for (let attempt = 0; attempt < 300; attempt++) {
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`DynamoDB Local exited (${child.exitCode ?? child.signalCode}):\n${output()}`);
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(`DynamoDB Local exited (${child.exitCode ?? child.signalCode}):\n${output()}`);
       try {
         await client.send(new ListTablesCommand({}));
         return;
@@ -53,7 +56,8 @@ export async function startDynamoDbLocal(options: { port?: number } = {}): Promi
     try {
       return await launch(options.port ?? (await freePort()));
     } catch (error) {
-      if (options.port !== undefined || attempt >= 3 || !/BindException|Address already in use/.test(String(error))) throw error;
+      if (options.port !== undefined || attempt >= 3 || !/BindException|Address already in use/.test(String(error)))
+        throw error;
     }
   }
 }
@@ -62,7 +66,15 @@ async function launch(port: number): Promise<DynamoDbLocal> {
   const dir = jarDirectory();
   const child = spawn(
     'java',
-    [`-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`, '-jar', join(dir, 'DynamoDBLocal.jar'), '-inMemory', '-port', String(port), '-disableTelemetry'],
+    [
+      `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
+      '-jar',
+      join(dir, 'DynamoDBLocal.jar'),
+      '-inMemory',
+      '-port',
+      String(port),
+      '-disableTelemetry',
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';

@@ -7,7 +7,10 @@ export interface ExpirySweepTimer {
   stop(): Promise<void>;
 }
 
-export function startExpirySweepTimer(sweep: Pick<ExpirySweep, 'run'>, options: { intervalMs: number; onError: (error: unknown) => void }): ExpirySweepTimer {
+export function startExpirySweepTimer(
+  sweep: Pick<ExpirySweep, 'run'>,
+  options: { intervalMs: number; onError: (error: unknown) => void },
+): ExpirySweepTimer {
   let stopped = false;
   let running: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
@@ -16,7 +19,10 @@ export function startExpirySweepTimer(sweep: Pick<ExpirySweep, 'run'>, options: 
     // The next run waits for this one to end, so runs never pile up behind a slow store; unref'd, so it holds no
     // process open.
     timer = setTimeout(() => {
-      running = sweep.run().then(() => undefined, options.onError).finally(schedule);
+      running = sweep
+        .run()
+        .then(() => undefined, options.onError)
+        .finally(schedule);
     }, options.intervalMs).unref();
   };
   schedule();

@@ -8,7 +8,9 @@ export function freePort(host = '127.0.0.1'): Promise<number> {
     server.on('error', reject);
     server.listen(0, host, () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('No port'))));
+      server.close(() =>
+        typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('No port')),
+      );
     });
   });
 }

@@ -31,18 +31,21 @@ export interface LocalInfrastructure<Name extends string = string> {
 
 type Handler = (event: unknown) => Promise<unknown>;
 
-const lambdaArn = (functionName: string): string => `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:${functionName}`;
+const lambdaArn = (functionName: string): string =>
+  `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:${functionName}`;
 
 /** Every Lambda step of the tools, by function name; one name bound to two different modules is refused. */
 async function loadLambdaHandlers(tools: readonly StateMachineTool[]): Promise<Record<string, Handler>> {
   const entries = new Map<string, string>();
   for (const step of tools.flatMap((tool) => Object.values(tool.lambdaSteps))) {
     const known = entries.get(step.functionName);
-    if (known !== undefined && known !== step.entry) throw new Error(`Lambda function '${step.functionName}' is both ${known} and ${step.entry}`);
+    if (known !== undefined && known !== step.entry)
+      throw new Error(`Lambda function '${step.functionName}' is both ${known} and ${step.entry}`);
     entries.set(step.functionName, step.entry);
   }
   const handlers: Record<string, Handler> = {};
-  for (const [functionName, entry] of entries) handlers[functionName] = ((await import(entry)) as { handler: Handler }).handler;
+  for (const [functionName, entry] of entries)
+    handlers[functionName] = ((await import(entry)) as { handler: Handler }).handler;
   return handlers;
 }
 
@@ -57,7 +60,10 @@ async function registerTool(stepFunctions: SFNClient, tool: StateMachineTool): P
   return { ...toolDescription(tool), stateMachineArn: stateMachineArn! };
 }
 
-export function localClients(endpoints: { dynamoDbEndpoint: string; stepFunctionsEndpoint: string }): { dynamoDb: DynamoDBClient; stepFunctions: SFNClient } {
+export function localClients(endpoints: { dynamoDbEndpoint: string; stepFunctionsEndpoint: string }): {
+  dynamoDb: DynamoDBClient;
+  stepFunctions: SFNClient;
+} {
   const common = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
   return {
     dynamoDb: new DynamoDBClient({ ...common, endpoint: endpoints.dynamoDbEndpoint }),
@@ -67,7 +73,8 @@ export function localClients(endpoints: { dynamoDbEndpoint: string; stepFunction
 
 /**
  * Starts both stand-ins and registers every tool of every catalog as a state machine; `stop` ends them all. The
- * progress step and the ask step record on `progressTableName`, as the deployed functions record on their endpoint's table.
+ * progress step and the ask step record on `progressTableName`, as the deployed functions record on their endpoint's
+ * table.
  */
 export async function startLocalInfrastructure<Name extends string>(
   catalogs: ToolCatalogs<Name>,
@@ -79,26 +86,37 @@ export async function startLocalInfrastructure<Name extends string>(
   let reportProgress: Handler | undefined;
   let ask: Handler | undefined;
   lambdaHandlers[ASK_STEP.functionName] = (event) => {
-    if (ask === undefined) return Promise.reject(new Error('The local ask step has no task table (startLocalInfrastructure progressTableName)'));
+    if (ask === undefined)
+      return Promise.reject(
+        new Error('The local ask step has no task table (startLocalInfrastructure progressTableName)'),
+      );
     return ask(event);
   };
   lambdaHandlers[PROGRESS_LAMBDA_STEP.functionName] = (event) => {
-    if (reportProgress === undefined) return Promise.reject(new Error('The local progress step has no task table (startLocalInfrastructure progressTableName)'));
+    if (reportProgress === undefined)
+      return Promise.reject(
+        new Error('The local progress step has no task table (startLocalInfrastructure progressTableName)'),
+      );
     return reportProgress(event);
   };
   const dynamoDb = await startDynamoDbLocal();
-  const stepFunctions = await startStepFunctionsEmulator({ region: LOCAL_REGION, accountId: LOCAL_ACCOUNT, lambdaHandlers }).catch(
-    async (error: unknown) => {
-      await dynamoDb.stop();
-      throw error;
-    },
-  );
+  const stepFunctions = await startStepFunctionsEmulator({
+    region: LOCAL_REGION,
+    accountId: LOCAL_ACCOUNT,
+    lambdaHandlers,
+  }).catch(async (error: unknown) => {
+    await dynamoDb.stop();
+    throw error;
+  });
   const endpoints = { dynamoDbEndpoint: dynamoDb.endpoint, stepFunctionsEndpoint: stepFunctions.url };
   const clients = localClients(endpoints);
   if (options.progressTableName !== undefined) {
     reportProgress = createProgressHandler(options.progressTableName, clients.dynamoDb) as Handler;
     // The ask step records questions on the same table, as the deployed one does on its endpoint's (issue 8).
-    const inputs = new DynamoDbInputRequests({ client: DynamoDBDocumentClient.from(clients.dynamoDb, { marshallOptions: { removeUndefinedValues: true } }), tableName: options.progressTableName });
+    const inputs = new DynamoDbInputRequests({
+      client: DynamoDBDocumentClient.from(clients.dynamoDb, { marshallOptions: { removeUndefinedValues: true } }),
+      tableName: options.progressTableName,
+    });
     ask = createAskStep({ inputs }) as Handler;
   }
   const stop = async (): Promise<void> => {

@@ -7,7 +7,10 @@ export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local
  * The environment under which the unchanged AWS SDK reaches the stand-ins (AWS_ENDPOINT_URL_* overrides and the
  * dummy identity): what `npm start` and the handler tests give code that builds its clients from the environment.
  */
-export function localAwsEnvironment(endpoints: { dynamoDbEndpoint: string; stepFunctionsEndpoint: string }): Record<string, string> {
+export function localAwsEnvironment(endpoints: {
+  dynamoDbEndpoint: string;
+  stepFunctionsEndpoint: string;
+}): Record<string, string> {
   return {
     AWS_REGION: LOCAL_REGION,
     AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,

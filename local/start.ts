@@ -52,7 +52,8 @@ async function main(): Promise<void> {
         ? {
             [ENV.pollIntervalMs]: process.env[ENV.pollIntervalMs] ?? String(CONFORMANCE_POLL_INTERVAL_MS),
             [ENV.refreshIntervalMs]: process.env[ENV.refreshIntervalMs] ?? String(CONFORMANCE_POLL_INTERVAL_MS),
-            [ENV.maxTaskCreationsPerMinute]: process.env[ENV.maxTaskCreationsPerMinute] ?? String(CONFORMANCE_CREATIONS_PER_MINUTE),
+            [ENV.maxTaskCreationsPerMinute]:
+              process.env[ENV.maxTaskCreationsPerMinute] ?? String(CONFORMANCE_CREATIONS_PER_MINUTE),
           }
         : {}),
     });

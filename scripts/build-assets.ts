@@ -64,7 +64,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const started = Date.now();
   const folders = await buildAssets();
   // On stderr, so that `npm pack --json` (which runs this through prepack) prints only its JSON on stdout.
-  console.error(`built ${folders.length} Lambda assets under ` +
-    `${relative(process.cwd(), join(PACKAGE_ROOT, 'dist', 'assets'))} in ` +
-    `${Date.now() - started} ms`);
+  console.error(
+    `built ${folders.length} Lambda assets under ` +
+      `${relative(process.cwd(), join(PACKAGE_ROOT, 'dist', 'assets'))} in ` +
+      `${Date.now() - started} ms`,
+  );
 }

@@ -13,7 +13,9 @@ const NO_ARGUMENTS: JsonSchema = { type: 'object', properties: {}, additionalPro
 
 /** A fixture of one Lambda step: `${<Step>FunctionArn}` in its ASL, handlers/<handler>.ts as the step. */
 function oneStep(step: string, handler: string): StateMachineTool['lambdaSteps'] {
-  return { [`${step}FunctionArn`]: { functionName: `conformance-${handler}`, entry: here(`./handlers/${handler}.ts`) } };
+  return {
+    [`${step}FunctionArn`]: { functionName: `conformance-${handler}`, entry: here(`./handlers/${handler}.ts`) },
+  };
 }
 
 /** A fixture whose ASL asks its client through the shared ask step (`${AskFunctionArn}`, issue 8). */
@@ -26,7 +28,11 @@ const JSON_SCHEMA_2020_12_INPUT_SCHEMA: JsonSchema = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   type: 'object',
   $defs: {
-    address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } },
+    address: {
+      $anchor: 'addressDef',
+      type: 'object',
+      properties: { street: { type: 'string' }, city: { type: 'string' } },
+    },
   },
   properties: {
     name: { type: 'string' },
@@ -42,8 +48,13 @@ const JSON_SCHEMA_2020_12_INPUT_SCHEMA: JsonSchema = {
   additionalProperties: false,
 };
 
-/** The ask step (`${AskFunctionArn}`), then the step turning its answer into the result (`${InputAnswerFunctionArn}`). */
-const ASKS_THEN_ANSWERS: StateMachineTool['lambdaSteps'] = { AskFunctionArn: ASK_STEP, ...oneStep('InputAnswer', 'input-answer') };
+/**
+ * The ask step (`${AskFunctionArn}`), then the step turning its answer into the result (`${InputAnswerFunctionArn}`).
+ */
+const ASKS_THEN_ANSWERS: StateMachineTool['lambdaSteps'] = {
+  AskFunctionArn: ASK_STEP,
+  ...oneStep('InputAnswer', 'input-answer'),
+};
 
 export const CONFORMANCE_TOOLS: readonly StateMachineTool[] = [
   // tools-call-simple-text. Listed first on purpose: http-header-validation calls the first listed tool with `{}`
@@ -105,7 +116,10 @@ export const CONFORMANCE_TOOLS: readonly StateMachineTool[] = [
     inputSchema: NO_ARGUMENTS,
     taskSupport: 'forbidden',
     definitionPath: here('./asl/test-tool-with-progress.asl.json'),
-    lambdaSteps: { ...oneStep('ToolWithProgress', 'tool-with-progress'), [PROGRESS_STEP_PLACEHOLDER]: PROGRESS_LAMBDA_STEP },
+    lambdaSteps: {
+      ...oneStep('ToolWithProgress', 'tool-with-progress'),
+      [PROGRESS_STEP_PLACEHOLDER]: PROGRESS_LAMBDA_STEP,
+    },
   },
   // tools-call-error
   {
@@ -156,7 +170,8 @@ export const CONFORMANCE_TOOLS: readonly StateMachineTool[] = [
   {
     name: 'test_streaming_elicitation',
     title: 'Response stream diagnostic',
-    description: 'Diagnostic tool validating response streams: answers on the request stream without ' +
+    description:
+      'Diagnostic tool validating response streams: answers on the request stream without ' +
       'sending the client any request',
     inputSchema: NO_ARGUMENTS,
     taskSupport: 'forbidden',
@@ -180,7 +195,12 @@ export const CONFORMANCE_TOOLS: readonly StateMachineTool[] = [
     name: 'greet',
     title: 'Greet',
     description: 'Returns "Hello, {name}!". Sync-only: never runs as a task.',
-    inputSchema: { type: 'object', properties: { name: { type: 'string', description: 'Who to greet.' } }, required: ['name'], additionalProperties: false },
+    inputSchema: {
+      type: 'object',
+      properties: { name: { type: 'string', description: 'Who to greet.' } },
+      required: ['name'],
+      additionalProperties: false,
+    },
     taskSupport: 'forbidden',
     definitionPath: here('./asl/greet.asl.json'),
     lambdaSteps: oneStep('Greet', 'greet'),
@@ -190,7 +210,8 @@ export const CONFORMANCE_TOOLS: readonly StateMachineTool[] = [
   {
     name: 'slow_compute',
     title: 'Slow compute',
-    description: 'Sleeps `seconds` seconds (0 answers at once), then returns a result naming the label. Can ' +
+    description:
+      'Sleeps `seconds` seconds (0 answers at once), then returns a result naming the label. Can ' +
       'be cancelled while it sleeps.',
     inputSchema: {
       type: 'object',
@@ -220,7 +241,8 @@ export const CONFORMANCE_TOOLS: readonly StateMachineTool[] = [
   {
     name: 'protocol_error_job',
     title: 'Protocol error job',
-    description: 'Crashes: its execution fails, which surfaces as a failed task (a protocol-level error, not a tool error).',
+    description:
+      'Crashes: its execution fails, which surfaces as a failed task (a protocol-level error, not a tool error).',
     inputSchema: NO_ARGUMENTS,
     taskSupport: 'optional',
     definitionPath: here('./asl/protocol-error-job.asl.json'),
@@ -233,7 +255,12 @@ export const CONFORMANCE_TOOLS: readonly StateMachineTool[] = [
     name: 'test_elicitation',
     title: 'Elicitation',
     description: 'Asks the user for a username and an email (elicitation), then returns the response',
-    inputSchema: { type: 'object', properties: { message: { type: 'string', description: 'What to ask the user.' } }, required: ['message'], additionalProperties: false },
+    inputSchema: {
+      type: 'object',
+      properties: { message: { type: 'string', description: 'What to ask the user.' } },
+      required: ['message'],
+      additionalProperties: false,
+    },
     taskSupport: 'optional',
     requiredClientCapabilities: { elicitation: {} },
     definitionPath: here('./asl/test-elicitation.asl.json'),
@@ -244,7 +271,12 @@ export const CONFORMANCE_TOOLS: readonly StateMachineTool[] = [
     name: 'test_sampling',
     title: 'Sampling',
     description: "Asks the client's model to answer the prompt (sampling), then returns its answer",
-    inputSchema: { type: 'object', properties: { prompt: { type: 'string', description: 'The prompt for the model.' } }, required: ['prompt'], additionalProperties: false },
+    inputSchema: {
+      type: 'object',
+      properties: { prompt: { type: 'string', description: 'The prompt for the model.' } },
+      required: ['prompt'],
+      additionalProperties: false,
+    },
     taskSupport: 'optional',
     requiredClientCapabilities: { sampling: {} },
     definitionPath: here('./asl/test-sampling.asl.json'),
@@ -277,8 +309,14 @@ export const CONFORMANCE_TOOLS: readonly StateMachineTool[] = [
   {
     name: 'confirm_delete',
     title: 'Confirm delete',
-    description: 'Asks the client to confirm deleting `filename` (one elicitation), then reports whether it deleted it.',
-    inputSchema: { type: 'object', properties: { filename: { type: 'string', maxLength: 200, description: 'The file to delete.' } }, required: ['filename'], additionalProperties: false },
+    description:
+      'Asks the client to confirm deleting `filename` (one elicitation), then reports whether it deleted it.',
+    inputSchema: {
+      type: 'object',
+      properties: { filename: { type: 'string', maxLength: 200, description: 'The file to delete.' } },
+      required: ['filename'],
+      additionalProperties: false,
+    },
     taskSupport: 'optional',
     requiredClientCapabilities: { elicitation: {} },
     ...asking('confirm-delete'),
@@ -297,18 +335,21 @@ export const CONFORMANCE_TOOLS: readonly StateMachineTool[] = [
   {
     name: 'test_tool_with_task',
     title: 'Ask, then a task',
-    description: 'Asks for a name (key user_name) inline; the call that answers gets the task, whose result greets the name.',
+    description:
+      'Asks for a name (key user_name) inline; the call that answers gets the task, whose result greets the name.',
     inputSchema: NO_ARGUMENTS,
     taskSupport: 'required',
     requiredClientCapabilities: { elicitation: {} },
     inputBeforeTask: true,
     ...asking('test-tool-with-task'),
   },
-  // input-required-result-basic-elicitation, -result-type, -missing-input-response, -ignore-extra-params, -validate-input
+  // input-required-result-basic-elicitation, -result-type, -missing-input-response, -ignore-extra-params,
+  // -validate-input
   {
     name: 'test_input_required_result_elicitation',
     title: 'Asks a name inline',
-    description: 'Asks the client for a name (key user_name) as an input_required round of the plain call, then greets it.',
+    description:
+      'Asks the client for a name (key user_name) as an input_required round of the plain call, then greets it.',
     inputSchema: NO_ARGUMENTS,
     taskSupport: 'forbidden',
     requiredClientCapabilities: { elicitation: {} },
@@ -329,7 +370,9 @@ export const CONFORMANCE_TOOLS: readonly StateMachineTool[] = [
   {
     name: 'test_input_required_result_capabilities',
     title: 'Asks only what the client can answer',
-    description: "Asks the client's model a question (key capital_question): it requires sampling only, so a client without elicitation can call it.",
+    description:
+      "Asks the client's model a question (key capital_question): it requires sampling only, so a client without " +
+      'elicitation can call it.',
     inputSchema: NO_ARGUMENTS,
     taskSupport: 'forbidden',
     requiredClientCapabilities: { sampling: {} },
@@ -349,7 +392,9 @@ export const CONFORMANCE_TOOLS: readonly StateMachineTool[] = [
   {
     name: 'test_input_required_result_request_state',
     title: 'Confirms through a signed requestState',
-    description: 'Asks the client to confirm (key confirm); the answer reaches the workflow only with the signed requestState, and the result says state-ok.',
+    description:
+      'Asks the client to confirm (key confirm); the answer reaches the workflow only with the signed requestState, ' +
+      'and the result says state-ok.',
     inputSchema: NO_ARGUMENTS,
     taskSupport: 'forbidden',
     requiredClientCapabilities: { elicitation: {} },
@@ -359,7 +404,8 @@ export const CONFORMANCE_TOOLS: readonly StateMachineTool[] = [
   {
     name: 'test_input_required_result_tampered_state',
     title: 'Refuses a tampered requestState',
-    description: 'Asks the client to confirm (key confirm); a retry whose requestState was altered is refused (-32602).',
+    description:
+      'Asks the client to confirm (key confirm); a retry whose requestState was altered is refused (-32602).',
     inputSchema: NO_ARGUMENTS,
     taskSupport: 'forbidden',
     requiredClientCapabilities: { elicitation: {} },
@@ -369,7 +415,9 @@ export const CONFORMANCE_TOOLS: readonly StateMachineTool[] = [
   {
     name: 'test_input_required_result_multiple_inputs',
     title: 'Asks three things at once',
-    description: "Asks a name (elicitation), a greeting (the client's model) and the client's roots in parallel, then combines them.",
+    description:
+      "Asks a name (elicitation), a greeting (the client's model) and the client's roots in parallel, then combines " +
+      'them.',
     inputSchema: NO_ARGUMENTS,
     taskSupport: 'forbidden',
     requiredClientCapabilities: { elicitation: {}, sampling: {}, roots: {} },
@@ -379,7 +427,8 @@ export const CONFORMANCE_TOOLS: readonly StateMachineTool[] = [
   {
     name: 'test_input_required_result_multi_round',
     title: 'Asks twice in a row',
-    description: 'Asks a name (key step1), then a colour (key step2): two input_required rounds, each with a new requestState.',
+    description:
+      'Asks a name (key step1), then a colour (key step2): two input_required rounds, each with a new requestState.',
     inputSchema: NO_ARGUMENTS,
     taskSupport: 'forbidden',
     requiredClientCapabilities: { elicitation: {} },

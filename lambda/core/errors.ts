@@ -14,7 +14,10 @@ export class TaskBackendError extends Error {
  * purpose).
  */
 export class TaskNotFoundError extends TaskBackendError {
-  constructor(readonly taskId: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly taskId: string,
+    options?: { cause?: unknown },
+  ) {
     super(`Task not found: ${taskId}`, options);
     this.name = 'TaskNotFoundError';
   }
@@ -25,7 +28,10 @@ export class TaskNotFoundError extends TaskBackendError {
  * clean-up.
  */
 export class TaskExpiredError extends TaskBackendError {
-  constructor(readonly taskId: string, options?: { cause?: unknown; task?: TaskRecord }) {
+  constructor(
+    readonly taskId: string,
+    options?: { cause?: unknown; task?: TaskRecord },
+  ) {
     super(`Task has expired: ${taskId}`, options);
     this.name = 'TaskExpiredError';
     this.task = options?.task;
@@ -35,7 +41,10 @@ export class TaskExpiredError extends TaskBackendError {
 }
 
 export class TaskAlreadyExistsError extends TaskBackendError {
-  constructor(readonly taskId: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly taskId: string,
+    options?: { cause?: unknown },
+  ) {
     super(`Task ID already exists: ${taskId}`, options);
     this.name = 'TaskAlreadyExistsError';
   }
@@ -43,7 +52,12 @@ export class TaskAlreadyExistsError extends TaskBackendError {
 
 /** A status change the task model forbids, such as anything after a terminal status. */
 export class IllegalTransitionError extends TaskBackendError {
-  constructor(readonly taskId: string, readonly from: TaskStatus, readonly to: TaskStatus, options?: { cause?: unknown }) {
+  constructor(
+    readonly taskId: string,
+    readonly from: TaskStatus,
+    readonly to: TaskStatus,
+    options?: { cause?: unknown },
+  ) {
     super(`Task ${taskId} cannot move from '${from}' to '${to}'`, options);
     this.name = 'IllegalTransitionError';
   }
@@ -64,7 +78,10 @@ export class ToolNotFoundError extends TaskBackendError {
 }
 
 export class InvalidToolArgumentsError extends TaskBackendError {
-  constructor(readonly toolName: string, readonly problems: readonly string[]) {
+  constructor(
+    readonly toolName: string,
+    readonly problems: readonly string[],
+  ) {
     super(`Invalid arguments for tool ${toolName}: ${problems.join('; ')}`);
     this.name = 'InvalidToolArgumentsError';
   }
@@ -79,7 +96,11 @@ export type ExecutionStartFault = 'input' | 'configuration' | 'capacity';
  * misnamed, or its key unusable (the operator's to fix), `capacity` when too many executions are open (retry later).
  */
 export class ExecutionStartError extends TaskBackendError {
-  constructor(message: string, readonly fault: ExecutionStartFault, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly fault: ExecutionStartFault,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.name = 'ExecutionStartError';
   }
@@ -90,13 +111,17 @@ export class ExecutionStartError extends TaskBackendError {
  * tells whether the execution was then stopped, so that nothing runs unseen and a retry is safe.
  */
 export class StartOutcomeUnknownError extends TaskBackendError {
-  constructor(readonly taskId: string, readonly stopped: boolean, options?: { cause?: unknown }) {
+  constructor(
+    readonly taskId: string,
+    readonly stopped: boolean,
+    options?: { cause?: unknown },
+  ) {
     super(
       stopped
         ? 'Step Functions did not answer the start of the tool, so the call was abandoned and ' +
-          'nothing is left running. Retry the call.'
+            'nothing is left running. Retry the call.'
         : 'Step Functions did not answer the start of the tool, and its execution could not be ' +
-          'stopped: it may still be running. Retry later.',
+            'stopped: it may still be running. Retry later.',
       options,
     );
     this.name = 'StartOutcomeUnknownError';
@@ -111,28 +136,38 @@ export type TaskLimit = 'active-tasks' | 'creations-per-minute';
  * may succeed: the next minute window for the creation rate, a poll interval for open tasks (one must finish first).
  */
 export class TaskLimitExceededError extends TaskBackendError {
-  constructor(readonly limit: TaskLimit, readonly max: number, readonly retryAfterSeconds: number, options?: { cause?: unknown }) {
+  constructor(
+    readonly limit: TaskLimit,
+    readonly max: number,
+    readonly retryAfterSeconds: number,
+    options?: { cause?: unknown },
+  ) {
     super(
       limit === 'active-tasks'
         ? `Too many tasks: the owner has ${max} active tasks (the limit); wait for some to finish, ` +
-          `or cancel or delete some, then retry. Nothing was started.`
+            `or cancel or delete some, then retry. Nothing was started.`
         : `Too many tasks created: the limit is ${max} per minute; retry in ${retryAfterSeconds} s. ` +
-          `Nothing was started.`,
+            `Nothing was started.`,
       options,
     );
     this.name = 'TaskLimitExceededError';
   }
 }
 
-
 /**
  * An answer to an input request that the request refuses (e.g. content that does not match `requestedSchema`); the
  * request stays open.
  */
 export class InvalidInputResponseError extends TaskBackendError {
-  constructor(readonly taskId: string, readonly key: string, readonly problems: readonly string[]) {
-    super(`The answer to input request ${key} of task ${taskId} was refused: ${problems.join('; ')}. ` +
-      `The request is still open; answer it again.`);
+  constructor(
+    readonly taskId: string,
+    readonly key: string,
+    readonly problems: readonly string[],
+  ) {
+    super(
+      `The answer to input request ${key} of task ${taskId} was refused: ${problems.join('; ')}. ` +
+        `The request is still open; answer it again.`,
+    );
     this.name = 'InvalidInputResponseError';
   }
 }
@@ -142,9 +177,16 @@ export class InvalidInputResponseError extends TaskBackendError {
  * so the answer can be sent again.
  */
 export class InputDeliveryError extends TaskBackendError {
-  constructor(readonly taskId: string, readonly key: string, options?: ErrorOptions) {
-    super(`The answer to input request ${key} of task ${taskId} could not be delivered yet; it was ` +
-      `not recorded. Send it again.`, options);
+  constructor(
+    readonly taskId: string,
+    readonly key: string,
+    options?: ErrorOptions,
+  ) {
+    super(
+      `The answer to input request ${key} of task ${taskId} could not be delivered yet; it was ` +
+        `not recorded. Send it again.`,
+      options,
+    );
     this.name = 'InputDeliveryError';
   }
 }

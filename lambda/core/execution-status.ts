@@ -37,7 +37,8 @@ function describeFailure(kind: string, error?: string, cause?: string): string {
 /** Maps an execution to a task outcome; `null` (execution not found) is a failure with a clear message. */
 export function outcomeOfExecution(execution: ExecutionSnapshot | null): TaskOutcome {
   if (execution === null) {
-    const message = 'The Step Functions execution for this task was not found; it was never started or has been deleted.';
+    const message =
+      'The Step Functions execution for this task was not found; it was never started or has been deleted.';
     return { status: TaskStatus.Failed, statusMessage: message };
   }
   switch (execution.status) {

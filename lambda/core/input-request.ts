@@ -6,7 +6,14 @@ import { TaskStatus, type TaskRecord } from './task.js';
 
 /** The MCP requests a workflow may ask the client to answer, with their params as the 2026-07-28 schema has them. */
 export type InputRequestMessage =
-  | { readonly method: 'elicitation/create'; readonly params: { readonly mode?: 'form'; readonly message: string; readonly requestedSchema: Record<string, unknown> } }
+  | {
+      readonly method: 'elicitation/create';
+      readonly params: {
+        readonly mode?: 'form';
+        readonly message: string;
+        readonly requestedSchema: Record<string, unknown>;
+      };
+    }
   | { readonly method: 'sampling/createMessage'; readonly params: Record<string, unknown> }
   | { readonly method: 'roots/list'; readonly params?: Record<string, unknown> };
 
@@ -17,7 +24,12 @@ export const INPUT_METHODS = ['elicitation/create', 'sampling/createMessage', 'r
  * (SendTaskSuccess); the claim ends in `answered`, or back in `outstanding` when the delivery failed, or lapses
  * after {@link DELIVERY_LEASE_MS} if that server died mid-way.
  */
-export const InputRequestState = { Outstanding: 'outstanding', Delivering: 'delivering', Answered: 'answered', Expired: 'expired' } as const;
+export const InputRequestState = {
+  Outstanding: 'outstanding',
+  Delivering: 'delivering',
+  Answered: 'answered',
+  Expired: 'expired',
+} as const;
 export type InputRequestState = (typeof InputRequestState)[keyof typeof InputRequestState];
 
 /** An input request as the task shows it: the task token is not part of it (it never leaves the store's internals). */
@@ -67,7 +79,11 @@ export function awaitsAnswers(task: Pick<TaskRecord, 'status' | 'inputRequests'>
 }
 
 /** The client capability (MCP ClientCapabilities key) answering each input method takes. */
-export const CAPABILITY_OF_METHOD = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' } as const satisfies Record<InputRequestMessage['method'], string>;
+export const CAPABILITY_OF_METHOD = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+} as const satisfies Record<InputRequestMessage['method'], string>;
 
 /**
  * A key an ask step names itself (rather than the digest of its task token): letters, digits, `_`, `-` and `.`, at
@@ -85,13 +101,25 @@ export const WAIT_TIMEOUT_ERRORS = ['States.Timeout', 'States.HeartbeatTimeout']
  * (`expired`); an `expired` request alone proves nothing (a repeated delivery is refused the same way). `undefined`
  * when neither holds.
  */
-export function inputNeverCameMessage(requests: Readonly<Record<string, InputRequest>> | undefined, executionMessage: string | undefined, executionError?: string): string | undefined {
+export function inputNeverCameMessage(
+  requests: Readonly<Record<string, InputRequest>> | undefined,
+  executionMessage: string | undefined,
+  executionError?: string,
+): string | undefined {
   const timedOut = WAIT_TIMEOUT_ERRORS.includes(executionError as never);
-  const unanswered = Object.values(requests ?? {}).filter((request) => isOpen(request) || (timedOut && request.state === InputRequestState.Expired));
+  const unanswered = Object.values(requests ?? {}).filter(
+    (request) => isOpen(request) || (timedOut && request.state === InputRequestState.Expired),
+  );
   if (unanswered.length === 0) return undefined;
-  const asked = unanswered.map((request) => (request.request.method === 'elicitation/create' ? `"${request.request.params.message}"` : request.request.method)).join(', ');
-  return `The input requested (${asked}) never came before its ` +
-    `deadline${executionMessage ? ` (${executionMessage})` : ''}.`;
+  const asked = unanswered
+    .map((request) =>
+      request.request.method === 'elicitation/create' ? `"${request.request.params.message}"` : request.request.method,
+    )
+    .join(', ');
+  return (
+    `The input requested (${asked}) never came before its ` +
+    `deadline${executionMessage ? ` (${executionMessage})` : ''}.`
+  );
 }
 
 /** Problems with an ask step's request, for the ask Lambda to refuse it loudly (empty when it is well formed). */
@@ -103,13 +131,16 @@ export function inputRequestProblems(request: unknown): string[] {
     const form = params as { message?: unknown; requestedSchema?: unknown; mode?: unknown } | undefined;
     const problems: string[] = [];
     if (typeof form?.message !== 'string') problems.push('elicitation/create needs params.message (a string)');
-    if (typeof form?.requestedSchema !== 'object' || form.requestedSchema === null) problems.push('elicitation/create needs params.requestedSchema (an object schema)');
+    if (typeof form?.requestedSchema !== 'object' || form.requestedSchema === null)
+      problems.push('elicitation/create needs params.requestedSchema (an object schema)');
     if (form?.mode !== undefined && form.mode !== 'form') problems.push('only form-mode elicitation is supported');
     return problems;
   }
   if (method === 'sampling/createMessage') {
     const sampling = params as { messages?: unknown; maxTokens?: unknown } | undefined;
-    return Array.isArray(sampling?.messages) && Number.isInteger(sampling?.maxTokens) ? [] : ['sampling/createMessage needs params.messages and params.maxTokens'];
+    return Array.isArray(sampling?.messages) && Number.isInteger(sampling?.maxTokens)
+      ? []
+      : ['sampling/createMessage needs params.messages and params.maxTokens'];
   }
   return [];
 }

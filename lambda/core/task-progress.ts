@@ -23,9 +23,13 @@ export function progressText(progress: TaskProgress | undefined, now: number = D
   if (progress === undefined) return undefined;
   const count = progress.progress ?? 0;
   const total = progress.total === undefined ? '?' : String(progress.total);
-  const secondsLeft = progress.deadline === undefined ? '?' : String(Math.max(0, Math.ceil((progress.deadline - now) / 1000)));
+  const secondsLeft =
+    progress.deadline === undefined ? '?' : String(Math.max(0, Math.ceil((progress.deadline - now) / 1000)));
   if (progress.message !== undefined) {
-    return progress.message.replace(/\{progress\}/g, String(count)).replace(/\{total\}/g, total).replace(/\{secondsLeft\}/g, secondsLeft);
+    return progress.message
+      .replace(/\{progress\}/g, String(count))
+      .replace(/\{total\}/g, total)
+      .replace(/\{secondsLeft\}/g, secondsLeft);
   }
   if (progress.progress === undefined) return undefined;
   return progress.total === undefined ? `${count} done` : `${count} of ${total}`;
@@ -36,14 +40,20 @@ export function progressText(progress: TaskProgress | undefined, now: number = D
  * there is one, else while the task is active the workflow's progress, or, when it reported none, the state its
  * execution was last seen in. A finished task's last progress and step are history.
  */
-export function statusMessageOf(task: Pick<TaskRecord, 'status' | 'statusMessage' | 'progress' | 'currentStep'>, now: number = Date.now()): string | undefined {
+export function statusMessageOf(
+  task: Pick<TaskRecord, 'status' | 'statusMessage' | 'progress' | 'currentStep'>,
+  now: number = Date.now(),
+): string | undefined {
   if (task.statusMessage !== undefined) return task.statusMessage;
   if (isTerminal(task.status)) return undefined;
   return activityText(task, now);
 }
 
 /** What the workflow is doing, as one line: its reported progress, else the state its execution was last seen in. */
-export function activityText(task: Pick<TaskRecord, 'progress' | 'currentStep'>, now: number = Date.now()): string | undefined {
+export function activityText(
+  task: Pick<TaskRecord, 'progress' | 'currentStep'>,
+  now: number = Date.now(),
+): string | undefined {
   return progressText(task.progress, now) ?? currentStepText(task.currentStep);
 }
 
@@ -56,12 +66,24 @@ export function currentStepText(step: string | undefined): string | undefined {
  * Whether a read of a task brings a watcher news of its activity: progress the workflow reported, or a new current
  * step (a refresh found the execution in another state). Status changes are the watcher's own business.
  */
-export function activityChanged(previous: Pick<TaskRecord, 'progress' | 'currentStep'> | undefined, next: Pick<TaskRecord, 'progress' | 'currentStep'>): boolean {
-  return progressChanged(previous?.progress, next.progress) || (next.currentStep !== undefined && next.currentStep !== previous?.currentStep);
+export function activityChanged(
+  previous: Pick<TaskRecord, 'progress' | 'currentStep'> | undefined,
+  next: Pick<TaskRecord, 'progress' | 'currentStep'>,
+): boolean {
+  return (
+    progressChanged(previous?.progress, next.progress) ||
+    (next.currentStep !== undefined && next.currentStep !== previous?.currentStep)
+  );
 }
 
 /** Whether `next` tells a watcher something `previous` did not. */
 export function progressChanged(previous: TaskProgress | undefined, next: TaskProgress | undefined): boolean {
   if (next === undefined) return false;
-  return previous === undefined || previous.at !== next.at || previous.progress !== next.progress || previous.message !== next.message || previous.total !== next.total;
+  return (
+    previous === undefined ||
+    previous.at !== next.at ||
+    previous.progress !== next.progress ||
+    previous.message !== next.message ||
+    previous.total !== next.total
+  );
 }

@@ -16,8 +16,17 @@ export const TaskStatus = {
 } as const;
 export type TaskStatus = (typeof TaskStatus)[keyof typeof TaskStatus];
 
-export const TERMINAL_STATUSES: readonly TaskStatus[] = [TaskStatus.Completed, TaskStatus.Failed, TaskStatus.Cancelled, TaskStatus.Unknown];
-export const ACTIVE_STATUSES: readonly TaskStatus[] = [TaskStatus.Submitted, TaskStatus.Working, TaskStatus.InputRequired];
+export const TERMINAL_STATUSES: readonly TaskStatus[] = [
+  TaskStatus.Completed,
+  TaskStatus.Failed,
+  TaskStatus.Cancelled,
+  TaskStatus.Unknown,
+];
+export const ACTIVE_STATUSES: readonly TaskStatus[] = [
+  TaskStatus.Submitted,
+  TaskStatus.Working,
+  TaskStatus.InputRequired,
+];
 
 /**
  * Which clock a task's retention runs on: 2025-11-25 counts `ttl` from creation, SEP-1686 counts `keepAlive` from
@@ -159,7 +168,9 @@ export function expiresAt(task: Pick<TaskRecord, 'retention' | 'createdAt' | 'co
  * How long after creation the task expires, in ms: what MCP's `ttl`/`ttlMs` report. A task whose retention
  * counts from completion has none (`null`) until it completes; `null` also means kept until deleted.
  */
-export function retentionFromCreationMs(task: Pick<TaskRecord, 'retention' | 'createdAt' | 'completedAt'>): number | null {
+export function retentionFromCreationMs(
+  task: Pick<TaskRecord, 'retention' | 'createdAt' | 'completedAt'>,
+): number | null {
   if (task.retention.clock === RetentionClock.FromCreation) return task.retention.ms;
   const end = expiresAt(task);
   return end === null ? null : end - task.createdAt;
@@ -175,7 +186,11 @@ export function isExpired(task: Pick<TaskRecord, 'retention' | 'createdAt' | 'co
  * Whether an active task's execution is due to be described again, `intervalMs` after it last was. A task whose
  * execution was never described is due at once: a fast tool's result must not wait a whole interval.
  */
-export function isRefreshDue(task: Pick<TaskRecord, 'status' | 'lastCheckedAt'>, now: number, intervalMs: number): boolean {
+export function isRefreshDue(
+  task: Pick<TaskRecord, 'status' | 'lastCheckedAt'>,
+  now: number,
+  intervalMs: number,
+): boolean {
   if (isTerminal(task.status)) return false;
   return task.lastCheckedAt === undefined || now - task.lastCheckedAt >= intervalMs;
 }

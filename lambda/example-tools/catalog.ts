@@ -18,13 +18,24 @@ export const EXAMPLE_TOOLS: readonly StateMachineTool[] = [
     title: 'Analyze documents',
     description:
       'Analyses each document in parallel, waits for a review window (reviewSeconds, default ' +
-        '20), then returns a summary: word counts, the longest document and keywords. Runs for ' +
-        'tens of seconds: call it as a task.',
+      '20), then returns a summary: word counts, the longest document and keywords. Runs for ' +
+      'tens of seconds: call it as a task.',
     inputSchema: {
       type: 'object',
       properties: {
-        documents: { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1, maxItems: 50, description: 'The texts to analyse.' },
-        reviewSeconds: { type: 'integer', minimum: 0, maximum: 3600, description: 'How long the review window lasts. Default 20.' },
+        documents: {
+          type: 'array',
+          items: { type: 'string', minLength: 1 },
+          minItems: 1,
+          maxItems: 50,
+          description: 'The texts to analyse.',
+        },
+        reviewSeconds: {
+          type: 'integer',
+          minimum: 0,
+          maximum: 3600,
+          description: 'How long the review window lasts. Default 20.',
+        },
       },
       required: ['documents'],
       additionalProperties: false,
@@ -32,14 +43,18 @@ export const EXAMPLE_TOOLS: readonly StateMachineTool[] = [
     definitionPath: here('./asl/analyze-documents.asl.json'),
     lambdaSteps: {
       AnalyzeDocumentFunctionArn: { functionName: 'analyze-document', entry: here('./handlers/analyze-document.ts') },
-      SummarizeAnalysesFunctionArn: { functionName: 'summarize-analyses', entry: here('./handlers/summarize-analyses.ts') },
+      SummarizeAnalysesFunctionArn: {
+        functionName: 'summarize-analyses',
+        entry: here('./handlers/summarize-analyses.ts'),
+      },
       [PROGRESS_STEP_PLACEHOLDER]: PROGRESS_LAMBDA_STEP,
     },
   },
   {
     name: 'text_stats',
     title: 'Text statistics',
-    description: 'Counts the words, unique words, sentences and characters of a text. Fast. A text without ' +
+    description:
+      'Counts the words, unique words, sentences and characters of a text. Fast. A text without ' +
       'words is reported as a tool error.',
     inputSchema: {
       type: 'object',
@@ -53,7 +68,8 @@ export const EXAMPLE_TOOLS: readonly StateMachineTool[] = [
   {
     name: 'export_report',
     title: 'Export report (always fails)',
-    description: 'Sends a report to an upstream reporting service that is always unavailable; retried once, ' +
+    description:
+      'Sends a report to an upstream reporting service that is always unavailable; retried once, ' +
       'then the task fails. Shows how failures reach the client.',
     inputSchema: {
       type: 'object',
@@ -62,22 +78,29 @@ export const EXAMPLE_TOOLS: readonly StateMachineTool[] = [
       additionalProperties: false,
     },
     definitionPath: here('./asl/export-report.asl.json'),
-    lambdaSteps: { ExportReportFunctionArn: { functionName: 'export-report', entry: here('./handlers/export-report.ts') } },
+    lambdaSteps: {
+      ExportReportFunctionArn: { functionName: 'export-report', entry: here('./handlers/export-report.ts') },
+    },
   },
   {
     name: 'refund_order',
     title: 'Refund an order (asks for approval)',
     description:
       'Looks the order up, asks a person to approve the refund amount with a form (the task ' +
-        'waits in input_required until answered: tasks/get lists the question, tasks/update ' +
-        'answers it), then applies or declines the refund. The approver has approvalTimeoutSeconds ' +
-        '(default 3600) to answer.',
+      'waits in input_required until answered: tasks/get lists the question, tasks/update ' +
+      'answers it), then applies or declines the refund. The approver has approvalTimeoutSeconds ' +
+      '(default 3600) to answer.',
     inputSchema: {
       type: 'object',
       properties: {
         orderId: { type: 'string', pattern: '^[A-Za-z0-9-]{1,40}$', description: 'The order to refund.' },
         reason: { type: 'string', maxLength: 500, description: 'Why the customer wants a refund.' },
-        approvalTimeoutSeconds: { type: 'integer', minimum: 1, maximum: 604800, description: 'How long the approver has to answer. Default 3600.' },
+        approvalTimeoutSeconds: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 604800,
+          description: 'How long the approver has to answer. Default 3600.',
+        },
       },
       required: ['orderId'],
       additionalProperties: false,

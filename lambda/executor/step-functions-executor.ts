@@ -45,15 +45,28 @@ export class StepFunctionsExecutor implements TaskExecutor {
   async start(request: StartRequest): Promise<{ executionArn: string }> {
     try {
       const { executionArn } = await this.client.send(
-        new StartExecutionCommand({ stateMachineArn: request.stateMachineArn, name: request.executionName, input: request.input }),
+        new StartExecutionCommand({
+          stateMachineArn: request.stateMachineArn,
+          name: request.executionName,
+          input: request.input,
+        }),
       );
       return { executionArn: executionArn! };
     } catch (error) {
       // The name is taken: this task's execution already started (an earlier attempt whose answer was lost).
-      if (error instanceof ExecutionAlreadyExists) return { executionArn: this.executionArnFor(request.stateMachineArn, request.executionName) };
+      if (error instanceof ExecutionAlreadyExists)
+        return { executionArn: this.executionArnFor(request.stateMachineArn, request.executionName) };
       const fault = startRefusalFault(error);
-      if (fault === 'input') throw new ExecutionStartError(`Step Functions refused the tool input: ${(error as Error).message}`, fault, { cause: error });
-      if (fault !== null) throw new ExecutionStartError(`Step Functions refused to start the execution: ${(error as Error).message}`, fault, { cause: error });
+      if (fault === 'input')
+        throw new ExecutionStartError(`Step Functions refused the tool input: ${(error as Error).message}`, fault, {
+          cause: error,
+        });
+      if (fault !== null)
+        throw new ExecutionStartError(
+          `Step Functions refused to start the execution: ${(error as Error).message}`,
+          fault,
+          { cause: error },
+        );
       // Anything else (throttling after retries, a timeout, a refused connection, a 5xx): the outcome is unknown.
       throw error;
     }
@@ -78,7 +91,12 @@ export class StepFunctionsExecutor implements TaskExecutor {
     // Newest first and without input/output: the current state is among the last few events, and one small page
     // keeps this to a single call however long the history has grown.
     const { events } = await this.client.send(
-      new GetExecutionHistoryCommand({ executionArn, reverseOrder: true, maxResults: CURRENT_STEP_EVENTS, includeExecutionData: false }),
+      new GetExecutionHistoryCommand({
+        executionArn,
+        reverseOrder: true,
+        maxResults: CURRENT_STEP_EVENTS,
+        includeExecutionData: false,
+      }),
     );
     return currentStepOf(events ?? []);
   }
@@ -98,7 +116,8 @@ export class StepFunctionsExecutor implements TaskExecutor {
       return 'delivered';
     } catch (error) {
       // TaskTimedOut is also what Step Functions says for a token already answered or whose execution ended.
-      if (error instanceof TaskTimedOut || error instanceof TaskDoesNotExist || error instanceof InvalidToken) return 'gone';
+      if (error instanceof TaskTimedOut || error instanceof TaskDoesNotExist || error instanceof InvalidToken)
+        return 'gone';
       throw error;
     }
   }

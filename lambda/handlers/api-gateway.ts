@@ -4,15 +4,27 @@ import { UNAUTHORIZED_ERROR_CODE, UNAUTHORIZED_MESSAGE } from '../protocol/unaut
 
 export function requestFromEvent(event: APIGatewayProxyEvent): Request {
   const headers = new Headers();
-  for (const [name, values] of Object.entries(event.multiValueHeaders ?? {})) for (const value of values ?? []) headers.append(name, value);
-  for (const [name, value] of Object.entries(event.headers ?? {})) if (value !== undefined && !headers.has(name)) headers.set(name, value);
+  for (const [name, values] of Object.entries(event.multiValueHeaders ?? {}))
+    for (const value of values ?? []) headers.append(name, value);
+  for (const [name, value] of Object.entries(event.headers ?? {}))
+    if (value !== undefined && !headers.has(name)) headers.set(name, value);
   const host = headers.get('host') ?? 'localhost';
   const query = new URLSearchParams();
-  for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) for (const value of values ?? []) query.append(name, value);
+  for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {}))
+    for (const value of values ?? []) query.append(name, value);
   const search = query.size > 0 ? `?${query.toString()}` : '';
-  const body = event.body === null || event.body === undefined ? undefined : event.isBase64Encoded ? Buffer.from(event.body, 'base64') : event.body;
+  const body =
+    event.body === null || event.body === undefined
+      ? undefined
+      : event.isBase64Encoded
+        ? Buffer.from(event.body, 'base64')
+        : event.body;
   const hasBody = body !== undefined && event.httpMethod !== 'GET' && event.httpMethod !== 'HEAD';
-  return new Request(`https://${host}${event.path}${search}`, { method: event.httpMethod, headers, ...(hasBody ? { body } : {}) });
+  return new Request(`https://${host}${event.path}${search}`, {
+    method: event.httpMethod,
+    headers,
+    ...(hasBody ? { body } : {}),
+  });
 }
 
 /**
@@ -61,7 +73,10 @@ export function unauthorizedResponse(event: APIGatewayProxyEvent): Response {
   const body = { jsonrpc: '2.0', id: null, error: { code: UNAUTHORIZED_ERROR_CODE, message: UNAUTHORIZED_MESSAGE } };
   return new Response(JSON.stringify(body), {
     status: 401,
-    headers: { 'content-type': 'application/json', 'www-authenticate': `Bearer resource_metadata="${resourceMetadataUrl(event)}"` },
+    headers: {
+      'content-type': 'application/json',
+      'www-authenticate': `Bearer resource_metadata="${resourceMetadataUrl(event)}"`,
+    },
   });
 }
 

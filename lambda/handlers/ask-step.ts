@@ -12,8 +12,11 @@ let askStep: ReturnType<typeof createAskStep> | undefined;
 export function handler(event: AskStepEvent): Promise<{ key: string }> {
   if (askStep === undefined) {
     const tableName = process.env[ENV.tableName];
-    if (tableName === undefined || tableName === '') throw new Error(`Environment variable ${ENV.tableName} is required`);
-    const client = DynamoDBDocumentClient.from(new DynamoDBClient({ ...AWS_CLIENT_BOUNDS }), { marshallOptions: { removeUndefinedValues: true } });
+    if (tableName === undefined || tableName === '')
+      throw new Error(`Environment variable ${ENV.tableName} is required`);
+    const client = DynamoDBDocumentClient.from(new DynamoDBClient({ ...AWS_CLIENT_BOUNDS }), {
+      marshallOptions: { removeUndefinedValues: true },
+    });
     askStep = createAskStep({ inputs: new DynamoDbInputRequests({ client, tableName }) });
   }
   return askStep(event);

@@ -19,10 +19,20 @@ export const AWS_MAX_ATTEMPTS = 3;
 export const AWS_CLIENT_BOUNDS = {
   maxAttempts: AWS_MAX_ATTEMPTS,
   // Without throwOnRequestTimeout the SDK only logs a warning when the request timeout passes and waits on.
-  requestHandler: { connectionTimeout: AWS_CONNECT_TIMEOUT_MS, requestTimeout: AWS_REQUEST_TIMEOUT_MS, throwOnRequestTimeout: true },
+  requestHandler: {
+    connectionTimeout: AWS_CONNECT_TIMEOUT_MS,
+    requestTimeout: AWS_REQUEST_TIMEOUT_MS,
+    throwOnRequestTimeout: true,
+  },
 } as const;
 
-/** AWS clients as the SDK configures them from the environment (region, credentials, AWS_ENDPOINT_URL_* overrides), with bounded calls. */
+/**
+ * AWS clients as the SDK configures them from the environment (region, credentials, AWS_ENDPOINT_URL_* overrides), with
+ * bounded calls.
+ */
 export function defaultClients(): BackendClients {
-  return { dynamoDb: new DynamoDBClient({ ...AWS_CLIENT_BOUNDS }), stepFunctions: new SFNClient({ ...AWS_CLIENT_BOUNDS }) };
+  return {
+    dynamoDb: new DynamoDBClient({ ...AWS_CLIENT_BOUNDS }),
+    stepFunctions: new SFNClient({ ...AWS_CLIENT_BOUNDS }),
+  };
 }

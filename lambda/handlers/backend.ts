@@ -4,13 +4,22 @@ import { createMcpHttpApp, type McpHttpApp } from '../protocol/http-app.js';
 import type { TaskMetrics } from '../service/task-metrics.js';
 import type { Logger } from '../service/task-service.js';
 import type { ToolDefinition } from '../tools/tool-definition.js';
-import { createTaskCore, defaultLogger, loadDefaultClients, type BackendClientsSource, type TaskCore, type TaskCoreConfig } from './task-core.js';
+import {
+  createTaskCore,
+  defaultLogger,
+  loadDefaultClients,
+  type BackendClientsSource,
+  type TaskCore,
+  type TaskCoreConfig,
+} from './task-core.js';
 
 export interface BackendConfig extends TaskCoreConfig {
   readonly tools: readonly ToolDefinition[];
   /** Host names the Host and Origin headers may name (DNS-rebinding protection); unset accepts any. */
   readonly allowedHosts?: readonly string[];
-  /** The HMAC key of plain calls' `requestState` (SEP-2322), shared by every instance. @default a random key per process */
+  /**
+   * The HMAC key of plain calls' `requestState` (SEP-2322), shared by every instance. @default a random key per process
+   */
   readonly requestStateKey?: string;
 }
 
@@ -18,9 +27,25 @@ export interface Backend extends TaskCore {
   readonly app: McpHttpApp;
 }
 
-/** `metrics` defaults to none: the Lambda handler passes CloudWatch metrics, the local dev server keeps its log readable. */
-export function createBackend(config: BackendConfig, clients: BackendClientsSource = loadDefaultClients, logger: Logger = defaultLogger(), metrics?: TaskMetrics): Backend {
+/**
+ * `metrics` defaults to none: the Lambda handler passes CloudWatch metrics, the local dev server keeps its log
+ * readable.
+ */
+export function createBackend(
+  config: BackendConfig,
+  clients: BackendClientsSource = loadDefaultClients,
+  logger: Logger = defaultLogger(),
+  metrics?: TaskMetrics,
+): Backend {
   const core = createTaskCore(config, clients, logger, metrics);
-  const app = createMcpHttpApp({ service: core.service, inputs: core.inputs, tools: core.tools, settings: config.settings, logger, ...(config.allowedHosts ? { allowedHosts: config.allowedHosts } : {}), ...(config.requestStateKey ? { requestStateKey: config.requestStateKey } : {}) });
+  const app = createMcpHttpApp({
+    service: core.service,
+    inputs: core.inputs,
+    tools: core.tools,
+    settings: config.settings,
+    logger,
+    ...(config.allowedHosts ? { allowedHosts: config.allowedHosts } : {}),
+    ...(config.requestStateKey ? { requestStateKey: config.requestStateKey } : {}),
+  });
   return { ...core, app };
 }

@@ -39,7 +39,8 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number)
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`Environment variable ${name} must be a positive integer, got '${raw}'`);
+  if (!Number.isInteger(value) || value <= 0)
+    throw new Error(`Environment variable ${name} must be a positive integer, got '${raw}'`);
   return value;
 }
 
@@ -52,10 +53,19 @@ export function configFromEnvironment(env: NodeJS.ProcessEnv): BackendConfig {
   const tools = JSON.parse(required(env, ENV.toolCatalog)) as ToolDefinition[];
   const problems = toolDefinitionProblems(tools);
   if (problems.length > 0) throw new Error(`${ENV.toolCatalog} is invalid:\n- ${problems.join('\n- ')}`);
-  const allowedHosts = env[ENV.allowedHosts]?.split(',').map((host) => host.trim()).filter((host) => host !== '');
+  const allowedHosts = env[ENV.allowedHosts]
+    ?.split(',')
+    .map((host) => host.trim())
+    .filter((host) => host !== '');
   const requestStateKey = env[ENV.requestStateKey];
-  if (requestStateKey !== undefined && requestStateKey !== '' && Buffer.byteLength(requestStateKey) < MIN_REQUEST_STATE_KEY_BYTES) {
-    throw new Error(`Environment variable ${ENV.requestStateKey} must be at least ${MIN_REQUEST_STATE_KEY_BYTES} bytes`);
+  if (
+    requestStateKey !== undefined &&
+    requestStateKey !== '' &&
+    Buffer.byteLength(requestStateKey) < MIN_REQUEST_STATE_KEY_BYTES
+  ) {
+    throw new Error(
+      `Environment variable ${ENV.requestStateKey} must be at least ${MIN_REQUEST_STATE_KEY_BYTES} bytes`,
+    );
   }
   return {
     ...taskCoreConfigFromEnvironment(env),
@@ -67,13 +77,25 @@ export function configFromEnvironment(env: NodeJS.ProcessEnv): BackendConfig {
 
 /** Table and sweep bounds: for the expiry sweep function. */
 export function expirySweepConfigFromEnvironment(env: NodeJS.ProcessEnv): ExpirySweepConfig {
-  return { tableName: required(env, ENV.tableName), settings: { maxTasksPerRun: positiveInteger(env, ENV.expirySweepMaxTasks, DEFAULT_EXPIRY_SWEEP_SETTINGS.maxTasksPerRun) } };
+  return {
+    tableName: required(env, ENV.tableName),
+    settings: {
+      maxTasksPerRun: positiveInteger(env, ENV.expirySweepMaxTasks, DEFAULT_EXPIRY_SWEEP_SETTINGS.maxTasksPerRun),
+    },
+  };
 }
 
 function settingsFromEnvironment(env: NodeJS.ProcessEnv): TaskServiceSettings {
-  const maxActiveTasksPerOwner = positiveInteger(env, ENV.maxActiveTasksPerOwner, DEFAULT_SETTINGS.maxActiveTasksPerOwner);
-  if (maxActiveTasksPerOwner > MAX_ACTIVE_TASKS_LIMIT) throw new Error(`Environment variable ${ENV.maxActiveTasksPerOwner} must be at most ` +
-    `${MAX_ACTIVE_TASKS_LIMIT}, got ${maxActiveTasksPerOwner}`);
+  const maxActiveTasksPerOwner = positiveInteger(
+    env,
+    ENV.maxActiveTasksPerOwner,
+    DEFAULT_SETTINGS.maxActiveTasksPerOwner,
+  );
+  if (maxActiveTasksPerOwner > MAX_ACTIVE_TASKS_LIMIT)
+    throw new Error(
+      `Environment variable ${ENV.maxActiveTasksPerOwner} must be at most ` +
+        `${MAX_ACTIVE_TASKS_LIMIT}, got ${maxActiveTasksPerOwner}`,
+    );
   return {
     ...DEFAULT_SETTINGS,
     pollIntervalMs: positiveInteger(env, ENV.pollIntervalMs, DEFAULT_SETTINGS.pollIntervalMs),
@@ -83,6 +105,10 @@ function settingsFromEnvironment(env: NodeJS.ProcessEnv): TaskServiceSettings {
     directCallTimeoutMs: positiveInteger(env, ENV.directCallTimeoutMs, DEFAULT_SETTINGS.directCallTimeoutMs),
     resultWaitMs: positiveInteger(env, ENV.resultWaitMs, DEFAULT_SETTINGS.resultWaitMs),
     maxActiveTasksPerOwner,
-    maxTaskCreationsPerMinute: positiveInteger(env, ENV.maxTaskCreationsPerMinute, DEFAULT_SETTINGS.maxTaskCreationsPerMinute),
+    maxTaskCreationsPerMinute: positiveInteger(
+      env,
+      ENV.maxTaskCreationsPerMinute,
+      DEFAULT_SETTINGS.maxTaskCreationsPerMinute,
+    ),
   };
 }

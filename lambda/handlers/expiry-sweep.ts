@@ -18,11 +18,19 @@ const DEADLINE_MARGIN_MS = 15_000;
 const logger = defaultLogger();
 const metrics = new PowertoolsTaskMetrics();
 const tracer = await tracerFromEnvironment(process.env);
-const sweep = createExpirySweep(expirySweepConfigFromEnvironment(process.env), await handlerClients(metrics, tracer)(), logger, metrics);
+const sweep = createExpirySweep(
+  expirySweepConfigFromEnvironment(process.env),
+  await handlerClients(metrics, tracer)(),
+  logger,
+  metrics,
+);
 
-export const handler = traced(tracer, async (_event: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<ExpirySweepReport> => {
-  const deadline = context ? Date.now() + context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS : undefined;
-  // Failures of single tasks are in the report and the log; a thrown error (the query failed) fails the run, and
-  // the next scheduled run tries again.
-  return sweep.run(deadline !== undefined ? { deadline } : {});
-});
+export const handler = traced(
+  tracer,
+  async (_event: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<ExpirySweepReport> => {
+    const deadline = context ? Date.now() + context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS : undefined;
+    // Failures of single tasks are in the report and the log; a thrown error (the query failed) fails the run, and
+    // the next scheduled run tries again.
+    return sweep.run(deadline !== undefined ? { deadline } : {});
+  },
+);

@@ -5,7 +5,10 @@ import { countAwsCallFailures, type PowertoolsTaskMetrics } from './powertools-m
 import type { BackendClients } from './task-core.js';
 import { tracedClients } from './tracing.js';
 
-export function handlerClients(metrics: PowertoolsTaskMetrics, tracer: Tracer | undefined): () => Promise<BackendClients> {
+export function handlerClients(
+  metrics: PowertoolsTaskMetrics,
+  tracer: Tracer | undefined,
+): () => Promise<BackendClients> {
   return async () => {
     const { defaultClients } = await import('./aws-clients.js');
     return tracedClients(countAwsCallFailures(defaultClients(), metrics), tracer);

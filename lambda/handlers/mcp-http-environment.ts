@@ -23,13 +23,16 @@ export type ToolDescription = Omit<ToolDefinition, 'stateMachineArn'>;
 
 export function packToolCatalog(tools: readonly ToolDescription[]): string {
   const json = Buffer.from(JSON.stringify(tools), 'utf8');
-  return brotliCompressSync(json, { params: { [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY } }).toString('base64');
+  return brotliCompressSync(json, {
+    params: { [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY },
+  }).toString('base64');
 }
 
 export function unpackToolCatalog(packed: string, stateMachineArns: string): ToolDefinition[] {
   const tools = JSON.parse(brotliDecompressSync(Buffer.from(packed, 'base64')).toString('utf8')) as ToolDescription[];
   const arns = stateMachineArns === '' ? [] : stateMachineArns.split(',');
-  if (arns.length !== tools.length) throw new Error(`${MCP_HTTP_ENV.toolStateMachineArns} lists ${arns.length} ARNs for ${tools.length} tools`);
+  if (arns.length !== tools.length)
+    throw new Error(`${MCP_HTTP_ENV.toolStateMachineArns} lists ${arns.length} ARNs for ${tools.length} tools`);
   return tools.map((tool, index) => ({ ...tool, stateMachineArn: arns[index]! }));
 }
 
@@ -40,7 +43,10 @@ export function unpackToolCatalog(packed: string, stateMachineArns: string): Too
 export function withUnpackedToolCatalog(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const packed = env[MCP_HTTP_ENV.packedToolCatalog];
   if (env[ENV.toolCatalog] !== undefined || packed === undefined) return env;
-  return { ...env, [ENV.toolCatalog]: JSON.stringify(unpackToolCatalog(packed, env[MCP_HTTP_ENV.toolStateMachineArns] ?? '')) };
+  return {
+    ...env,
+    [ENV.toolCatalog]: JSON.stringify(unpackToolCatalog(packed, env[MCP_HTTP_ENV.toolStateMachineArns] ?? '')),
+  };
 }
 
 export interface McpHttpOptions {
@@ -51,6 +57,9 @@ export interface McpHttpOptions {
 
 export function mcpHttpOptionsFromEnvironment(env: NodeJS.ProcessEnv): McpHttpOptions {
   const owner = env[MCP_HTTP_ENV.openEndpointOwner];
-  const origins = (env[MCP_HTTP_ENV.corsAllowOrigins] ?? '').split(',').map((origin) => origin.trim()).filter((origin) => origin !== '');
+  const origins = (env[MCP_HTTP_ENV.corsAllowOrigins] ?? '')
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== '');
   return { openEndpointOwner: owner === undefined || owner === '' ? null : owner, corsAllowOrigins: origins };
 }

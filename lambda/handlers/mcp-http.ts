@@ -3,7 +3,13 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { createBackend } from './backend.js';
 import { configFromEnvironment } from './environment.js';
-import { ownerFromEvent, preludeFromResponse, requestFromEvent, unauthorizedResponse, withCors } from './api-gateway.js';
+import {
+  ownerFromEvent,
+  preludeFromResponse,
+  requestFromEvent,
+  unauthorizedResponse,
+  withCors,
+} from './api-gateway.js';
 import { handlerClients } from './handler-clients.js';
 import { mcpHttpOptionsFromEnvironment, withUnpackedToolCatalog } from './mcp-http-environment.js';
 import { PowertoolsTaskMetrics } from './powertools-metrics.js';
@@ -15,7 +21,12 @@ import { traced, tracerFromEnvironment } from './tracing.js';
 // AWS clients (and the SDK) load with the first request that calls AWS: initialize, tools/list and ping never do.
 const metrics = new PowertoolsTaskMetrics();
 const tracer = await tracerFromEnvironment(process.env);
-const backend = createBackend(configFromEnvironment(withUnpackedToolCatalog(process.env)), handlerClients(metrics, tracer), defaultLogger(), metrics);
+const backend = createBackend(
+  configFromEnvironment(withUnpackedToolCatalog(process.env)),
+  handlerClients(metrics, tracer),
+  defaultLogger(),
+  metrics,
+);
 const options = mcpHttpOptionsFromEnvironment(process.env);
 
 export const handler = streamingRuntime.streamifyResponse(

@@ -15,7 +15,9 @@ export const METRIC = {
   TasksExpired: 'TasksExpired',
   /** Creation to terminal status, in ms, with the terminal event's count. */
   TimeToCompletion: 'TimeToCompletion',
-  /** An answered input request's wait, from the workflow's ask to the client's answer, in ms; its count is the answers. */
+  /**
+   * An answered input request's wait, from the workflow's ask to the client's answer, in ms; its count is the answers.
+   */
   InputWaitTime: 'InputWaitTime',
   /** Every failed attempt of an AWS call (retried ones too), dimensions `awsService` and `operation`. */
   AwsCallErrors: 'AwsCallErrors',
@@ -27,4 +29,7 @@ export const METRIC = {
 export const DIMENSION = { tool: 'tool', awsService: 'awsService', operation: 'operation' } as const;
 
 /** Environment variables Powertools reads: the construct sets them, the handlers' metrics take them. */
-export const METRICS_ENV = { namespace: 'POWERTOOLS_METRICS_NAMESPACE', serviceName: 'POWERTOOLS_SERVICE_NAME' } as const;
+export const METRICS_ENV = {
+  namespace: 'POWERTOOLS_METRICS_NAMESPACE',
+  serviceName: 'POWERTOOLS_SERVICE_NAME',
+} as const;

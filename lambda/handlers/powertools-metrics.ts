@@ -19,13 +19,24 @@ const COUNTED: Partial<Record<AuditEvent, string>> = {
 };
 
 /** Error names AWS services give a throttled call (DynamoDB, Step Functions, EC2-style and HTTP 429). */
-export const THROTTLING_ERROR_NAMES: ReadonlySet<string> = new Set(['ThrottlingException', 'ProvisionedThroughputExceededException', 'RequestLimitExceeded', 'TooManyRequestsException', 'TooManyRequests']);
+export const THROTTLING_ERROR_NAMES: ReadonlySet<string> = new Set([
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'TooManyRequestsException',
+  'TooManyRequests',
+]);
 
 /**
  * Error names that are answers, not failures: the store and executor expect them (a conditional write that lost a
  * race, an idempotent start or stop), so counting them would bury real errors under normal traffic.
  */
-export const EXPECTED_ERROR_NAMES: ReadonlySet<string> = new Set(['ConditionalCheckFailedException', 'TransactionCanceledException', 'ExecutionAlreadyExists', 'ExecutionDoesNotExist']);
+export const EXPECTED_ERROR_NAMES: ReadonlySet<string> = new Set([
+  'ConditionalCheckFailedException',
+  'TransactionCanceledException',
+  'ExecutionAlreadyExists',
+  'ExecutionDoesNotExist',
+]);
 
 export class PowertoolsTaskMetrics implements TaskMetrics {
   private readonly metrics: Metrics;
@@ -52,7 +63,10 @@ export class PowertoolsTaskMetrics implements TaskMetrics {
     this.emit({ [DIMENSION.tool]: tool }, METRIC.InputWaitTime, MetricUnit.Milliseconds, waitedMs);
   }
 
-  /** Counts one failed attempt of `operation` on `awsService` (expected answers aside); a throttled one counts in AwsCallThrottles too. */
+  /**
+   * Counts one failed attempt of `operation` on `awsService` (expected answers aside); a throttled one counts in
+   * AwsCallThrottles too.
+   */
   awsCallFailed(awsService: string, operation: string, errorName: string): void {
     if (EXPECTED_ERROR_NAMES.has(errorName)) return;
     const dimensions = { [DIMENSION.awsService]: awsService, [DIMENSION.operation]: operation };
@@ -61,7 +75,12 @@ export class PowertoolsTaskMetrics implements TaskMetrics {
   }
 
   /** A single metric publishes (and forgets its dimensions) on addMetric, so each metric gets its own. */
-  private emit(dimensions: Record<string, string>, name: string, unit: (typeof MetricUnit)[keyof typeof MetricUnit], value: number): void {
+  private emit(
+    dimensions: Record<string, string>,
+    name: string,
+    unit: (typeof MetricUnit)[keyof typeof MetricUnit],
+    value: number,
+  ): void {
     const single = this.metrics.singleMetric();
     // addDimension, not addDimensions: the latter makes a second dimension set, not one set of several names.
     for (const [key, dimension] of Object.entries(dimensions)) single.addDimension(key, dimension);
@@ -82,12 +101,19 @@ export function countAwsCallFailures(clients: BackendClients, metrics: Powertool
 /** Replaces an earlier counter on the same client (override), rather than counting twice. */
 const FAILURE_COUNTER = { step: 'deserialize', name: 'countAwsCallFailures', override: true } as const;
 
-function failureCounter<Input extends object, Output extends object>(metrics: PowertoolsTaskMetrics, awsService: string): DeserializeMiddleware<Input, Output> {
+function failureCounter<Input extends object, Output extends object>(
+  metrics: PowertoolsTaskMetrics,
+  awsService: string,
+): DeserializeMiddleware<Input, Output> {
   return (next, context) => async (args) => {
     try {
       return await next(args);
     } catch (error) {
-      metrics.awsCallFailed(awsService, operationName(context.commandName), error instanceof Error ? error.name : 'Unknown');
+      metrics.awsCallFailed(
+        awsService,
+        operationName(context.commandName),
+        error instanceof Error ? error.name : 'Unknown',
+      );
       throw error;
     }
   };

@@ -3,7 +3,12 @@
 // else.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { InvalidProgressReportError, reportProgress, type ProgressStepEvent, type ProgressStepResult } from '../progress/progress-step.js';
+import {
+  InvalidProgressReportError,
+  reportProgress,
+  type ProgressStepEvent,
+  type ProgressStepResult,
+} from '../progress/progress-step.js';
 import { DynamoDbProgressStore } from '../store/dynamodb-progress-store.js';
 import { ENV } from './environment.js';
 import { AWS_CLIENT_BOUNDS } from './aws-clients.js';
@@ -12,7 +17,10 @@ import { defaultLogger } from './task-core.js';
 const logger = defaultLogger();
 
 /** A progress step over `tableName`: what this module's handler is, and what the local stack binds its emulator to. */
-export function createProgressHandler(tableName: string, dynamoDb: DynamoDBClient = new DynamoDBClient({ ...AWS_CLIENT_BOUNDS })) {
+export function createProgressHandler(
+  tableName: string,
+  dynamoDb: DynamoDBClient = new DynamoDBClient({ ...AWS_CLIENT_BOUNDS }),
+) {
   const store = new DynamoDbProgressStore({ client: DynamoDBDocumentClient.from(dynamoDb), tableName });
   return (event: ProgressStepEvent): Promise<ProgressStepResult> =>
     reportProgress(store, event).catch((error: unknown) => {

@@ -13,7 +13,11 @@ export const PRELUDE_DELIMITER_LENGTH = 8;
 /** A response stream as the runtime hands it to a streaming handler (a Writable with a content type). */
 export type ResponseStream = Writable & { setContentType?: (contentType: string) => void };
 
-export type StreamingHandler<TEvent> = (event: TEvent, responseStream: ResponseStream, context?: unknown) => Promise<void>;
+export type StreamingHandler<TEvent> = (
+  event: TEvent,
+  responseStream: ResponseStream,
+  context?: unknown,
+) => Promise<void>;
 
 interface StreamingRuntime {
   streamifyResponse<TEvent>(handler: StreamingHandler<TEvent>): StreamingHandler<TEvent>;
@@ -51,10 +55,16 @@ const localRuntime: StreamingRuntime = {
  */
 const runtimeGlobal = (globalThis as { awslambda?: Partial<StreamingRuntime> }).awslambda;
 export const streamingRuntime: StreamingRuntime =
-  typeof runtimeGlobal?.streamifyResponse === 'function' && runtimeGlobal.HttpResponseStream !== undefined ? (runtimeGlobal as StreamingRuntime) : localRuntime;
+  typeof runtimeGlobal?.streamifyResponse === 'function' && runtimeGlobal.HttpResponseStream !== undefined
+    ? (runtimeGlobal as StreamingRuntime)
+    : localRuntime;
 
 /** Streams a Web Response to API Gateway: the prelude (status, headers), then the body as it is produced. */
-export async function sendResponse(response: Response, responseStream: ResponseStream, prelude: StreamingPrelude): Promise<void> {
+export async function sendResponse(
+  response: Response,
+  responseStream: ResponseStream,
+  prelude: StreamingPrelude,
+): Promise<void> {
   const stream = streamingRuntime.HttpResponseStream.from(responseStream, { ...prelude });
   // The runtime sends the prelude with the first write; an empty body (202, DELETE) must still trigger it.
   stream.write('');

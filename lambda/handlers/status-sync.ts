@@ -13,16 +13,27 @@ const logger = defaultLogger();
 // Built once per Lambda instance; this function serves no tools, so it needs neither the catalog nor the MCP SDK.
 const metrics = new PowertoolsTaskMetrics();
 const tracer = await tracerFromEnvironment(process.env);
-const backend = createTaskCore(taskCoreConfigFromEnvironment(process.env), handlerClients(metrics, tracer), logger, metrics);
+const backend = createTaskCore(
+  taskCoreConfigFromEnvironment(process.env),
+  handlerClients(metrics, tracer),
+  logger,
+  metrics,
+);
 
 export const handler = traced(tracer, async (event: ExecutionStatusChangeEvent): Promise<void> => {
   const { status, executionArn } = event.detail;
-  // Idempotent: duplicate, late and out-of-order events never overwrite a terminal status (TaskTracker.recordExecutionEvent
-  // reads the task, TaskStore.update writes conditionally on the statuses it may move from).
+  // Idempotent: duplicate, late and out-of-order events never overwrite a terminal status
+  // (TaskTracker.recordExecutionEvent reads the task, TaskStore.update writes conditionally on the statuses it may move
+  // from).
   const task = await backend.service.recordExecutionEvent(executionArn, executionUpdateFromDetail(event.detail));
   if (task === null) {
     logger.info('Execution belongs to no live task; event ignored', { executionArn, executionStatus: status });
     return;
   }
-  logger.info('Execution status recorded', { taskId: task.taskId, executionArn, executionStatus: status, taskStatus: task.status });
+  logger.info('Execution status recorded', {
+    taskId: task.taskId,
+    executionArn,
+    executionStatus: status,
+    taskStatus: task.status,
+  });
 });

@@ -32,7 +32,8 @@ export interface BackendClients {
 export type BackendClientsSource = BackendClients | (() => Promise<BackendClients>);
 
 /** The production clients (aws-clients.ts), made on first use. */
-export const loadDefaultClients = async (): Promise<BackendClients> => (await import('./aws-clients.js')).defaultClients();
+export const loadDefaultClients = async (): Promise<BackendClients> =>
+  (await import('./aws-clients.js')).defaultClients();
 
 export interface TaskCore {
   readonly service: TaskService;

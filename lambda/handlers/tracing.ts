@@ -15,7 +15,10 @@ export async function tracerFromEnvironment(env: NodeJS.ProcessEnv): Promise<Tra
 /** Each AWS call of the clients becomes an X-Ray subsegment (service, operation, retries, errors). */
 export function tracedClients(clients: BackendClients, tracer: Tracer | undefined): BackendClients {
   if (tracer === undefined) return clients;
-  return { dynamoDb: tracer.captureAWSv3Client(clients.dynamoDb), stepFunctions: tracer.captureAWSv3Client(clients.stepFunctions) };
+  return {
+    dynamoDb: tracer.captureAWSv3Client(clients.dynamoDb),
+    stepFunctions: tracer.captureAWSv3Client(clients.stepFunctions),
+  };
 }
 
 /**
@@ -23,7 +26,10 @@ export function tracedClients(clients: BackendClients, tracer: Tracer | undefine
  * any) as metadata: what Powertools' captureLambdaHandler does, for plain functions. Responses are not recorded:
  * they hold the owners' task results.
  */
-export function traced<Args extends unknown[], Result>(tracer: Tracer | undefined, handler: (...args: Args) => Promise<Result>): (...args: Args) => Promise<Result> {
+export function traced<Args extends unknown[], Result>(
+  tracer: Tracer | undefined,
+  handler: (...args: Args) => Promise<Result>,
+): (...args: Args) => Promise<Result> {
   if (tracer === undefined) return handler;
   return async (...args) => {
     const segment = tracer.getSegment();

@@ -20,8 +20,11 @@ function validatorFor(schema: Record<string, unknown>): ValidateFunction {
   return validate;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const ELICIT_VALUE = (value: unknown): boolean => ['string', 'number', 'boolean'].includes(typeof value) || (Array.isArray(value) && value.every((item) => typeof item === 'string'));
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const ELICIT_VALUE = (value: unknown): boolean =>
+  ['string', 'number', 'boolean'].includes(typeof value) ||
+  (Array.isArray(value) && value.every((item) => typeof item === 'string'));
 
 /** What is wrong with `answer` as the response to `request`; empty when it is acceptable. */
 export function answerProblems(request: InputRequestMessage, answer: unknown): string[] {
@@ -29,23 +32,33 @@ export function answerProblems(request: InputRequestMessage, answer: unknown): s
   switch (request.method) {
     case 'elicitation/create': {
       const { action, content } = answer;
-      if (action !== 'accept' && action !== 'decline' && action !== 'cancel') return ['action must be "accept", "decline" or "cancel"'];
+      if (action !== 'accept' && action !== 'decline' && action !== 'cancel')
+        return ['action must be "accept", "decline" or "cancel"'];
       if (action !== 'accept') return content === undefined || isRecord(content) ? [] : ['content must be an object'];
       if (!isRecord(content)) return ['an accepted form needs content matching the requested schema'];
-      const shape = Object.entries(content).filter(([, value]) => !ELICIT_VALUE(value)).map(([name]) => `content.${name} must be a string, number, boolean or array of strings`);
+      const shape = Object.entries(content)
+        .filter(([, value]) => !ELICIT_VALUE(value))
+        .map(([name]) => `content.${name} must be a string, number, boolean or array of strings`);
       if (shape.length > 0) return shape;
       const validate = validatorFor(request.params.requestedSchema);
       if (validate(content)) return [];
-      return (validate.errors ?? []).map((error) => `content${error.instancePath.replace(/\//g, '.')} ${error.message ?? 'is invalid'}`);
+      return (validate.errors ?? []).map(
+        (error) => `content${error.instancePath.replace(/\//g, '.')} ${error.message ?? 'is invalid'}`,
+      );
     }
     case 'sampling/createMessage': {
       const problems: string[] = [];
-      if (answer['role'] !== 'assistant' && answer['role'] !== 'user') problems.push('role must be "assistant" or "user"');
+      if (answer['role'] !== 'assistant' && answer['role'] !== 'user')
+        problems.push('role must be "assistant" or "user"');
       if (typeof answer['model'] !== 'string') problems.push('model must be a string');
-      if (!isRecord(answer['content']) && !Array.isArray(answer['content'])) problems.push('content must be a content block or an array of them');
+      if (!isRecord(answer['content']) && !Array.isArray(answer['content']))
+        problems.push('content must be a content block or an array of them');
       return problems;
     }
     case 'roots/list':
-      return Array.isArray(answer['roots']) && answer['roots'].every((root) => isRecord(root) && typeof root['uri'] === 'string') ? [] : ['roots must be an array of { uri }'];
+      return Array.isArray(answer['roots']) &&
+        answer['roots'].every((root) => isRecord(root) && typeof root['uri'] === 'string')
+        ? []
+        : ['roots must be an array of { uri }'];
   }
 }

@@ -38,14 +38,21 @@ export interface AskStepOptions {
 export function createAskStep(options: AskStepOptions): (event: AskStepEvent) => Promise<{ key: string }> {
   const now = options.now ?? Date.now;
   return async (event) => {
-    if (typeof event?.taskToken !== 'string' || event.taskToken === '') throw new AskStepError('The ask step needs taskToken ($$.Task.Token) in its Payload.');
-    if (typeof event.executionArn !== 'string') throw new AskStepError('The ask step needs executionArn ($$.Execution.Id) in its Payload.');
+    if (typeof event?.taskToken !== 'string' || event.taskToken === '')
+      throw new AskStepError('The ask step needs taskToken ($$.Task.Token) in its Payload.');
+    if (typeof event.executionArn !== 'string')
+      throw new AskStepError('The ask step needs executionArn ($$.Execution.Id) in its Payload.');
     const problems = inputRequestProblems(event.request);
     if (problems.length > 0) throw new AskStepError(`The ask step's request is malformed: ${problems.join('; ')}`);
     const taskKey = taskKeyFromExecutionName(executionNameOf(event.executionArn));
-    if (taskKey === null) throw new AskStepError(`Execution ${event.executionArn} was not started for an MCP task, so nobody can be asked.`);
+    if (taskKey === null)
+      throw new AskStepError(
+        `Execution ${event.executionArn} was not started for an MCP task, so nobody can be asked.`,
+      );
     if (event.key !== undefined && (typeof event.key !== 'string' || !NAMED_INPUT_KEY.test(event.key))) {
-      throw new AskStepError(`The ask step's key must be 1-64 letters, digits, '_', '-' or '.', got ${JSON.stringify(event.key)}.`);
+      throw new AskStepError(
+        `The ask step's key must be 1-64 letters, digits, '_', '-' or '.', got ${JSON.stringify(event.key)}.`,
+      );
     }
     const key = event.key ?? inputKeyFor(event.taskToken);
     const askedAt = now();
@@ -57,7 +64,8 @@ export function createAskStep(options: AskStepOptions): (event: AskStepEvent) =>
       askedAt,
       ...(typeof timeout === 'number' && timeout > 0 ? { deadlineAt: askedAt + timeout * 1000 } : {}),
     });
-    if (!recorded) throw new AskStepError('The task this execution serves is gone or finished; nobody is left to answer.');
+    if (!recorded)
+      throw new AskStepError('The task this execution serves is gone or finished; nobody is left to answer.');
     return { key };
   };
 }

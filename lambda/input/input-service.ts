@@ -61,7 +61,10 @@ export class InputService {
     if (isTerminal(task.status)) return;
     const open = Object.entries(responses)
       .map(([key, response]) => ({ key, response, request: task.inputRequests?.[key] }))
-      .filter((entry): entry is { key: string; response: unknown; request: InputRequest } => entry.request !== undefined && isOpen(entry.request));
+      .filter(
+        (entry): entry is { key: string; response: unknown; request: InputRequest } =>
+          entry.request !== undefined && isOpen(entry.request),
+      );
     for (const { key, response, request } of open) {
       const problems = answerProblems(request.request, response);
       if (problems.length > 0) throw new InvalidInputResponseError(taskId, key, problems);
@@ -84,7 +87,12 @@ export class InputService {
    * and can branch on it, instead of waiting out its deadline for an answer that will not come. Ignored like
    * {@link answer} for unknown, answered or finished requests; throws `InputDeliveryError` when it could not be sent.
    */
-  async refuse(owner: string, taskId: string, key: string, error: { readonly code: number; readonly message: string }): Promise<void> {
+  async refuse(
+    owner: string,
+    taskId: string,
+    key: string,
+    error: { readonly code: number; readonly message: string },
+  ): Promise<void> {
     const task = await this.service.getTask(owner, taskId);
     const request = task.inputRequests?.[key];
     if (isTerminal(task.status) || request === undefined || !isOpen(request)) return;
@@ -103,7 +111,8 @@ export class InputService {
       if (claim.kind === 'unknown' || claim.kind === 'settled') return; // a late or duplicate answer: ignored
       if (claim.kind === 'busy') {
         // The same answer (most likely) is being delivered by another request right now; wait for its outcome.
-        if (attempt >= BUSY_BACKOFF_MS.length) throw new Error(`input request ${key} is being answered by another request`);
+        if (attempt >= BUSY_BACKOFF_MS.length)
+          throw new Error(`input request ${key} is being answered by another request`);
         await sleep(BUSY_BACKOFF_MS[attempt]!);
         continue;
       }

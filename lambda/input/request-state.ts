@@ -4,7 +4,9 @@
 // state is refused with -32602 before any handler runs.
 import { createRequestStateCodec, type RequestStateCodec } from '@modelcontextprotocol/server';
 
-/** What a signed state says. Signed, not encrypted: the client can read it, so it holds nothing the client may not see. */
+/**
+ * What a signed state says. Signed, not encrypted: the client can read it, so it holds nothing the client may not see.
+ */
 export interface PendingCallState {
   readonly tool: string;
   readonly taskId: string;

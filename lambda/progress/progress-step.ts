@@ -36,19 +36,35 @@ export class InvalidProgressReportError extends Error {
 /** A status message longer than this is cut: it is a line for a person, and it rides on every tasks/get. */
 export const MAX_PROGRESS_MESSAGE_LENGTH = 500;
 
-export function progressReportOf(event: ProgressStepEvent, now: number): { executionArn: string; report: ProgressReport } {
+export function progressReportOf(
+  event: ProgressStepEvent,
+  now: number,
+): { executionArn: string; report: ProgressReport } {
   const { execution, message, progress, increment, total, secondsLeft, at } = event ?? {};
-  if (typeof execution !== 'string' || !execution.startsWith('arn:')) throw new InvalidProgressReportError('execution must be the execution ARN ($$.Execution.Id)');
+  if (typeof execution !== 'string' || !execution.startsWith('arn:'))
+    throw new InvalidProgressReportError('execution must be the execution ARN ($$.Execution.Id)');
   const count = (name: string, value: unknown): number | undefined => {
     if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new InvalidProgressReportError(`${name} must be a number, 0 or more`);
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+      throw new InvalidProgressReportError(`${name} must be a number, 0 or more`);
     return value;
   };
-  const report = { progress: count('progress', progress), increment: count('increment', increment), total: count('total', total) };
+  const report = {
+    progress: count('progress', progress),
+    increment: count('increment', increment),
+    total: count('total', total),
+  };
   const waitSeconds = count('secondsLeft', secondsLeft);
-  if (report.progress !== undefined && report.increment !== undefined) throw new InvalidProgressReportError('send progress or increment, not both');
-  if (message !== undefined && message !== null && typeof message !== 'string') throw new InvalidProgressReportError('message must be a string');
-  if (message == null && report.progress === undefined && report.increment === undefined && report.total === undefined) {
+  if (report.progress !== undefined && report.increment !== undefined)
+    throw new InvalidProgressReportError('send progress or increment, not both');
+  if (message !== undefined && message !== null && typeof message !== 'string')
+    throw new InvalidProgressReportError('message must be a string');
+  if (
+    message == null &&
+    report.progress === undefined &&
+    report.increment === undefined &&
+    report.total === undefined
+  ) {
     throw new InvalidProgressReportError('report a message, progress, increment or total');
   }
   const when = typeof at === 'number' ? at : typeof at === 'string' ? Date.parse(at) : now;
@@ -67,7 +83,11 @@ export function progressReportOf(event: ProgressStepEvent, now: number): { execu
 }
 
 /** Records one report. An execution this backend did not start (its name carries no task key) is ignored. */
-export async function reportProgress(store: ProgressStore, event: ProgressStepEvent, now: number = Date.now()): Promise<ProgressStepResult> {
+export async function reportProgress(
+  store: ProgressStore,
+  event: ProgressStepEvent,
+  now: number = Date.now(),
+): Promise<ProgressStepResult> {
   const { executionArn, report } = progressReportOf(event, now);
   const key = taskKeyFromExecutionName(executionNameOf(executionArn));
   if (key === null) return { recorded: false };

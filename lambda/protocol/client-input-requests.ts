@@ -32,7 +32,13 @@ export function inputRequestOf(id: unknown): { taskId: string; key: string } | u
   if (typeof id !== 'string' || !id.startsWith(ID_PREFIX)) return undefined;
   try {
     const decoded: unknown = JSON.parse(Buffer.from(id.slice(ID_PREFIX.length), 'base64url').toString('utf8'));
-    if (Array.isArray(decoded) && decoded.length === 2 && typeof decoded[0] === 'string' && typeof decoded[1] === 'string') return { taskId: decoded[0], key: decoded[1] };
+    if (
+      Array.isArray(decoded) &&
+      decoded.length === 2 &&
+      typeof decoded[0] === 'string' &&
+      typeof decoded[1] === 'string'
+    )
+      return { taskId: decoded[0], key: decoded[1] };
   } catch {
     // not one of ours
   }
@@ -56,7 +62,9 @@ export function inputRequestSender(
       const meta = related?.(task.taskId);
       const params = { ...(request.params ?? {}), ...(meta !== undefined ? { _meta: meta } : {}) };
       // A client gone mid-wait must not fail the wait: its abort signal ends it anyway.
-      await send({ jsonrpc: '2.0', id: inputRequestId(task.taskId, key), method: request.method, params }).catch(() => undefined);
+      await send({ jsonrpc: '2.0', id: inputRequestId(task.taskId, key), method: request.method, params }).catch(
+        () => undefined,
+      );
     }
   };
 }
@@ -76,14 +84,19 @@ export function clientResponseOf(body: unknown): ClientResponse | undefined {
   if (typeof id !== 'string' && typeof id !== 'number') return undefined;
   if ('result' in message) return { id, result: message['result'] };
   const error = message['error'] as { code?: unknown; message?: unknown } | undefined;
-  if (typeof error?.code === 'number') return { id, error: { code: error.code, message: typeof error.message === 'string' ? error.message : '' } };
+  if (typeof error?.code === 'number')
+    return { id, error: { code: error.code, message: typeof error.message === 'string' ? error.message : '' } };
   return undefined;
 }
 
 const accepted = (): Response => new Response(null, { status: 202 });
 
 function errorResponse(status: number, error: { code: number; message: string; data?: unknown }): Response {
-  const body = { jsonrpc: '2.0', id: null, error: { code: error.code, message: error.message, ...(error.data !== undefined ? { data: error.data } : {}) } };
+  const body = {
+    jsonrpc: '2.0',
+    id: null,
+    error: { code: error.code, message: error.message, ...(error.data !== undefined ? { data: error.data } : {}) },
+  };
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 }
 
@@ -93,7 +106,12 @@ function errorResponse(status: number, error: { code: number; message: string; d
  * leaks); 400 with -32602 when the answer does not fit its request (it stays open); 503 with a retryable -32603 when
  * Step Functions did not take it (it stays open; POST it again).
  */
-export async function acceptClientResponse(inputs: InputService, owner: string, response: ClientResponse, logger: Logger): Promise<Response> {
+export async function acceptClientResponse(
+  inputs: InputService,
+  owner: string,
+  response: ClientResponse,
+  logger: Logger,
+): Promise<Response> {
   const target = inputRequestOf(response.id);
   // Not an id this server made: the stateless 1.x transport would drop it too.
   if (target === undefined) return accepted();

@@ -1,7 +1,12 @@
 // The Web-standard core of the endpoint: Request in, Response out. The Lambda handler and the local dev
 // server are thin adapters around it, so both run exactly this code.
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { createMcpHandler, DEFAULT_MAX_REQUEST_BODY_SIZE, isLegacyRequest, readRequestBody } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  DEFAULT_MAX_REQUEST_BODY_SIZE,
+  isLegacyRequest,
+  readRequestBody,
+} from '@modelcontextprotocol/server';
 import { acceptClientResponse, clientResponseOf } from './client-input-requests.js';
 import { LEGACY_SDK_VALIDATED, MODERN_SDK_VALIDATED, sdkParamsErrorOf } from './invalid-params.js';
 import { createLegacyMcpServer } from './legacy-server.js';
@@ -57,7 +62,13 @@ function requestIdOf(body: unknown): string | number | null {
   return typeof id === 'string' || typeof id === 'number' ? id : null;
 }
 
-function jsonRpcError(id: string | number | null, status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
+function jsonRpcError(
+  id: string | number | null,
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
   return new Response(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }), {
     status,
     headers: { 'content-type': 'application/json', ...headers },
@@ -88,8 +99,13 @@ export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
     // precedes the response on the same stream.
     // So does a request that waits on a task and asked for progress notifications (issue 12), and one that waits on
     // a task from a client that can be asked for input (issue 8): its questions go to the client on the stream.
-    const streaming = parsedBody !== undefined && (hasSep1686Meta(parsedBody) || waitsWithProgress(parsedBody) || mayAskClient(request, parsedBody));
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streaming });
+    const streaming =
+      parsedBody !== undefined &&
+      (hasSep1686Meta(parsedBody) || waitsWithProgress(parsedBody) || mayAskClient(request, parsedBody));
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: !streaming,
+    });
     const pending: Promise<unknown>[] = [];
     const server = createLegacyMcpServer(options, {
       owner,
@@ -119,38 +135,67 @@ export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
   };
   return {
     async handle(request, owner) {
-      if (new URL(request.url).pathname !== path) return jsonRpcError(null, 404, -32000, `Not found: the MCP endpoint is ${path}`);
+      if (new URL(request.url).pathname !== path)
+        return jsonRpcError(null, 404, -32000, `Not found: the MCP endpoint is ${path}`);
       // Checked here rather than by the SDK transport, whose allowedHosts needs exact host:port values.
       const rejected = options.allowedHosts ? rejectedHost(request, options.allowedHosts) : null;
-      if (rejected !== null) return jsonRpcError(null, 403, -32000, `Forbidden: ${rejected} is not allowed (DNS rebinding protection)`);
+      if (rejected !== null)
+        return jsonRpcError(null, 403, -32000, `Forbidden: ${rejected} is not allowed (DNS rebinding protection)`);
       const read = await readBody(request);
-      if (read.tooLarge) return jsonRpcError(null, 413, -32600, `Payload too large: a request body may have at most ${MAX_REQUEST_BODY_BYTES} bytes`);
+      if (read.tooLarge)
+        return jsonRpcError(
+          null,
+          413,
+          -32600,
+          `Payload too large: a request body may have at most ${MAX_REQUEST_BODY_BYTES} bytes`,
+        );
       const { parsedBody } = read;
-      if (owner === null) return jsonRpcError(requestIdOf(parsedBody), 401, UNAUTHORIZED_ERROR_CODE, UNAUTHORIZED_MESSAGE, { 'www-authenticate': 'Bearer' });
+      if (owner === null)
+        return jsonRpcError(requestIdOf(parsedBody), 401, UNAUTHORIZED_ERROR_CODE, UNAUTHORIZED_MESSAGE, {
+          'www-authenticate': 'Bearer',
+        });
       if (read.unparsable) return jsonRpcError(null, 400, -32700, 'Parse error: the request body is not valid JSON');
       // Batching left MCP in 2025-06-18; refused before anything runs, so one request cannot carry a hundred calls.
-      if (Array.isArray(parsedBody)) return jsonRpcError(null, 400, -32600, 'Invalid Request: Batches are not supported; send one JSON-RPC message per request');
+      if (Array.isArray(parsedBody))
+        return jsonRpcError(
+          null,
+          400,
+          -32600,
+          'Invalid Request: Batches are not supported; send one JSON-RPC message per request',
+        );
       // A client's answer to an input request asked on some instance's stream (issue 8): delivered here, before any
       // SDK, whose stateless transport would drop a response to a request it did not send itself.
       const clientResponse = clientResponseOf(parsedBody);
-      if (clientResponse !== undefined) return acceptClientResponse(options.inputs, owner, clientResponse, options.logger);
+      if (clientResponse !== undefined)
+        return acceptClientResponse(options.inputs, owner, clientResponse, options.logger);
       const oversizedId = requestIdOf(parsedBody);
       if (typeof oversizedId === 'string' && oversizedId.length > MAX_REQUEST_ID_LENGTH) {
-        return jsonRpcError(null, 400, -32600, `Invalid Request: the id may have at most ${MAX_REQUEST_ID_LENGTH} characters`);
+        return jsonRpcError(
+          null,
+          400,
+          -32600,
+          `Invalid Request: the id may have at most ${MAX_REQUEST_ID_LENGTH} characters`,
+        );
       }
       if (!(await isLegacyRequest(request, parsedBody))) {
         const subscription = taskSubscriptionRequestOf(request, parsedBody);
-        if (subscription !== undefined) return serveTaskSubscription(subscription, owner, request.signal, subscriptionOptions);
+        if (subscription !== undefined)
+          return serveTaskSubscription(subscription, owner, request.signal, subscriptionOptions);
         const invalid = await sdkParamsErrorOf(parsedBody, MODERN_SDK_VALIDATED);
         if (invalid !== undefined) return jsonRpcError(requestIdOf(parsedBody), 200, invalid.code, invalid.message);
-        return modern.fetch(request, { authInfo: { token: '', clientId: owner, scopes: [] }, ...(parsedBody === undefined ? {} : { parsedBody }) });
+        return modern.fetch(request, {
+          authInfo: { token: '', clientId: owner, scopes: [] },
+          ...(parsedBody === undefined ? {} : { parsedBody }),
+        });
       }
       return serveLegacy(request, parsedBody, owner);
     },
   };
 }
 
-type Body = { readonly tooLarge: true } | { readonly tooLarge: false; readonly unparsable: boolean; readonly parsedBody: unknown };
+type Body =
+  | { readonly tooLarge: true }
+  | { readonly tooLarge: false; readonly unparsable: boolean; readonly parsedBody: unknown };
 
 /**
  * The JSON body of a POST, read up to the size cap; other methods have none. Read once, here: every SDK entry below

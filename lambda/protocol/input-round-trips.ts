@@ -22,17 +22,28 @@ export interface InputRoundTrip {
   readonly args: Record<string, unknown>;
   readonly ctx: ServerContext;
   readonly wait: DirectWaitOptions;
-  /** Return the task (CreateTaskResult) once the answers are delivered, instead of waiting for its result (ToolDefinition.inputBeforeTask). */
+  /**
+   * Return the task (CreateTaskResult) once the answers are delivered, instead of waiting for its result
+   * (ToolDefinition.inputBeforeTask).
+   */
   readonly becomeTask: boolean;
 }
 
-/** The `ServerOptions.requestState.verify` of the owner's server: refuses (-32602) a tampered, expired or foreign state. */
-export function requestStateVerifier(deps: McpServerDependencies, owner: string): (state: string, ctx: ServerContext) => Promise<PendingCallState> {
+/**
+ * The `ServerOptions.requestState.verify` of the owner's server: refuses (-32602) a tampered, expired or foreign state.
+ */
+export function requestStateVerifier(
+  deps: McpServerDependencies,
+  owner: string,
+): (state: string, ctx: ServerContext) => Promise<PendingCallState> {
   const codec = requestStateCodecFor(deps.requestStateKey ?? PROCESS_LOCAL_REQUEST_STATE_KEY, owner);
   return (state, ctx) => codec.verify(state, ctx);
 }
 
-/** Where a round leaves the call: as a plain call's outcome, or (ToolDefinition.inputBeforeTask) a task now working alone. */
+/**
+ * Where a round leaves the call: as a plain call's outcome, or (ToolDefinition.inputBeforeTask) a task now working
+ * alone.
+ */
 type Round = DirectOutcome | { readonly kind: 'task'; readonly task: TaskRecord };
 
 /** Runs (or, given a verified `requestState`, resumes) the plain call until its result or its next questions. */
@@ -49,7 +60,11 @@ export async function callWithInput(deps: McpServerDependencies, call: InputRoun
   };
   let round: Round;
   if (state !== undefined) {
-    if (state.tool !== call.toolName) throw new ProtocolError(ErrorCode.InvalidParams, `This requestState belongs to a call of ${state.tool}, not ${call.toolName}.`);
+    if (state.tool !== call.toolName)
+      throw new ProtocolError(
+        ErrorCode.InvalidParams,
+        `This requestState belongs to a call of ${state.tool}, not ${call.toolName}.`,
+      );
     await inputs.answer(owner, state.taskId, pick(responses, state.keys));
     round = await afterAnswers(state.taskId);
   } else {
@@ -81,17 +96,34 @@ export async function callWithInput(deps: McpServerDependencies, call: InputRoun
  * requests (it did not declare the capability, SEP-2575) gets -32021 instead, and the execution is stopped: nobody
  * else will ever answer it.
  */
-async function questionsFor(deps: McpServerDependencies, call: InputRoundTrip, task: TaskRecord): Promise<Record<string, unknown>> {
+async function questionsFor(
+  deps: McpServerDependencies,
+  call: InputRoundTrip,
+  task: TaskRecord,
+): Promise<Record<string, unknown>> {
   const open = openInputRequests(task.inputRequests);
   try {
-    requireCapabilities(call.ctx, Object.fromEntries(open.map((request) => [CAPABILITY_OF_METHOD[request.request.method], {}])));
+    requireCapabilities(
+      call.ctx,
+      Object.fromEntries(open.map((request) => [CAPABILITY_OF_METHOD[request.request.method], {}])),
+    );
   } catch (error) {
-    await deps.service.cancelTask(call.owner, task.taskId, 'The client cannot answer the input the tool asked for.').catch(() => undefined);
+    await deps.service
+      .cancelTask(call.owner, task.taskId, 'The client cannot answer the input the tool asked for.')
+      .catch(() => undefined);
     throw error;
   }
-  const state: PendingCallState = { tool: call.toolName, taskId: task.taskId, keys: open.map((request) => request.key) };
+  const state: PendingCallState = {
+    tool: call.toolName,
+    taskId: task.taskId,
+    keys: open.map((request) => request.key),
+  };
   const codec = requestStateCodecFor(deps.requestStateKey ?? PROCESS_LOCAL_REQUEST_STATE_KEY, call.owner);
-  return { resultType: 'input_required', inputRequests: toInputRequests(task), requestState: await codec.mint(state, call.ctx) };
+  return {
+    resultType: 'input_required',
+    inputRequests: toInputRequests(task),
+    requestState: await codec.mint(state, call.ctx),
+  };
 }
 
 function pick(responses: Readonly<Record<string, unknown>>, keys: readonly string[]): Record<string, unknown> {

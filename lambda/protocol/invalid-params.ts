@@ -39,7 +39,12 @@ export const MODERN_SDK_VALIDATED: Readonly<Record<string, RequestSchema>> = {
   'resources/read': specTypeSchemas.ReadResourceRequest,
 };
 
-const ARTICLE: Readonly<Record<string, string>> = { array: 'an array', object: 'an object', integer: 'an integer', record: 'an object' };
+const ARTICLE: Readonly<Record<string, string>> = {
+  array: 'an array',
+  object: 'an object',
+  integer: 'an integer',
+  record: 'an object',
+};
 
 /** One issue in words: where (relative to params) and what is wrong, without the offending input. */
 function describeIssue(issue: Issue): string {
@@ -47,7 +52,8 @@ function describeIssue(issue: Issue): string {
   const path = keys[0] === 'params' ? keys.slice(1) : keys;
   const where = path.length === 0 ? 'params' : path.join('.');
   const type = /expected (\w+), received (\w+)/.exec(issue.message);
-  if (type !== null) return type[2] === 'undefined' ? `${where} is required` : `${where} must be ${ARTICLE[type[1]!] ?? `a ${type[1]}`}`;
+  if (type !== null)
+    return type[2] === 'undefined' ? `${where} is required` : `${where} must be ${ARTICLE[type[1]!] ?? `a ${type[1]}`}`;
   // Zod's other messages are plain sentences ("Too small: expected ..."), without the input.
   return `${where}: ${issue.message.split('\n')[0]}`;
 }
@@ -62,7 +68,10 @@ export function invalidParamsError(method: string, issues: readonly Issue[]): Pr
  * The -32602 error for a request whose params the SDK would refuse with a raw dump (-32603 or -32602);
  * `undefined` when the request is fine or is not one the SDK validates (our own handlers check those).
  */
-export async function sdkParamsErrorOf(message: unknown, validated: Readonly<Record<string, RequestSchema>>): Promise<ProtocolError | undefined> {
+export async function sdkParamsErrorOf(
+  message: unknown,
+  validated: Readonly<Record<string, RequestSchema>>,
+): Promise<ProtocolError | undefined> {
   if (typeof message !== 'object' || message === null || !('id' in message)) return undefined;
   const method = (message as { method?: unknown }).method;
   if (typeof method !== 'string' || !Object.hasOwn(validated, method)) return undefined;

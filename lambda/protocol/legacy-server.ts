@@ -24,7 +24,15 @@ import { RELATED_TASK_META_KEY_2025, toMcpTask } from './mcp-2025-11-25.js';
 import { SERVER_INFO, type McpServerDependencies } from './mcp-dependencies.js';
 import { invalidParamsError } from './invalid-params.js';
 import { ProtocolError, translatingErrors } from './protocol-errors.js';
-import { namesSep1686Task, progressMeta, relatedTaskMeta, sep1686TaskRequestOf, TASK_CREATED_NOTIFICATION, TASK_META_KEY, toSep1686Task } from './sep-1686.js';
+import {
+  namesSep1686Task,
+  progressMeta,
+  relatedTaskMeta,
+  sep1686TaskRequestOf,
+  TASK_CREATED_NOTIFICATION,
+  TASK_META_KEY,
+  toSep1686Task,
+} from './sep-1686.js';
 import { progressNotifierFor } from './progress-notifications.js';
 import { inputRequestSender, type ClientInputRequest } from './client-input-requests.js';
 import { toolListing } from './tool-listing.js';
@@ -38,14 +46,21 @@ export interface RequestContext {
   readonly waitFor: (work: Promise<unknown>) => void;
   /** Sends a server->client request on the SSE stream of the request `relatedRequestId` (issue 8: input requests). */
   readonly askClient: (message: ClientInputRequest, relatedRequestId: RequestId) => Promise<void>;
-  /** The protocol version an `initialize` request asks for, if this is one: the tasks capability is only offered where it exists. */
+  /**
+   * The protocol version an `initialize` request asks for, if this is one: the tasks capability is only offered where
+   * it exists.
+   */
   readonly initializeVersion?: string;
 }
 
 /** MCP 2025-11-25 introduced tasks; a client that settles on an earlier revision must not see the capability. */
 function negotiatesTasks(initializeVersion: string | undefined): boolean {
   // The SDK answers an unsupported version with its latest, which has tasks.
-  return initializeVersion === undefined || !SUPPORTED_PROTOCOL_VERSIONS.includes(initializeVersion) || initializeVersion >= '2025-11-25';
+  return (
+    initializeVersion === undefined ||
+    !SUPPORTED_PROTOCOL_VERSIONS.includes(initializeVersion) ||
+    initializeVersion >= '2025-11-25'
+  );
 }
 
 /** tasks/delete exists only in SEP-1686, so the SDK has no schema for it. */
@@ -86,7 +101,9 @@ function dialectOf(extra: Pick<Extra, '_meta' | 'requestInfo'>, task?: TaskSumma
 }
 
 function wireTask(task: TaskSummary, dialect: Dialect): Record<string, unknown> {
-  return dialect === Dialect.Sep1686 ? { ...toSep1686Task(task), _meta: { ...relatedTaskMeta(task.taskId), ...progressMeta(task) } } : toMcpTask(task);
+  return dialect === Dialect.Sep1686
+    ? { ...toSep1686Task(task), _meta: { ...relatedTaskMeta(task.taskId), ...progressMeta(task) } }
+    : toMcpTask(task);
 }
 
 export function createLegacyMcpServer(deps: McpServerDependencies, context: RequestContext): Server {
@@ -98,7 +115,9 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
       tools: {},
       ...(offersTasks ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
     },
-    instructions: 'Each tool runs a Step Functions state machine. Call tools as tasks (params.task) to run them for minutes or hours and fetch the result later.',
+    instructions:
+      'Each tool runs a Step Functions state machine. Call tools as tasks (params.task) to run them for minutes or ' +
+      'hours and fetch the result later.',
     jsonSchemaValidator: SHARED_VALIDATOR,
   });
   const handle = <A extends unknown[], R>(handler: (...args: A) => Promise<R>) => translatingErrors(logger, handler);
@@ -106,7 +125,10 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
    * Registers a handler whose params are checked here rather than by the SDK, which would answer a
    * malformed request -32603 with a raw validation dump: here it is -32602 with a readable reason.
    */
-  const on = <S extends z.ZodObject<{ method: z.ZodLiteral<string> }>, R>(schema: S, handler: (request: z.output<S>, extra: Extra) => Promise<R>): void => {
+  const on = <S extends z.ZodObject<{ method: z.ZodLiteral<string> }>, R>(
+    schema: S,
+    handler: (request: z.output<S>, extra: Extra) => Promise<R>,
+  ): void => {
     const method = schema.shape.method.value;
     server.setRequestHandler(
       dispatchSchemaFor(method),
@@ -122,9 +144,16 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
     ({ ...((await service.resultOf(task)) ?? { content: [] }), _meta: meta }) as CallToolResult;
   /** notifications/progress on the request's own stream while it waits, when it sent a progressToken (issue 12). */
   const progressFor = (meta: Record<string, unknown> | undefined, extra: Extra, related?: Record<string, unknown>) => {
-    return progressNotifierFor(meta, (notification) => extra.sendNotification(notification as ServerNotification), related);
+    return progressNotifierFor(
+      meta,
+      (notification) => extra.sendNotification(notification as ServerNotification),
+      related,
+    );
   };
-  /** The task's open input requests as requests to the client on this request's stream, with the dialect's related-task meta (issue 8). */
+  /**
+   * The task's open input requests as requests to the client on this request's stream, with the dialect's related-task
+   * meta (issue 8).
+   */
   const inputsFor = (extra: Extra, related?: (taskId: string) => Record<string, unknown>) =>
     inputRequestSender((message) => context.askClient(message, extra.requestId), related);
 
@@ -139,7 +168,10 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
       const { name, arguments: args = {}, task, _meta } = request.params;
       const sep1686 = sep1686TaskRequestOf(_meta);
       if (sep1686 !== undefined && task !== undefined) {
-        throw new ProtocolError(ErrorCode.InvalidParams, `Use one task augmentation: params.task (MCP 2025-11-25) or _meta["${TASK_META_KEY}"] (SEP-1686), not both`);
+        throw new ProtocolError(
+          ErrorCode.InvalidParams,
+          `Use one task augmentation: params.task (MCP 2025-11-25) or _meta["${TASK_META_KEY}"] (SEP-1686), not both`,
+        );
       }
       if (sep1686 !== undefined) {
         const created = await service.createTask({
@@ -151,25 +183,50 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
           requestId: JSON.stringify(extra.requestId),
           ...(sep1686.keepAlive !== undefined ? { requestedRetentionMs: sep1686.keepAlive } : {}),
         });
-        await extra.sendNotification({ method: TASK_CREATED_NOTIFICATION, params: { _meta: relatedTaskMeta(created.taskId) } } as unknown as ServerNotification);
+        await extra.sendNotification({
+          method: TASK_CREATED_NOTIFICATION,
+          params: { _meta: relatedTaskMeta(created.taskId) },
+        } as unknown as ServerNotification);
         const onProgress = progressFor(_meta, extra, relatedTaskMeta(created.taskId));
         const onRead = inputsFor(extra, relatedTaskMeta);
-        const done = await service.waitForTerminal(owner, created.taskId, { timeoutMs: settings.resultWaitMs, signal: extra.signal, onProgress, onRead });
+        const done = await service.waitForTerminal(owner, created.taskId, {
+          timeoutMs: settings.resultWaitMs,
+          signal: extra.signal,
+          onProgress,
+          onRead,
+        });
         if (!isTerminal(done.status) || done.status === TaskStatus.Cancelled) {
-          // Still running as the request's lifetime ends, or cancelled (JSON-RPC answers a cancelled request with nothing).
+          // Still running as the request's lifetime ends, or cancelled (JSON-RPC answers a cancelled request with
+          // nothing).
           context.endResponseStream(extra.requestId);
           return { content: [] };
         }
         return resultOf(done, relatedTaskMeta(created.taskId));
       }
       if (task !== undefined) {
-        const created = await service.createTask({ owner, toolName: name, arguments: args, origin: TaskOrigin.Mcp20251125, requestedRetentionMs: task.ttl });
+        const created = await service.createTask({
+          owner,
+          toolName: name,
+          arguments: args,
+          origin: TaskOrigin.Mcp20251125,
+          requestedRetentionMs: task.ttl,
+        });
         return {
           task: toMcpTask(created),
-          _meta: { 'io.modelcontextprotocol/model-immediate-response': `Started ${name} as task ${created.taskId}; its result will be available when it completes.` },
+          _meta: {
+            'io.modelcontextprotocol/model-immediate-response':
+              `Started ${name} as task ${created.taskId}; its ` + `result will be available when it completes.`,
+          },
         };
       }
-      return (await service.runToCompletion(owner, name, args, extra.signal, progressFor(_meta, extra), inputsFor(extra))) as CallToolResult;
+      return (await service.runToCompletion(
+        owner,
+        name,
+        args,
+        extra.signal,
+        progressFor(_meta, extra),
+        inputsFor(extra),
+      )) as CallToolResult;
     }),
   );
 
@@ -180,9 +237,15 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
     if (requestId === undefined) return;
     // Registered before its first await, so the HTTP answer (202) waits for the cancellation to be applied.
     context.waitFor(
-      service.cancelByRequest(owner, JSON.stringify(requestId), reason ?? 'Cancelled by the client (notifications/cancelled).').catch((error: unknown) => {
-        logger.error('Could not apply notifications/cancelled', { requestId, error: String(error) });
-      }),
+      service
+        .cancelByRequest(
+          owner,
+          JSON.stringify(requestId),
+          reason ?? 'Cancelled by the client (notifications/cancelled).',
+        )
+        .catch((error: unknown) => {
+          logger.error('Could not apply notifications/cancelled', { requestId, error: String(error) });
+        }),
     );
   });
 
@@ -201,18 +264,29 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
     if (dialectOf(extra, current) === Dialect.Sep1686) {
       // The seed's tasks/result does not wait: it answers only for a completed task.
       if (current.status !== TaskStatus.Completed) {
-        throw new ProtocolError(ErrorCode.InvalidParams, `Cannot retrieve result: Task status is '${current.status}', not 'completed'`);
+        throw new ProtocolError(
+          ErrorCode.InvalidParams,
+          `Cannot retrieve result: Task status is '${current.status}', not 'completed'`,
+        );
       }
       return resultOf(current, relatedTaskMeta(taskId));
     }
     const related = (id: string) => ({ [RELATED_TASK_META_KEY_2025]: { taskId: id } });
     const onProgress = progressFor(request.params._meta, extra, related(taskId));
     const onRead = inputsFor(extra, related);
-    const task = isTerminal(current.status) ? current : await service.waitForTerminal(owner, taskId, { timeoutMs: settings.resultWaitMs, signal: extra.signal, onProgress, onRead });
+    const task = isTerminal(current.status)
+      ? current
+      : await service.waitForTerminal(owner, taskId, {
+          timeoutMs: settings.resultWaitMs,
+          signal: extra.signal,
+          onProgress,
+          onRead,
+        });
     if (!isTerminal(task.status)) {
       throw new ProtocolError(
         ErrorCode.RequestTimeout,
-        `Task ${taskId} is still ${toMcpTask(task).status} after ${Math.round(settings.resultWaitMs / 1000)} s; poll tasks/get and call tasks/result again once it is terminal`,
+        `Task ${taskId} is still ${toMcpTask(task).status} after ${Math.round(settings.resultWaitMs / 1000)} s; poll ` +
+          `tasks/get and call tasks/result again once it is terminal`,
       );
     }
     return resultOf(task, { [RELATED_TASK_META_KEY_2025]: { taskId } });
@@ -220,7 +294,10 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
 
   on(ListTasksRequestSchema, async (request, extra) => {
     const page = await service.listTasks(owner, request.params?.cursor);
-    return { tasks: page.tasks.map((task) => wireTask(task, dialectOf(extra, task))), ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}) };
+    return {
+      tasks: page.tasks.map((task) => wireTask(task, dialectOf(extra, task))),
+      ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
+    };
   });
 
   on(CancelTaskRequestSchema, async (request, extra) => {

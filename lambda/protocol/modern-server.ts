@@ -1,7 +1,14 @@
 // One MCP server per request for the modern era (protocol 2026-07-28, no session; the SDK's createMcpHandler
 // builds it), with the Tasks extension: the server decides which tools/call becomes a task, tasks/get inlines
 // the outcome, tasks/update and tasks/cancel acknowledge. Tools and tasks come from the same service as the legacy era.
-import { fromJsonSchema, McpServer, ResourceNotFoundError, type CallToolResult, type ServerContext, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
+import {
+  fromJsonSchema,
+  McpServer,
+  ResourceNotFoundError,
+  type CallToolResult,
+  type ServerContext,
+  type StandardSchemaWithJSON,
+} from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 import { IllegalTransitionError, InvalidToolArgumentsError } from '../core/errors.js';
 import { TaskOrigin, type TaskRecord } from '../core/task.js';
@@ -19,7 +26,10 @@ const TaskIdParams = z.looseObject({ taskId: z.string().min(1) });
 /** Every result of this era carries `resultType`; the SDK fills in "complete" where a handler leaves it out. */
 const AnyResult = z.looseObject({});
 
-/** What a call of `tool` needs the client to have declared: what its workflow asks for, and tasks if it only runs as one. */
+/**
+ * What a call of `tool` needs the client to have declared: what its workflow asks for, and tasks if it only runs as
+ * one.
+ */
 function capabilitiesNeededBy(tool: ToolDefinition): Capabilities {
   const needed = { ...tool.requiredClientCapabilities };
   return tool.taskSupport === 'required' ? { ...needed, ...TASKS_EXTENSION_CAPABILITY } : needed;
@@ -32,7 +42,8 @@ function capabilitiesNeededBy(tool: ToolDefinition): Capabilities {
 export type ToolSchemas = ReadonlyMap<string, StandardSchemaWithJSON>;
 
 export function toolSchemasOf(tools: readonly ToolDefinition[]): ToolSchemas {
-  const declaresHeaders = (tool: ToolDefinition): boolean => JSON.stringify(tool.inputSchema).includes('"x-mcp-header"');
+  const declaresHeaders = (tool: ToolDefinition): boolean =>
+    JSON.stringify(tool.inputSchema).includes('"x-mcp-header"');
   return new Map(tools.filter(declaresHeaders).map((tool) => [tool.name, fromJsonSchema(tool.inputSchema)]));
 }
 
@@ -41,26 +52,40 @@ export function createModernMcpServer(deps: McpServerDependencies, schemas: Tool
   const mcp = new McpServer(SERVER_INFO, {
     // Empty prompt and resource lists: clients (and SEP-2549 caching) may ask, and may cache that there are none.
     // Lists change only with a deployment, so no listChanged (McpServer would otherwise claim it).
-    capabilities: { tools: { listChanged: false }, prompts: { listChanged: false }, resources: { listChanged: false }, extensions: { [TASKS_EXTENSION]: {} } },
-    instructions: 'Each tool runs a Step Functions state machine. Declare the io.modelcontextprotocol/tasks extension and long calls become tasks: poll tasks/get for the result.',
+    capabilities: {
+      tools: { listChanged: false },
+      prompts: { listChanged: false },
+      resources: { listChanged: false },
+      extensions: { [TASKS_EXTENSION]: {} },
+    },
+    instructions:
+      'Each tool runs a Step Functions state machine. Declare the io.modelcontextprotocol/tasks extension and long ' +
+      'calls become tasks: poll tasks/get for the result.',
     // A plain call whose workflow asks its client answers input_required with a signed requestState (SEP-2322);
     // the retry's state is checked here, before any handler: tampered, expired or another owner's is -32602.
     requestState: { verify: requestStateVerifier(deps, owner) },
   });
   // Registered so that the SDK's entry checks SEP-2243 `Mcp-Param-*` headers against each tool's schema before
   // dispatch. Listing and calling stay ours (below): the SDK's tool handlers know nothing of tasks.
-  for (const [name, inputSchema] of schemas) mcp.registerTool(name, { inputSchema }, () => textResult('') as CallToolResult);
+  for (const [name, inputSchema] of schemas)
+    mcp.registerTool(name, { inputSchema }, () => textResult('') as CallToolResult);
   const { server } = mcp;
   const handle = <A extends unknown[], R>(handler: (...args: A) => Promise<R>) => translatingErrors(logger, handler);
   const detailed = async (task: TaskRecord) => toDetailedTask(task, await service.resultOf(task));
   const requireTasks = (ctx: ServerContext): void => requireCapabilities(ctx, TASKS_EXTENSION_CAPABILITY);
 
-  server.setRequestHandler('tools/list', handle(async () => ({ tools: toolListing(tools) })));
+  server.setRequestHandler(
+    'tools/list',
+    handle(async () => ({ tools: toolListing(tools) })),
+  );
   server.setRequestHandler('prompts/list', async () => ({ prompts: [] }));
   server.setRequestHandler('resources/list', async () => ({ resources: [] }));
   server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [] }));
   server.setRequestHandler('resources/read', async (request) => {
-    throw new ResourceNotFoundError(request.params.uri, `Resource not found: this server has no resources (${request.params.uri})`);
+    throw new ResourceNotFoundError(
+      request.params.uri,
+      `Resource not found: this server has no resources (${request.params.uri})`,
+    );
   });
 
   server.setRequestHandler(
@@ -82,7 +107,12 @@ export function createModernMcpServer(deps: McpServerDependencies, schemas: Tool
         return callWithInput(deps, { owner, toolName: name, args, ctx, wait, becomeTask: asTask });
       }
       try {
-        const created = await service.createTask({ owner, toolName: name, arguments: args, origin: TaskOrigin.TasksExtension });
+        const created = await service.createTask({
+          owner,
+          toolName: name,
+          arguments: args,
+          origin: TaskOrigin.TasksExtension,
+        });
         return toCreateTaskResult(created) as unknown as CallToolResult;
       } catch (error) {
         if (error instanceof InvalidToolArgumentsError) return textResult(error.message, true) as CallToolResult;

@@ -15,7 +15,13 @@ export function progressTokenOf(meta: Record<string, unknown> | undefined): Prog
 
 export interface ProgressNotification {
   readonly method: 'notifications/progress';
-  readonly params: { progressToken: ProgressToken; progress: number; total?: number; message?: string; _meta?: Record<string, unknown> };
+  readonly params: {
+    progressToken: ProgressToken;
+    progress: number;
+    total?: number;
+    message?: string;
+    _meta?: Record<string, unknown>;
+  };
 }
 
 /**

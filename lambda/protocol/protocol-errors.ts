@@ -27,7 +27,11 @@ export const SERVER_ERROR = -32000;
  * the 1.x SDK's McpError it keeps the message as written, without an "MCP error <code>:" prefix.
  */
 export class ProtocolError extends Error {
-  constructor(readonly code: number, message: string, readonly data?: unknown) {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
     super(message);
     this.name = 'ProtocolError';
   }
@@ -39,11 +43,14 @@ export function toMcpError(error: unknown, logger: Logger): ProtocolError {
   // The 2.x SDK's own protocol errors (-32021 and its requiredCapabilities, say) leave with their data.
   if (error instanceof ModernProtocolError) return new ProtocolError(error.code, error.message, error.data);
   // The messages of seed section 7.1 and the 2025-11-25 spec, word for word.
-  if (error instanceof TaskNotFoundError) return new ProtocolError(ErrorCode.InvalidParams, 'Failed to retrieve task: Task not found');
-  if (error instanceof TaskExpiredError) return new ProtocolError(ErrorCode.InvalidParams, 'Failed to retrieve task: Task has expired');
+  if (error instanceof TaskNotFoundError)
+    return new ProtocolError(ErrorCode.InvalidParams, 'Failed to retrieve task: Task not found');
+  if (error instanceof TaskExpiredError)
+    return new ProtocolError(ErrorCode.InvalidParams, 'Failed to retrieve task: Task has expired');
   // Both dialects show terminal statuses differently (a tool error is `failed` in one, `completed` in the other): name
   // none.
-  if (error instanceof IllegalTransitionError) return new ProtocolError(ErrorCode.InvalidParams, `Cannot cancel task ${error.taskId}: it has already finished`);
+  if (error instanceof IllegalTransitionError)
+    return new ProtocolError(ErrorCode.InvalidParams, `Cannot cancel task ${error.taskId}: it has already finished`);
   if (
     error instanceof InvalidCursorError ||
     error instanceof ToolNotFoundError ||
@@ -52,32 +59,55 @@ export function toMcpError(error: unknown, logger: Logger): ProtocolError {
   ) {
     return new ProtocolError(ErrorCode.InvalidParams, error.message);
   }
-  if (error instanceof ExecutionStartError && error.fault === 'input') return new ProtocolError(ErrorCode.InvalidParams, error.message);
+  if (error instanceof ExecutionStartError && error.fault === 'input')
+    return new ProtocolError(ErrorCode.InvalidParams, error.message);
   // Definite answers the caller can act on: nothing was started (or nothing is left running). The vendor
   // message of a configuration refusal names internal ARNs, so it is logged, not sent.
   if (error instanceof ExecutionStartError && error.fault === 'capacity') {
-    return new ProtocolError(ErrorCode.InternalError, 'Too many tool executions are running; nothing was started. Retry later.', { retryable: true });
+    return new ProtocolError(
+      ErrorCode.InternalError,
+      'Too many tool executions are running; nothing was started. Retry later.',
+      { retryable: true },
+    );
   }
   if (error instanceof ExecutionStartError) {
     logger.error('Step Functions refused to start a tool', { error: { name: error.name, message: error.message } });
-    return new ProtocolError(ErrorCode.InternalError, 'The tool is unavailable: Step Functions refused to start it (server configuration); nothing was started.', { retryable: false });
+    return new ProtocolError(
+      ErrorCode.InternalError,
+      'The tool is unavailable: Step Functions refused to start it (server configuration); nothing was started.',
+      { retryable: false },
+    );
   }
   // Neither JSON-RPC nor MCP has a rate-limit code: -32000, the first implementation-defined server error, with
   // data a client can act on (wait retryAfterSeconds, then retry).
   if (error instanceof TaskLimitExceededError) {
-    return new ProtocolError(SERVER_ERROR, error.message, { retryable: true, retryAfterSeconds: error.retryAfterSeconds, limit: error.limit, max: error.max });
+    return new ProtocolError(SERVER_ERROR, error.message, {
+      retryable: true,
+      retryAfterSeconds: error.retryAfterSeconds,
+      limit: error.limit,
+      max: error.max,
+    });
   }
-  if (error instanceof StartOutcomeUnknownError) return new ProtocolError(ErrorCode.InternalError, error.message, { retryable: true });
+  if (error instanceof StartOutcomeUnknownError)
+    return new ProtocolError(ErrorCode.InternalError, error.message, { retryable: true });
   // Input requests (issue 8): a refused answer is the client's to fix; an undelivered one is for it to send again.
-  if (error instanceof InvalidInputResponseError) return new ProtocolError(ErrorCode.InvalidParams, error.message, { inputKey: error.key, problems: error.problems });
-  if (error instanceof InputDeliveryError) return new ProtocolError(ErrorCode.InternalError, error.message, { retryable: true, inputKey: error.key });
+  if (error instanceof InvalidInputResponseError)
+    return new ProtocolError(ErrorCode.InvalidParams, error.message, { inputKey: error.key, problems: error.problems });
+  if (error instanceof InputDeliveryError)
+    return new ProtocolError(ErrorCode.InternalError, error.message, { retryable: true, inputKey: error.key });
   const reference = randomUUID();
-  logger.error('Unexpected fault while handling a request', { reference, error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error) });
+  logger.error('Unexpected fault while handling a request', {
+    reference,
+    error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
+  });
   return new ProtocolError(ErrorCode.InternalError, `Internal error (reference ${reference})`);
 }
 
 /** Wraps a request handler so that whatever it throws leaves as a JSON-RPC error made by {@link toMcpError}. */
-export function translatingErrors<A extends unknown[], R>(logger: Logger, handler: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+export function translatingErrors<A extends unknown[], R>(
+  logger: Logger,
+  handler: (...args: A) => Promise<R>,
+): (...args: A) => Promise<R> {
   return async (...args: A) => {
     try {
       return await handler(...args);

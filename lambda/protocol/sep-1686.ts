@@ -21,12 +21,19 @@ export interface Sep1686TaskRequest {
 export function sep1686TaskRequestOf(meta: Record<string, unknown> | undefined): Sep1686TaskRequest | undefined {
   const value = meta?.[TASK_META_KEY];
   if (value === undefined) return undefined;
-  const invalid = (reason: string): ProtocolError => new ProtocolError(ErrorCode.InvalidParams, `Invalid _meta["${TASK_META_KEY}"]: ${reason}`);
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid('must be an object {taskId, keepAlive?}');
+  const invalid = (reason: string): ProtocolError =>
+    new ProtocolError(ErrorCode.InvalidParams, `Invalid _meta["${TASK_META_KEY}"]: ${reason}`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw invalid('must be an object {taskId, keepAlive?}');
   const { taskId, keepAlive } = value as Record<string, unknown>;
   if (typeof taskId !== 'string') throw invalid('taskId must be a string');
-  if (!CLIENT_TASK_ID.test(taskId)) throw invalid('taskId must be 1-128 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-"');
-  if (keepAlive !== undefined && keepAlive !== null && (typeof keepAlive !== 'number' || !Number.isInteger(keepAlive) || keepAlive < 0)) {
+  if (!CLIENT_TASK_ID.test(taskId))
+    throw invalid('taskId must be 1-128 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-"');
+  if (
+    keepAlive !== undefined &&
+    keepAlive !== null &&
+    (typeof keepAlive !== 'number' || !Number.isInteger(keepAlive) || keepAlive < 0)
+  ) {
     throw invalid('keepAlive must be a whole number of milliseconds, 0 or more');
   }
   return typeof keepAlive === 'number' ? { taskId, keepAlive } : { taskId };
@@ -45,11 +52,19 @@ export function relatedTaskMeta(taskId: string): Record<string, unknown> {
 export const PROGRESS_META_KEY_SEP = 'mcp-tasks-sfn/progress';
 
 /** The task's progress as this dialect's `_meta` entry, or nothing when there is none to show. */
-export function progressMeta(task: Pick<TaskRecord, 'status' | 'statusMessage' | 'progress' | 'currentStep'>): Record<string, unknown> {
+export function progressMeta(
+  task: Pick<TaskRecord, 'status' | 'statusMessage' | 'progress' | 'currentStep'>,
+): Record<string, unknown> {
   const statusMessage = statusMessageOf(task);
   if (statusMessage === undefined || task.statusMessage !== undefined) return {};
   const { progress, total } = task.progress ?? {};
-  return { [PROGRESS_META_KEY_SEP]: { statusMessage, ...(progress !== undefined ? { progress } : {}), ...(total !== undefined ? { total } : {}) } };
+  return {
+    [PROGRESS_META_KEY_SEP]: {
+      statusMessage,
+      ...(progress !== undefined ? { progress } : {}),
+      ...(total !== undefined ? { total } : {}),
+    },
+  };
 }
 
 /** Whether a request speaks this dialect about a task: the seed's clients name the task in this meta key. */
@@ -57,7 +72,9 @@ export function namesSep1686Task(meta: Record<string, unknown> | undefined): boo
   return meta?.[RELATED_TASK_META_KEY_SEP] !== undefined;
 }
 
-/** keepAlive counts from completion here; a task whose retention counts from creation reports what is left of it then. */
+/**
+ * keepAlive counts from completion here; a task whose retention counts from creation reports what is left of it then.
+ */
 function wireKeepAlive(task: TaskSummary): number | null {
   if (task.retention.clock === RetentionClock.FromCompletion || task.retention.ms === null) return task.retention.ms;
   const end = expiresAt(task)!;

@@ -25,7 +25,9 @@ export class DefaultJsonSchemaValidator {
 
   getValidator<T>(schema: JsonSchema): ReturnType<AjvJsonSchemaValidator['getValidator']> {
     const declared = typeof schema['$schema'] === 'string' ? schema['$schema'] : '';
-    const validator = /draft-0[67]/.test(declared) ? (this.draft7 ??= engine(Ajv)) : (this.draft2020 ??= engine(Ajv2020));
+    const validator = /draft-0[67]/.test(declared)
+      ? (this.draft7 ??= engine(Ajv))
+      : (this.draft2020 ??= engine(Ajv2020));
     return validator.getValidator<T>(schema as never);
   }
 }

@@ -34,8 +34,12 @@ export interface TaskSubscriptionOptions {
 }
 
 /** A validated modern-era `subscriptions/listen` request that names task IDs, or `undefined` for anything else. */
-export function taskSubscriptionRequestOf(request: Request, body: unknown): { message: JSONRPCRequest; taskIds: string[] } | undefined {
-  if (request.method !== 'POST' || (body as { method?: unknown } | null)?.method !== 'subscriptions/listen') return undefined;
+export function taskSubscriptionRequestOf(
+  request: Request,
+  body: unknown,
+): { message: JSONRPCRequest; taskIds: string[] } | undefined {
+  if (request.method !== 'POST' || (body as { method?: unknown } | null)?.method !== 'subscriptions/listen')
+    return undefined;
   const outcome = classifyInboundRequest({
     httpMethod: request.method,
     body,
@@ -45,8 +49,10 @@ export function taskSubscriptionRequestOf(request: Request, body: unknown): { me
   });
   // Anything the SDK's ladder rejects, or that names no task, goes to the SDK, which answers it.
   if (outcome.kind !== 'modern' || outcome.messageKind !== 'request') return undefined;
-  const taskIds = (outcome.message.params as { notifications?: { taskIds?: unknown } } | undefined)?.notifications?.taskIds;
-  if (!Array.isArray(taskIds) || taskIds.length === 0 || !taskIds.every((id) => typeof id === 'string')) return undefined;
+  const taskIds = (outcome.message.params as { notifications?: { taskIds?: unknown } } | undefined)?.notifications
+    ?.taskIds;
+  if (!Array.isArray(taskIds) || taskIds.length === 0 || !taskIds.every((id) => typeof id === 'string'))
+    return undefined;
   return { message: outcome.message, taskIds: [...new Set(taskIds as string[])] };
 }
 
@@ -58,7 +64,10 @@ function headerValue<K extends string>(request: Request, name: string, key: K): 
 /** What the listen request's `_meta` declared of the Tasks extension; `undefined` when nothing is missing. */
 function missingTasksCapability(message: JSONRPCRequest): Record<string, object> | undefined {
   const meta = (message.params as { _meta?: Record<string, unknown> } | undefined)?._meta;
-  return missingCapabilities(TASKS_EXTENSION_CAPABILITY, (meta?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? {});
+  return missingCapabilities(
+    TASKS_EXTENSION_CAPABILITY,
+    (meta?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? {},
+  );
 }
 
 /**
@@ -76,7 +85,11 @@ export function serveTaskSubscription(
   const missing = missingTasksCapability(message);
   if (missing !== undefined) {
     const { code, data } = new MissingRequiredClientCapabilityError({ requiredCapabilities: missing });
-    const error = { code, message: `Missing required client capability: declare the ${TASKS_EXTENSION} extension to subscribe to tasks`, data };
+    const error = {
+      code,
+      message: `Missing required client capability: declare the ${TASKS_EXTENSION} extension to subscribe to tasks`,
+      data,
+    };
     return Response.json({ jsonrpc: '2.0', id: message.id, error }, { status: 400 });
   }
   const { service } = options;
@@ -90,11 +103,18 @@ export function serveTaskSubscription(
       const write = (frame: string): void => {
         if (!stopped.signal.aborted) controller.enqueue(encoder.encode(frame));
       };
-      const send = (payload: Record<string, unknown>): void => write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', ...payload })}\n\n`);
+      const send = (payload: Record<string, unknown>): void =>
+        write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', ...payload })}\n\n`);
       const notifyTask = async (task: TaskRecord): Promise<void> => {
         const detailed = toDetailedTask(task, await service.resultOf(task));
         // The task's own `_meta` (its progress) stays beside the subscription's.
-        send({ method: 'notifications/tasks', params: { ...detailed, _meta: { ...(detailed['_meta'] as Record<string, unknown> | undefined), ...subscriptionMeta } } });
+        send({
+          method: 'notifications/tasks',
+          params: {
+            ...detailed,
+            _meta: { ...(detailed['_meta'] as Record<string, unknown> | undefined), ...subscriptionMeta },
+          },
+        });
       };
       const keepAlive = setInterval(() => write(': keepalive\n\n'), options.keepAliveMs);
       try {
@@ -103,7 +123,10 @@ export function serveTaskSubscription(
           const task = await currentTask(service, owner, taskId);
           if (task !== null) watched.set(taskId, task);
         }
-        send({ method: 'notifications/subscriptions/acknowledged', params: { notifications: { taskIds: [...watched.keys()] }, _meta: subscriptionMeta } });
+        send({
+          method: 'notifications/subscriptions/acknowledged',
+          params: { notifications: { taskIds: [...watched.keys()] }, _meta: subscriptionMeta },
+        });
         for (const task of watched.values()) await notifyTask(task);
         const deadline = Date.now() + options.maxLifetimeMs;
         for (const [taskId, task] of watched) if (isTerminal(task.status)) watched.delete(taskId);
@@ -114,7 +137,9 @@ export function serveTaskSubscription(
             // Progress the workflow reports moves lastUpdatedAt too; compared itself as well, for two writes in one
             // millisecond.
             // A new current step (issue 12) leaves lastUpdatedAt alone, but changes the statusMessage shown.
-            const changed = task !== null && (task.status !== seen.status || task.lastUpdatedAt !== seen.lastUpdatedAt || activityChanged(seen, task));
+            const changed =
+              task !== null &&
+              (task.status !== seen.status || task.lastUpdatedAt !== seen.lastUpdatedAt || activityChanged(seen, task));
             if (changed) await notifyTask(task);
             // Gone (deleted or expired) ends that task's story as surely as a terminal status: nothing more will
             // change.
@@ -122,7 +147,10 @@ export function serveTaskSubscription(
             else watched.set(taskId, task);
           }
         }
-        send({ id: message.id, result: { resultType: 'complete', _meta: { ...subscriptionMeta, [SERVER_INFO_META_KEY]: SERVER_INFO } } });
+        send({
+          id: message.id,
+          result: { resultType: 'complete', _meta: { ...subscriptionMeta, [SERVER_INFO_META_KEY]: SERVER_INFO } },
+        });
       } catch {
         // The store or Step Functions failed mid-stream: end it; the client listens again or polls.
       } finally {
@@ -135,7 +163,14 @@ export function serveTaskSubscription(
       stopped.abort();
     },
   });
-  return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' } });
+  return new Response(body, {
+    status: 200,
+    headers: {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache, no-transform',
+      'x-accel-buffering': 'no',
+    },
+  });
 }
 
 /** The task as the owner may see it now, or `null` when it is not (or no longer) visible to them. */

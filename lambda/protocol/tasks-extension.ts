@@ -65,7 +65,10 @@ export function toDetailedTask(task: TaskRecord, result: ToolResult | undefined)
       // The inlined result is the original request's result as this era sends it, `resultType` included.
       return { ...base, result: { ...(result ?? { content: [] }), resultType: 'complete' } };
     case 'failed':
-      return { ...base, error: { code: EXECUTION_FAILED_CODE, message: task.statusMessage ?? 'The execution failed.' } };
+      return {
+        ...base,
+        error: { code: EXECUTION_FAILED_CODE, message: task.statusMessage ?? 'The execution failed.' },
+      };
     case 'input_required':
       return { ...base, inputRequests: toInputRequests(task) };
     default:

@@ -38,7 +38,14 @@ export function terminalEvent(status: TaskRecord['status']): AuditEvent {
 
 /** Logs one audit record for `task`; `outcome` defaults to its status. */
 export function auditTask(logger: Logger, event: AuditEvent, task: TaskRecord, outcome: string = task.status): void {
-  audit(logger, { event, owner: task.owner, taskId: task.taskId, tool: task.toolName, ...(task.requestId !== undefined ? { requestId: task.requestId } : {}), outcome });
+  audit(logger, {
+    event,
+    owner: task.owner,
+    taskId: task.taskId,
+    tool: task.toolName,
+    ...(task.requestId !== undefined ? { requestId: task.requestId } : {}),
+    outcome,
+  });
 }
 
 export function audit(logger: Logger, record: AuditRecord): void {

@@ -18,7 +18,11 @@ export interface ExpirySweepSettings {
   readonly claimMs: number;
 }
 
-export const DEFAULT_EXPIRY_SWEEP_SETTINGS: ExpirySweepSettings = { maxTasksPerRun: 200, concurrency: 10, claimMs: 60_000 };
+export const DEFAULT_EXPIRY_SWEEP_SETTINGS: ExpirySweepSettings = {
+  maxTasksPerRun: 200,
+  concurrency: 10,
+  claimMs: 60_000,
+};
 
 export interface ExpirySweepOptions {
   readonly store: ExpirySweepStore;
@@ -52,9 +56,13 @@ export interface ExpirySweepReport {
  * stopped it on purpose, and a stopped (ABORTED) execution is `cancelled` everywhere else in the task model.
  */
 export const EXPIRED_STATUS = TaskStatus.Cancelled;
-export const EXPIRED_STATUS_MESSAGE = 'The task expired before its execution finished, unread; its execution was stopped.';
+export const EXPIRED_STATUS_MESSAGE =
+  'The task expired before its execution finished, unread; its execution was stopped.';
 /** Why an expired task's execution is stopped, by the sweep or by a read that finds the task expired. */
-export const EXPIRED_STOP_REASON = { error: 'TaskExpired', cause: 'The task expired before its execution finished.' } as const;
+export const EXPIRED_STOP_REASON = {
+  error: 'TaskExpired',
+  cause: 'The task expired before its execution finished.',
+} as const;
 
 type Outcome = 'expired' | 'skipped' | 'failed' | 'deferred';
 
@@ -91,12 +99,20 @@ export class ExpirySweep {
     const worker = async (): Promise<void> => {
       while (next < tasks.length) {
         const task = tasks[next++]!;
-        outcomes.push(options.deadline !== undefined && this.now() >= options.deadline ? 'deferred' : await this.expire(task));
+        outcomes.push(
+          options.deadline !== undefined && this.now() >= options.deadline ? 'deferred' : await this.expire(task),
+        );
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.settings.concurrency, tasks.length) }, worker));
     const count = (outcome: Outcome): number => outcomes.filter((each) => each === outcome).length;
-    const report = { found: tasks.length, expired: count('expired'), skipped: count('skipped'), failed: count('failed'), deferred: count('deferred') };
+    const report = {
+      found: tasks.length,
+      expired: count('expired'),
+      skipped: count('skipped'),
+      failed: count('failed'),
+      deferred: count('deferred'),
+    };
     if (report.found > 0) this.logger.info('Expiry sweep finished', { ...report });
     return report;
   }
@@ -107,16 +123,37 @@ export class ExpirySweep {
       if (!(await this.store.claim(task, now, now + this.settings.claimMs))) return 'skipped';
       // Stop first: should the write below fail, the claim lapses and a later run stops (a no-op) and writes again.
       await this.executor.stop(task.executionArn, EXPIRED_STOP_REASON);
-      if (!(await this.store.finish(task, { status: EXPIRED_STATUS, statusMessage: EXPIRED_STATUS_MESSAGE, at: this.now() }))) return 'skipped';
+      if (
+        !(await this.store.finish(task, {
+          status: EXPIRED_STATUS,
+          statusMessage: EXPIRED_STATUS_MESSAGE,
+          at: this.now(),
+        }))
+      )
+        return 'skipped';
     } catch (error) {
-      this.logger.warn('Could not stop an expired task', { taskId: task.taskId, executionArn: task.executionArn, error: String(error) });
+      this.logger.warn('Could not stop an expired task', {
+        taskId: task.taskId,
+        executionArn: task.executionArn,
+        error: String(error),
+      });
       return 'failed';
     }
     // A lost release is repaired when the owner next reaches the limit (reconcileActiveSlots), so it fails nothing.
     await this.slots.releaseActiveSlot(task.owner, task.taskId).catch((error: unknown) => {
-      this.logger.warn('Could not free an expired task\'s active-task slot', { taskId: task.taskId, error: String(error) });
+      this.logger.warn("Could not free an expired task's active-task slot", {
+        taskId: task.taskId,
+        error: String(error),
+      });
     });
-    audit(this.logger, { event: AuditEvent.Expired, owner: task.owner, taskId: task.taskId, tool: task.toolName, ...(task.requestId !== undefined ? { requestId: task.requestId } : {}), outcome: EXPIRED_STATUS });
+    audit(this.logger, {
+      event: AuditEvent.Expired,
+      owner: task.owner,
+      taskId: task.taskId,
+      tool: task.toolName,
+      ...(task.requestId !== undefined ? { requestId: task.requestId } : {}),
+      outcome: EXPIRED_STATUS,
+    });
     this.metrics.taskEvent(AuditEvent.Expired, task.toolName);
     return 'expired';
   }

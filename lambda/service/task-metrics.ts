@@ -1,6 +1,7 @@
 // Per-tool task metrics: the numbers beside the audit trail. The task service reports each lifecycle event here, where
-// it writes the audit record, and the input service each answer that resumed an execution; the handlers give it a CloudWatch implementation (handlers/powertools-metrics.ts), and
-// anything that does not care (unit tests, the local stack) the no-op below. No AWS import: arrows point inward.
+// it writes the audit record, and the input service each answer that resumed an execution; the handlers give it a
+// CloudWatch implementation (handlers/powertools-metrics.ts), and anything that does not care (unit tests, the local
+// stack) the no-op below. No AWS import: arrows point inward.
 import type { AuditEvent } from './audit.js';
 
 export interface TaskMetrics {
@@ -12,7 +13,8 @@ export interface TaskMetrics {
 
   /**
    * Records how long an input request of a task of `tool` waited for its answer: `waitedMs` from the workflow's ask
-   * to the answer that resumed the execution. Only answers that landed count, not ones Step Functions no longer awaited.
+   * to the answer that resumed the execution. Only answers that landed count, not ones Step Functions no longer
+   * awaited.
    */
   inputAnswered(tool: string, waitedMs: number): void;
 }

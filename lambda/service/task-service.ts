@@ -13,7 +13,15 @@ import {
 } from '../core/errors.js';
 import type { ExecutionSnapshot } from '../core/execution-status.js';
 import { awaitsAnswers } from '../core/input-request.js';
-import { isTerminal, RetentionClock, TaskOrigin, TaskStatus, toolResultOf, type Retention, type TaskRecord } from '../core/task.js';
+import {
+  isTerminal,
+  RetentionClock,
+  TaskOrigin,
+  TaskStatus,
+  toolResultOf,
+  type Retention,
+  type TaskRecord,
+} from '../core/task.js';
 import { executionNameFor, executionNameOf, newExecutionNonce, taskKey } from '../core/task-key.js';
 import { textResult, type ToolResult } from '../core/tool-result.js';
 import type { StartRequest, TaskExecutor } from '../executor/task-executor.js';
@@ -29,7 +37,9 @@ import { TaskTracker, type WaitOptions } from './task-tracker.js';
 const WITHDRAWAL_READ_ATTEMPTS = 4;
 /** First backoff between those reads, doubled each time (50, 100, 200 ms). */
 const WITHDRAWAL_READ_BACKOFF_MS = 50;
-/** How long a plain call waits for more questions after one arrived (parallel ask steps record theirs moments apart). */
+/**
+ * How long a plain call waits for more questions after one arrived (parallel ask steps record theirs moments apart).
+ */
 const SIBLING_QUESTIONS_MS = 300;
 /** The most such waits in one round: a Map that asks on and on still gets an answer. */
 const SIBLING_QUESTIONS_MAX_READS = 10;
@@ -74,8 +84,12 @@ export interface DirectWaitOptions {
   readonly onRead?: WaitOptions['onRead'];
 }
 
-/** Where a plain call stands when its wait ends: the tool's result, or its task waiting on the client's answers (SEP-2322). */
-export type DirectOutcome = { readonly kind: 'result'; readonly result: ToolResult } | { readonly kind: 'input'; readonly task: TaskRecord };
+/**
+ * Where a plain call stands when its wait ends: the tool's result, or its task waiting on the client's answers
+ * (SEP-2322).
+ */
+export type DirectOutcome =
+  { readonly kind: 'result'; readonly result: ToolResult } | { readonly kind: 'input'; readonly task: TaskRecord };
 
 export class TaskService {
   private readonly store: TaskStore;
@@ -96,7 +110,14 @@ export class TaskService {
     this.logger = options.logger;
     this.metrics = options.metrics ?? NO_TASK_METRICS;
     this.now = options.now ?? Date.now;
-    this.tracker = new TaskTracker({ store: this.store, executor: this.executor, settings: this.settings, logger: this.logger, metrics: this.metrics, now: this.now });
+    this.tracker = new TaskTracker({
+      store: this.store,
+      executor: this.executor,
+      settings: this.settings,
+      logger: this.logger,
+      metrics: this.metrics,
+      now: this.now,
+    });
   }
 
   /**
@@ -158,7 +179,10 @@ export class TaskService {
         throw error;
       }
       started = false;
-      this.logger.warn('Execution start outcome unknown; the next poll reconciles the task', { taskId, error: String(error) });
+      this.logger.warn('Execution start outcome unknown; the next poll reconciles the task', {
+        taskId,
+        error: String(error),
+      });
     }
     // A client that made the task ID can cancel or delete the task before the start above lands; stop
     // the execution that start then began, so none runs without a live task.
@@ -178,9 +202,20 @@ export class TaskService {
     const start = now - (now % CREATION_WINDOW_MS);
     if (await this.store.countCreation(request.owner, { start, ms: CREATION_WINDOW_MS }, max)) return;
     const outcome = 'limit:creations-per-minute';
-    audit(this.logger, { event: AuditEvent.Refused, owner: request.owner, ...(request.taskId !== undefined ? { taskId: request.taskId } : {}), tool: toolName, ...(request.requestId !== undefined ? { requestId: request.requestId } : {}), outcome });
+    audit(this.logger, {
+      event: AuditEvent.Refused,
+      owner: request.owner,
+      ...(request.taskId !== undefined ? { taskId: request.taskId } : {}),
+      tool: toolName,
+      ...(request.requestId !== undefined ? { requestId: request.requestId } : {}),
+      outcome,
+    });
     this.metrics.taskEvent(AuditEvent.Refused, toolName);
-    throw new TaskLimitExceededError('creations-per-minute', max, Math.max(1, Math.ceil((start + CREATION_WINDOW_MS - now) / 1000)));
+    throw new TaskLimitExceededError(
+      'creations-per-minute',
+      max,
+      Math.max(1, Math.ceil((start + CREATION_WINDOW_MS - now) / 1000)),
+    );
   }
 
   /**
@@ -194,15 +229,26 @@ export class TaskService {
     let failure: unknown;
     try {
       if (await this.store.holdActiveSlot(task.owner, task.taskId, max)) return;
-      if ((await this.store.reconcileActiveSlots(task.owner)) > 0 && (await this.store.holdActiveSlot(task.owner, task.taskId, max))) return;
+      if (
+        (await this.store.reconcileActiveSlots(task.owner)) > 0 &&
+        (await this.store.holdActiveSlot(task.owner, task.taskId, max))
+      )
+        return;
       auditTask(this.logger, AuditEvent.Refused, task, 'limit:active-tasks');
       this.metrics.taskEvent(AuditEvent.Refused, task.toolName);
-      failure = new TaskLimitExceededError('active-tasks', max, Math.max(1, Math.ceil(this.settings.pollIntervalMs / 1000)));
+      failure = new TaskLimitExceededError(
+        'active-tasks',
+        max,
+        Math.max(1, Math.ceil(this.settings.pollIntervalMs / 1000)),
+      );
     } catch (error) {
       failure = error;
     }
     await this.store.delete(task.owner, task.taskId).catch((error: unknown) => {
-      this.logger.warn('Could not remove a task refused an active-task slot', { taskId: task.taskId, error: String(error) });
+      this.logger.warn('Could not remove a task refused an active-task slot', {
+        taskId: task.taskId,
+        error: String(error),
+      });
     });
     throw failure;
   }
@@ -217,7 +263,8 @@ export class TaskService {
     if (refusal.fault === 'capacity') await this.stopBestEffort(task, 'The start was refused for capacity.');
     await this.store.delete(task.owner, task.taskId).then(
       () => this.tracker.releaseActiveSlot(task),
-      (error: unknown) => this.logger.warn('Could not remove the task of a refused start', { taskId: task.taskId, error: String(error) }),
+      (error: unknown) =>
+        this.logger.warn('Could not remove the task of a refused start', { taskId: task.taskId, error: String(error) }),
     );
   }
 
@@ -233,13 +280,20 @@ export class TaskService {
       } catch (error) {
         if (error instanceof TaskExpiredError) current = null;
         else if (attempt + 1 >= WITHDRAWAL_READ_ATTEMPTS) {
-          this.logger.warn('Could not read the task after starting its execution; leaving the execution running', { taskId: task.taskId, error: String(error) });
+          this.logger.warn('Could not read the task after starting its execution; leaving the execution running', {
+            taskId: task.taskId,
+            error: String(error),
+          });
           return;
         } else await sleep(WITHDRAWAL_READ_BACKOFF_MS * 2 ** attempt);
       }
     }
-    if (current !== null && current.executionArn === task.executionArn && current.status !== TaskStatus.Cancelled) return;
-    await this.executor.stop(task.executionArn, { error: 'TaskWithdrawn', cause: 'The task was cancelled or deleted while its execution started.' });
+    if (current !== null && current.executionArn === task.executionArn && current.status !== TaskStatus.Cancelled)
+      return;
+    await this.executor.stop(task.executionArn, {
+      error: 'TaskWithdrawn',
+      cause: 'The task was cancelled or deleted while its execution started.',
+    });
   }
 
   private async repairRetriedStart(retry: TaskRecord, start: StartRequest): Promise<void> {
@@ -247,7 +301,11 @@ export class TaskService {
     if (existing === null || isTerminal(existing.status) || existing.inputDigest !== retry.inputDigest) return;
     // The stored task's own execution name, so the start can only find (or create) that one execution.
     const repair = { ...start, executionName: executionNameOf(existing.executionArn) };
-    await this.executor.start(repair).catch((error: unknown) => this.logger.warn('Repeated start of a retried task failed', { taskId: retry.taskId, error: String(error) }));
+    await this.executor
+      .start(repair)
+      .catch((error: unknown) =>
+        this.logger.warn('Repeated start of a retried task failed', { taskId: retry.taskId, error: String(error) }),
+      );
   }
 
   /**
@@ -276,10 +334,13 @@ export class TaskService {
     if (isTerminal(task.status)) throw new IllegalTransitionError(taskId, task.status, TaskStatus.Cancelled);
     await this.executor.stop(task.executionArn, { error: 'TaskCancelled', cause: reason });
     try {
-      return await this.tracker.finished(await this.store.update(task, { status: TaskStatus.Cancelled, statusMessage: reason, at: this.now() }));
+      return await this.tracker.finished(
+        await this.store.update(task, { status: TaskStatus.Cancelled, statusMessage: reason, at: this.now() }),
+      );
     } catch (error) {
       // A poll that saw the stopped execution may have recorded the cancellation first.
-      if (error instanceof IllegalTransitionError && error.from === TaskStatus.Cancelled) return this.getTask(owner, taskId);
+      if (error instanceof IllegalTransitionError && error.from === TaskStatus.Cancelled)
+        return this.getTask(owner, taskId);
       throw error;
     }
   }
@@ -291,7 +352,8 @@ export class TaskService {
   async deleteTask(owner: string, taskId: string): Promise<void> {
     const task = await this.store.get(owner, taskId);
     if (task === null) throw new TaskNotFoundError(taskId);
-    if (!isTerminal(task.status)) await this.executor.stop(task.executionArn, { error: 'TaskDeleted', cause: 'The client deleted the task.' });
+    if (!isTerminal(task.status))
+      await this.executor.stop(task.executionArn, { error: 'TaskDeleted', cause: 'The client deleted the task.' });
     if (!(await this.store.delete(owner, taskId))) throw new TaskNotFoundError(taskId);
     await this.tracker.releaseActiveSlot(task);
     auditTask(this.logger, AuditEvent.Deleted, task);
@@ -338,7 +400,9 @@ export class TaskService {
     const started = await this.startDirect(owner, toolName, args);
     if ('refused' in started) return started.refused;
     const outcome = await this.awaitDirect(owner, started.task, { signal, onProgress, onRead });
-    return outcome.kind === 'result' ? outcome.result : textResult('The tool asked for input this call cannot give.', true);
+    return outcome.kind === 'result'
+      ? outcome.result
+      : textResult('The tool asked for input this call cannot give.', true);
   }
 
   /**
@@ -346,7 +410,12 @@ export class TaskService {
    * when the workflow asks its client for input, with the task (its open input requests) instead of a result. The
    * execution then keeps waiting for the answers; {@link resumeDirect} waits on it again once they are delivered.
    */
-  async runUntilInput(owner: string, toolName: string, args: Record<string, unknown>, options: DirectWaitOptions = {}): Promise<DirectOutcome> {
+  async runUntilInput(
+    owner: string,
+    toolName: string,
+    args: Record<string, unknown>,
+    options: DirectWaitOptions = {},
+  ): Promise<DirectOutcome> {
     const started = await this.startDirect(owner, toolName, args);
     if ('refused' in started) return { kind: 'result', result: started.refused };
     return this.awaitDirect(owner, started.task, { ...options, stopAtInput: true });
@@ -362,45 +431,80 @@ export class TaskService {
   }
 
   /** Starts a plain call's execution; refused arguments (or input) come back as the tool's error, nothing started. */
-  private async startDirect(owner: string, toolName: string, args: Record<string, unknown>): Promise<{ task: TaskRecord } | { refused: ToolResult }> {
+  private async startDirect(
+    owner: string,
+    toolName: string,
+    args: Record<string, unknown>,
+  ): Promise<{ task: TaskRecord } | { refused: ToolResult }> {
     let created, started;
     try {
-      ({ task: created, started } = await this.createAndStart({ owner, toolName, arguments: args, origin: TaskOrigin.Direct }));
+      ({ task: created, started } = await this.createAndStart({
+        owner,
+        toolName,
+        arguments: args,
+        origin: TaskOrigin.Direct,
+      }));
     } catch (error) {
       // SEP-1303: arguments the tool refuses are for the model to fix, so they come back as the tool's error;
       // so does an input Step Functions refuses (over its 256 KiB limit, say).
       if (error instanceof InvalidToolArgumentsError) return { refused: textResult(error.message, true) };
-      if (error instanceof ExecutionStartError && error.fault === 'input') return { refused: textResult(error.message, true) };
+      if (error instanceof ExecutionStartError && error.fault === 'input')
+        return { refused: textResult(error.message, true) };
       throw error;
     }
     // Step Functions did not answer: rather than wait out the bound on an execution that may not exist, stop
     // it (a no-op if it never started) and say so at once. If the stop fails too, the task stays for polls to
     // reconcile.
     if (!started) {
-      const stopped = await this.cancelTask(owner, created.taskId, 'Step Functions did not answer the start; the call was abandoned.').then(
+      const stopped = await this.cancelTask(
+        owner,
+        created.taskId,
+        'Step Functions did not answer the start; the call was abandoned.',
+      ).then(
         () => true,
-        (error: unknown) => (this.logger.warn('Could not stop the execution of an unanswered start', { taskId: created.taskId, error: String(error) }), false),
+        (error: unknown) => (
+          this.logger.warn('Could not stop the execution of an unanswered start', {
+            taskId: created.taskId,
+            error: String(error),
+          }),
+          false
+        ),
       );
       throw new StartOutcomeUnknownError(created.taskId, stopped);
     }
     return { task: created };
   }
 
-  /** Waits within the plain-call bound for the result (or, with `stopAtInput`, a question); stops the execution when the bound passes. */
-  private async awaitDirect(owner: string, created: TaskRecord, options: DirectWaitOptions & { readonly stopAtInput?: boolean }): Promise<DirectOutcome> {
+  /**
+   * Waits within the plain-call bound for the result (or, with `stopAtInput`, a question); stops the execution when the
+   * bound passes.
+   */
+  private async awaitDirect(
+    owner: string,
+    created: TaskRecord,
+    options: DirectWaitOptions & { readonly stopAtInput?: boolean },
+  ): Promise<DirectOutcome> {
     const { signal, onProgress, onRead } = options;
     const bound = this.settings.directCallTimeoutMs;
     let task;
     try {
-      task = await this.waitForTerminal(owner, created.taskId, { timeoutMs: bound, signal, onProgress, onRead, ...(options.stopAtInput ? { until: awaitsAnswers } : {}) });
+      task = await this.waitForTerminal(owner, created.taskId, {
+        timeoutMs: bound,
+        signal,
+        onProgress,
+        onRead,
+        ...(options.stopAtInput ? { until: awaitsAnswers } : {}),
+      });
     } catch (error) {
       // Nobody will see this execution's result: stop it before giving up.
       await this.stopBestEffort(created, 'The tool call failed while waiting for its execution.');
       throw error;
     }
     const result = (toolResult: ToolResult): DirectOutcome => ({ kind: 'result', result: toolResult });
-    if (isTerminal(task.status)) return result((await this.resultFor(task)).result ?? textResult('The tool finished without a result.', true));
-    if (options.stopAtInput && awaitsAnswers(task) && !signal?.aborted) return { kind: 'input', task: await this.withSiblingQuestions(owner, task, signal) };
+    if (isTerminal(task.status))
+      return result((await this.resultFor(task)).result ?? textResult('The tool finished without a result.', true));
+    if (options.stopAtInput && awaitsAnswers(task) && !signal?.aborted)
+      return { kind: 'input', task: await this.withSiblingQuestions(owner, task, signal) };
     const reason = signal?.aborted
       ? 'The client went away before the tool finished; the execution was stopped.'
       : `The tool did not finish within ${Math.round(bound / 1000)} s, so its execution was ` +
@@ -441,7 +545,9 @@ export class TaskService {
   private async stopBestEffort(task: TaskRecord, cause: string): Promise<void> {
     await this.executor
       .stop(task.executionArn, { error: 'TaskAbandoned', cause })
-      .catch((error: unknown) => this.logger.warn('Could not stop an abandoned execution', { taskId: task.taskId, error: String(error) }));
+      .catch((error: unknown) =>
+        this.logger.warn('Could not stop an abandoned execution', { taskId: task.taskId, error: String(error) }),
+      );
   }
 
   /**
@@ -470,10 +576,16 @@ export class TaskService {
 
   private retentionFor(request: CreateTaskRequest): Retention {
     const { maxTtlMs, defaultTtlMs, directCallTimeoutMs } = this.settings;
-    if (request.origin === TaskOrigin.Direct) return { ms: directCallTimeoutMs + defaultTtlMs, clock: RetentionClock.FromCreation };
-    const requested = Number.isFinite(request.requestedRetentionMs) ? Math.ceil(request.requestedRetentionMs!) : defaultTtlMs;
+    if (request.origin === TaskOrigin.Direct)
+      return { ms: directCallTimeoutMs + defaultTtlMs, clock: RetentionClock.FromCreation };
+    const requested = Number.isFinite(request.requestedRetentionMs)
+      ? Math.ceil(request.requestedRetentionMs!)
+      : defaultTtlMs;
     const ms = Math.min(Math.max(requested, this.settings.minTtlMs), maxTtlMs);
     // SEP-1686 counts keepAlive from completion; 2025-11-25 counts ttl from creation.
-    return { ms, clock: request.origin === TaskOrigin.Sep1686 ? RetentionClock.FromCompletion : RetentionClock.FromCreation };
+    return {
+      ms,
+      clock: request.origin === TaskOrigin.Sep1686 ? RetentionClock.FromCompletion : RetentionClock.FromCreation,
+    };
   }
 }

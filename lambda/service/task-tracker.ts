@@ -5,7 +5,15 @@
 import { IllegalTransitionError, TaskExpiredError, TaskNotFoundError } from '../core/errors.js';
 import { outcomeOfExecution, type ExecutionSnapshot, type TaskOutcome } from '../core/execution-status.js';
 import { inputNeverCameMessage } from '../core/input-request.js';
-import { FIRST_WAIT_STEP_MS, isRefreshDue, isTerminal, nextWaitStepMs, pollRefreshIntervalMs, TaskStatus, type TaskRecord } from '../core/task.js';
+import {
+  FIRST_WAIT_STEP_MS,
+  isRefreshDue,
+  isTerminal,
+  nextWaitStepMs,
+  pollRefreshIntervalMs,
+  TaskStatus,
+  type TaskRecord,
+} from '../core/task.js';
 import { activityChanged } from '../core/task-progress.js';
 import { executionNameOf, taskKeyFromExecutionName } from '../core/task-key.js';
 import type { TaskExecutor } from '../executor/task-executor.js';
@@ -103,7 +111,10 @@ export class TaskTracker {
    * out-of-order events are harmless: a terminal status is never overwritten. Returns `null` when the
    * execution belongs to no live task.
    */
-  async recordExecutionEvent(executionArn: string, execution: ExecutionSnapshot | 'describe'): Promise<TaskRecord | null> {
+  async recordExecutionEvent(
+    executionArn: string,
+    execution: ExecutionSnapshot | 'describe',
+  ): Promise<TaskRecord | null> {
     const key = taskKeyFromExecutionName(executionNameOf(executionArn));
     const task = key === null ? null : await this.store.getByKey(key);
     // Another execution than the task's own (an older task under a reused ID, another machine): not this task's news.
@@ -119,7 +130,11 @@ export class TaskTracker {
    */
   async finished(task: TaskRecord): Promise<TaskRecord> {
     auditTask(this.logger, terminalEvent(task.status), task);
-    this.metrics.taskEvent(terminalEvent(task.status), task.toolName, (task.completedAt ?? this.now()) - task.createdAt);
+    this.metrics.taskEvent(
+      terminalEvent(task.status),
+      task.toolName,
+      (task.completedAt ?? this.now()) - task.createdAt,
+    );
     await this.releaseActiveSlot(task);
     return task;
   }
@@ -168,7 +183,12 @@ export class TaskTracker {
     const step = execution?.status === 'RUNNING' ? await this.currentStepOf(task) : null;
     const checked = { ...task, lastCheckedAt: now };
     try {
-      return await this.applyOutcome(checked, execution, now, step !== null && step !== task.currentStep ? step : undefined);
+      return await this.applyOutcome(
+        checked,
+        execution,
+        now,
+        step !== null && step !== task.currentStep ? step : undefined,
+      );
     } catch (error) {
       if (error instanceof TaskNotFoundError || error instanceof TaskExpiredError) throw error;
       // The store could not record the news (throttled, unreachable): answer with what is stored; the next
@@ -203,13 +223,24 @@ export class TaskTracker {
    * Records what the execution's status means for the task; `currentStep`, a step the task does not show yet, rides
    * on the same write when the status moves (one UpdateItem for a first refresh), or is written alone when it does not.
    */
-  private async applyOutcome(task: TaskRecord, execution: ExecutionSnapshot | null, now: number, currentStep?: string): Promise<TaskRecord> {
+  private async applyOutcome(
+    task: TaskRecord,
+    execution: ExecutionSnapshot | null,
+    now: number,
+    currentStep?: string,
+  ): Promise<TaskRecord> {
     const outcome = withInputNews(task, outcomeOfExecution(execution), execution?.error);
     // A running execution waiting for an answer stays input_required (the store refuses that move, too, for a race).
-    const stays = outcome.status === task.status || (task.status === TaskStatus.InputRequired && outcome.status === TaskStatus.Working);
+    const stays =
+      outcome.status === task.status ||
+      (task.status === TaskStatus.InputRequired && outcome.status === TaskStatus.Working);
     if (stays) return currentStep === undefined ? task : this.recordCurrentStep(task, currentStep);
     try {
-      const updated = await this.store.update(task, { ...outcome, at: now, ...(currentStep !== undefined ? { currentStep } : {}) });
+      const updated = await this.store.update(task, {
+        ...outcome,
+        at: now,
+        ...(currentStep !== undefined ? { currentStep } : {}),
+      });
       return isTerminal(updated.status) ? await this.finished(updated) : updated;
     } catch (error) {
       if (!(error instanceof IllegalTransitionError)) throw error;

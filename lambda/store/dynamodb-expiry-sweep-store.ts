@@ -6,7 +6,14 @@ import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-s
 import { ACTIVE_STATUSES, type TaskStatus } from '../core/task.js';
 import { taskKey } from '../core/task-key.js';
 import type { ExpiredTask, ExpirySweepStore } from './expiry-sweep-store.js';
-import { ACTIVE_EXPIRY_INDEX, ACTIVE_EXPIRY_PARTITION_KEY, activeExpiryShards, EXPIRY_MS_ATTRIBUTE, PARTITION_KEY, TTL_ATTRIBUTE } from './table-schema.js';
+import {
+  ACTIVE_EXPIRY_INDEX,
+  ACTIVE_EXPIRY_PARTITION_KEY,
+  activeExpiryShards,
+  EXPIRY_MS_ATTRIBUTE,
+  PARTITION_KEY,
+  TTL_ATTRIBUTE,
+} from './table-schema.js';
 
 export interface DynamoDbExpirySweepStoreOptions {
   readonly client: DynamoDBDocumentClient;
@@ -77,14 +84,25 @@ export class DynamoDbExpirySweepStore implements ExpirySweepStore {
         'REMOVE #shard, #claim',
       condition: 'attribute_exists(#shard)',
       names: { '#shard': ACTIVE_EXPIRY_PARTITION_KEY, '#claim': CLAIM_ATTRIBUTE, '#ttl': TTL_ATTRIBUTE },
-      values: { ':status': change.status, ':statusMessage': change.statusMessage, ':at': change.at, ':ttl': Math.ceil(task.expiredAt / 1000) },
+      values: {
+        ':status': change.status,
+        ':statusMessage': change.statusMessage,
+        ':at': change.at,
+        ':ttl': Math.ceil(task.expiredAt / 1000),
+      },
     });
   }
 
   /**
    * An update of `task`'s item on the condition that it is still the same active task, and `condition`; false when not.
    */
-  private async conditionally(write: { task: ExpiredTask; update: string; condition: string; names: Record<string, string>; values: Item }): Promise<boolean> {
+  private async conditionally(write: {
+    task: ExpiredTask;
+    update: string;
+    condition: string;
+    names: Record<string, string>;
+    values: Item;
+  }): Promise<boolean> {
     const active = Object.fromEntries(ACTIVE_STATUSES.map((status, index) => [`:active${index}`, status]));
     try {
       await this.client.send(

@@ -5,7 +5,12 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DELIVERY_LEASE_MS, InputRequestState, type InputRequest, type InputRequestMessage } from '../core/input-request.js';
+import {
+  DELIVERY_LEASE_MS,
+  InputRequestState,
+  type InputRequest,
+  type InputRequestMessage,
+} from '../core/input-request.js';
 import { ACTIVE_STATUSES, TaskStatus, type TaskRecord } from '../core/task.js';
 import { taskKey } from '../core/task-key.js';
 import type { ClaimOutcome, InputRequestStore, NewInputRequest } from './input-request-store.js';
@@ -72,7 +77,13 @@ export class DynamoDbInputRequests implements InputRequestStore {
     const common = {
       TableName: this.tableName,
       Key: { [PARTITION_KEY]: key },
-      ExpressionAttributeValues: { ':arn': executionArn, ':waiting': TaskStatus.InputRequired, ':at': request.askedAt, ':open': new Set([request.key]), ...ACTIVE_VALUES },
+      ExpressionAttributeValues: {
+        ':arn': executionArn,
+        ':waiting': TaskStatus.InputRequired,
+        ':at': request.askedAt,
+        ':open': new Set([request.key]),
+        ...ACTIVE_VALUES,
+      },
     };
     const guard = `attribute_exists(#pk) AND executionArn = :arn AND ${ACTIVE_CONDITION}`;
     // A nested path can only be set inside an existing map, and one expression cannot both create the map and set
@@ -83,7 +94,13 @@ export class DynamoDbInputRequests implements InputRequestStore {
           ...common,
           UpdateExpression: 'SET #requests.#key = :entry, #status = :waiting, lastUpdatedAt = :at ADD #open :open',
           ConditionExpression: `${guard} AND attribute_exists(#requests) AND attribute_not_exists(#requests.#key)`,
-          ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#status': 'status', '#requests': INPUT_REQUESTS_ATTRIBUTE, '#key': request.key, '#open': OPEN_INPUT_KEYS_ATTRIBUTE },
+          ExpressionAttributeNames: {
+            '#pk': PARTITION_KEY,
+            '#status': 'status',
+            '#requests': INPUT_REQUESTS_ATTRIBUTE,
+            '#key': request.key,
+            '#open': OPEN_INPUT_KEYS_ATTRIBUTE,
+          },
           ExpressionAttributeValues: { ...common.ExpressionAttributeValues, ':entry': entry },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
@@ -92,7 +109,12 @@ export class DynamoDbInputRequests implements InputRequestStore {
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       const old = error.Item ? unmarshall(error.Item as Parameters<typeof unmarshall>[0]) : undefined;
-      if (old === undefined || old['executionArn'] !== executionArn || !ACTIVE_STATUSES.includes(old['status'] as TaskStatus)) return false;
+      if (
+        old === undefined ||
+        old['executionArn'] !== executionArn ||
+        !ACTIVE_STATUSES.includes(old['status'] as TaskStatus)
+      )
+        return false;
       const existing = old[INPUT_REQUESTS_ATTRIBUTE] as Record<string, Entry> | undefined;
       if (existing?.[request.key] !== undefined) return true; // a retried ask: recorded already
       // Another ask created the map meanwhile.
@@ -104,7 +126,12 @@ export class DynamoDbInputRequests implements InputRequestStore {
           ...common,
           UpdateExpression: 'SET #requests = :requests, #status = :waiting, lastUpdatedAt = :at ADD #open :open',
           ConditionExpression: `${guard} AND attribute_not_exists(#requests)`,
-          ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#status': 'status', '#requests': INPUT_REQUESTS_ATTRIBUTE, '#open': OPEN_INPUT_KEYS_ATTRIBUTE },
+          ExpressionAttributeNames: {
+            '#pk': PARTITION_KEY,
+            '#status': 'status',
+            '#requests': INPUT_REQUESTS_ATTRIBUTE,
+            '#open': OPEN_INPUT_KEYS_ATTRIBUTE,
+          },
           ExpressionAttributeValues: { ...common.ExpressionAttributeValues, ':requests': { [request.key]: entry } },
         }),
       );
@@ -122,11 +149,17 @@ export class DynamoDbInputRequests implements InputRequestStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: { [PARTITION_KEY]: taskKey(task.owner, task.taskId) },
-          UpdateExpression: 'SET #requests.#key.#state = :delivering, #requests.#key.claimId = :claim, #requests.#key.claimedAt = :now',
+          UpdateExpression:
+            'SET #requests.#key.#state = :delivering, #requests.#key.claimId = :claim, #requests.#key.claimedAt = :now',
           ConditionExpression:
             `executionArn = :arn AND ${ACTIVE_CONDITION} AND (#requests.#key.#state = :outstanding OR ` +
             '(#requests.#key.#state = :delivering AND #requests.#key.claimedAt <= :lapsed))',
-          ExpressionAttributeNames: { '#status': 'status', '#requests': INPUT_REQUESTS_ATTRIBUTE, '#key': key, '#state': 'state' },
+          ExpressionAttributeNames: {
+            '#status': 'status',
+            '#requests': INPUT_REQUESTS_ATTRIBUTE,
+            '#key': key,
+            '#state': 'state',
+          },
           ExpressionAttributeValues: {
             ':arn': task.executionArn,
             ':delivering': InputRequestState.Delivering,
@@ -140,32 +173,60 @@ export class DynamoDbInputRequests implements InputRequestStore {
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return { kind: 'claimed', taskToken: (Attributes![INPUT_REQUESTS_ATTRIBUTE] as Record<string, Entry>)[key]!.taskToken };
+      return {
+        kind: 'claimed',
+        taskToken: (Attributes![INPUT_REQUESTS_ATTRIBUTE] as Record<string, Entry>)[key]!.taskToken,
+      };
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       const old = error.Item ? unmarshall(error.Item as Parameters<typeof unmarshall>[0]) : undefined;
       const entry = (old?.[INPUT_REQUESTS_ATTRIBUTE] as Record<string, Entry> | undefined)?.[key];
-      if (old === undefined || old['executionArn'] !== task.executionArn || entry === undefined) return { kind: 'unknown' };
-      if (entry.state === InputRequestState.Delivering && ACTIVE_STATUSES.includes(old['status'] as TaskStatus)) return { kind: 'busy' };
+      if (old === undefined || old['executionArn'] !== task.executionArn || entry === undefined)
+        return { kind: 'unknown' };
+      if (entry.state === InputRequestState.Delivering && ACTIVE_STATUSES.includes(old['status'] as TaskStatus))
+        return { kind: 'busy' };
       return { kind: 'settled' };
     }
   }
 
   async release(task: TaskRecord, key: string, claimId: string): Promise<void> {
-    await this.ifClaimed(task, key, claimId, 'SET #requests.#key.#state = :outstanding REMOVE #requests.#key.claimId, #requests.#key.claimedAt', {
-      ':outstanding': InputRequestState.Outstanding,
-    });
+    await this.ifClaimed(
+      task,
+      key,
+      claimId,
+      'SET #requests.#key.#state = :outstanding REMOVE #requests.#key.claimId, #requests.#key.claimedAt',
+      {
+        ':outstanding': InputRequestState.Outstanding,
+      },
+    );
   }
 
-  async settle(task: TaskRecord, key: string, claimId: string, state: 'answered' | 'expired', now: number): Promise<void> {
+  async settle(
+    task: TaskRecord,
+    key: string,
+    claimId: string,
+    state: 'answered' | 'expired',
+    now: number,
+  ): Promise<void> {
     // lastUpdatedAt moves, so a subscription (notifications/tasks) shows the shorter list of open requests.
-    const settled = await this.ifClaimed(task, key, claimId, 'SET #requests.#key.#state = :state, #requests.#key.settledAt = :now, lastUpdatedAt = :now ' +
-      'REMOVE #requests.#key.claimId DELETE #open :open', {
-      ':state': state,
-      ':now': now,
-      ':open': new Set([key]),
-    });
-    if (settled === null || settled[OPEN_INPUT_KEYS_ATTRIBUTE] !== undefined || settled['status'] !== TaskStatus.InputRequired) return;
+    const settled = await this.ifClaimed(
+      task,
+      key,
+      claimId,
+      'SET #requests.#key.#state = :state, #requests.#key.settledAt = :now, lastUpdatedAt = :now ' +
+        'REMOVE #requests.#key.claimId DELETE #open :open',
+      {
+        ':state': state,
+        ':now': now,
+        ':open': new Set([key]),
+      },
+    );
+    if (
+      settled === null ||
+      settled[OPEN_INPUT_KEYS_ATTRIBUTE] !== undefined ||
+      settled['status'] !== TaskStatus.InputRequired
+    )
+      return;
     // Nothing is open any more: back to working, unless a new ask arrived meanwhile (it re-adds its key) or the task
     // ended.
     try {
@@ -176,7 +237,12 @@ export class DynamoDbInputRequests implements InputRequestStore {
           UpdateExpression: 'SET #status = :working, lastUpdatedAt = :now REMOVE statusMessage',
           ConditionExpression: 'executionArn = :arn AND #status = :waiting AND attribute_not_exists(#open)',
           ExpressionAttributeNames: { '#status': 'status', '#open': OPEN_INPUT_KEYS_ATTRIBUTE },
-          ExpressionAttributeValues: { ':arn': task.executionArn, ':working': TaskStatus.Working, ':waiting': TaskStatus.InputRequired, ':now': now },
+          ExpressionAttributeValues: {
+            ':arn': task.executionArn,
+            ':working': TaskStatus.Working,
+            ':waiting': TaskStatus.InputRequired,
+            ':now': now,
+          },
         }),
       );
     } catch (error) {
@@ -185,7 +251,13 @@ export class DynamoDbInputRequests implements InputRequestStore {
   }
 
   /** Applies `update` to the request while `claimId` holds it; the item after, or `null` when the claim was lost. */
-  private async ifClaimed(task: TaskRecord, key: string, claimId: string, update: string, values: Record<string, unknown>): Promise<Record<string, unknown> | null> {
+  private async ifClaimed(
+    task: TaskRecord,
+    key: string,
+    claimId: string,
+    update: string,
+    values: Record<string, unknown>,
+  ): Promise<Record<string, unknown> | null> {
     const names: Record<string, string> = { '#requests': INPUT_REQUESTS_ATTRIBUTE, '#key': key };
     if (update.includes('#state')) names['#state'] = 'state';
     if (update.includes('#open')) names['#open'] = OPEN_INPUT_KEYS_ATTRIBUTE;

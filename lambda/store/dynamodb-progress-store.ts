@@ -68,13 +68,16 @@ export class DynamoDbProgressStore implements ProgressStore {
     } else if (report.progress !== undefined) {
       sets.push('#count = :count');
       values[':count'] = report.progress;
-      conditions.push('(attribute_not_exists(#count) OR #count < :count OR (#count = :count AND ' +
-        '(attribute_not_exists(#at) OR #at <= :at)))');
+      conditions.push(
+        '(attribute_not_exists(#count) OR #count < :count OR (#count = :count AND ' +
+          '(attribute_not_exists(#at) OR #at <= :at)))',
+      );
     } else {
       conditions.push('(attribute_not_exists(#at) OR #at <= :at)');
     }
     // DynamoDB refuses attribute names that the expressions do not use.
-    for (const name of Object.keys(names)) if (!`${sets.join(' ')} ${adds.join(' ')} ${conditions.join(' ')}`.includes(name)) delete names[name];
+    for (const name of Object.keys(names))
+      if (!`${sets.join(' ')} ${adds.join(' ')} ${conditions.join(' ')}`.includes(name)) delete names[name];
     try {
       const { Attributes } = await this.client.send(
         new UpdateCommand({

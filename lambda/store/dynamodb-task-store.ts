@@ -1,11 +1,48 @@
-// TaskStore over one DynamoDB table: conditional writes, TTL with read-time expiry, owner-scoped keys and a sparse owner index.
+// TaskStore over one DynamoDB table: conditional writes, TTL with read-time expiry, owner-scoped keys and a sparse
+// owner index.
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { IllegalTransitionError, InvalidCursorError, TaskAlreadyExistsError, TaskExpiredError, TaskNotFoundError } from '../core/errors.js';
-import { ACTIVE_STATUSES, expiresAt, isExpired, isTerminal, statusesExecutionNewsMayMove, TaskOrigin, type TaskRecord, type TaskStatus, type TaskSummary } from '../core/task.js';
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
+import {
+  IllegalTransitionError,
+  InvalidCursorError,
+  TaskAlreadyExistsError,
+  TaskExpiredError,
+  TaskNotFoundError,
+} from '../core/errors.js';
+import {
+  ACTIVE_STATUSES,
+  expiresAt,
+  isExpired,
+  isTerminal,
+  statusesExecutionNewsMayMove,
+  TaskOrigin,
+  type TaskRecord,
+  type TaskStatus,
+  type TaskSummary,
+} from '../core/task.js';
 import { taskKey } from '../core/task-key.js';
-import { ACTIVE_EXPIRY_PARTITION_KEY, ACTIVE_EXPIRY_TTL_GRACE_MS, activeExpiryShard, activeTasksKey, creationsKey, EXPIRY_MS_ATTRIBUTE, OWNER_INDEX, OWNER_INDEX_PARTITION_KEY, PARTITION_KEY, requestKey, TTL_ATTRIBUTE } from './table-schema.js';
+import {
+  ACTIVE_EXPIRY_PARTITION_KEY,
+  ACTIVE_EXPIRY_TTL_GRACE_MS,
+  activeExpiryShard,
+  activeTasksKey,
+  creationsKey,
+  EXPIRY_MS_ATTRIBUTE,
+  OWNER_INDEX,
+  OWNER_INDEX_PARTITION_KEY,
+  PARTITION_KEY,
+  requestKey,
+  TTL_ATTRIBUTE,
+} from './table-schema.js';
 import { inputRequestsFromItem } from './dynamodb-input-requests.js';
 import type { TaskChange, TaskPage, TaskStore } from './task-store.js';
 import { progressFromItem } from './progress-attributes.js';
@@ -63,7 +100,9 @@ export class DynamoDbTaskStore implements TaskStore {
       Item: item,
       // An expired task that DynamoDB has not swept yet may be replaced; a live one never. Items written before
       // the millisecond attribute existed fall back to the TTL's whole seconds.
-      ConditionExpression: 'attribute_not_exists(#pk) OR #expiresAtMs <= :nowMs OR (attribute_not_exists(#expiresAtMs) AND #ttl <= :nowSeconds)',
+      ConditionExpression:
+        'attribute_not_exists(#pk) OR #expiresAtMs <= :nowMs OR (attribute_not_exists(#expiresAtMs) AND #ttl <= ' +
+        ':nowSeconds)',
       ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#ttl': TTL_ATTRIBUTE, '#expiresAtMs': EXPIRY_MS_ATTRIBUTE },
       ExpressionAttributeValues: { ':nowMs': this.now(), ':nowSeconds': Math.floor(this.now() / 1000) },
     };
@@ -73,13 +112,23 @@ export class DynamoDbTaskStore implements TaskStore {
         return;
       }
       // The task and the (owner, request ID) -> task mapping that notifications/cancelled needs, both or neither.
-      const mapping = { [PARTITION_KEY]: requestKey(task.owner, task.requestId), owner: task.owner, taskId: task.taskId, [TTL_ATTRIBUTE]: item[TTL_ATTRIBUTE] };
-      await this.client.send(new TransactWriteCommand({ TransactItems: [{ Put: put }, { Put: { TableName: this.tableName, Item: withoutUndefined(mapping) } }] }));
+      const mapping = {
+        [PARTITION_KEY]: requestKey(task.owner, task.requestId),
+        owner: task.owner,
+        taskId: task.taskId,
+        [TTL_ATTRIBUTE]: item[TTL_ATTRIBUTE],
+      };
+      await this.client.send(
+        new TransactWriteCommand({
+          TransactItems: [{ Put: put }, { Put: { TableName: this.tableName, Item: withoutUndefined(mapping) } }],
+        }),
+      );
     } catch (error) {
       // A transaction conflict on the task item means a concurrent create of the same task ID.
       const conditionFailed =
         error instanceof ConditionalCheckFailedException ||
-        (error instanceof TransactionCanceledException && ['ConditionalCheckFailed', 'TransactionConflict'].includes(error.CancellationReasons?.[0]?.Code ?? ''));
+        (error instanceof TransactionCanceledException &&
+          ['ConditionalCheckFailed', 'TransactionConflict'].includes(error.CancellationReasons?.[0]?.Code ?? ''));
       if (conditionFailed) throw new TaskAlreadyExistsError(task.taskId, { cause: error });
       throw error;
     }
@@ -132,7 +181,12 @@ export class DynamoDbTaskStore implements TaskStore {
     const terminal = isTerminal(change.status);
     const completedAt = terminal ? change.at : undefined;
     const end = expiresAt({ ...task, completedAt });
-    const names: Record<string, string> = { '#pk': PARTITION_KEY, '#status': 'status', '#ttl': TTL_ATTRIBUTE, '#expiresAtMs': EXPIRY_MS_ATTRIBUTE };
+    const names: Record<string, string> = {
+      '#pk': PARTITION_KEY,
+      '#status': 'status',
+      '#ttl': TTL_ATTRIBUTE,
+      '#expiresAtMs': EXPIRY_MS_ATTRIBUTE,
+    };
     const values: Record<string, unknown> = {
       ':status': change.status,
       ':at': change.at,
@@ -172,7 +226,8 @@ export class DynamoDbTaskStore implements TaskStore {
         values[':expiresAtMs'] = end;
       }
     }
-    // Execution news never takes a task out of input_required: only the answer path does (store/dynamodb-input-requests).
+    // Execution news never takes a task out of input_required: only the answer path does
+    // (store/dynamodb-input-requests).
     const allowed = statusesExecutionNewsMayMove(change.status);
     allowed.forEach((status, index) => (values[`:from${index}`] = status));
     try {
@@ -182,7 +237,10 @@ export class DynamoDbTaskStore implements TaskStore {
           Key: { [PARTITION_KEY]: taskKey(task.owner, task.taskId) },
           UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
           // executionArn pins the very task read: a task created anew under the same ID is another task.
-          ConditionExpression: `attribute_exists(#pk) AND executionArn = :executionArn AND (attribute_not_exists(#ttl) OR #ttl > :nowSeconds) AND (attribute_not_exists(#expiresAtMs) OR #expiresAtMs > :nowMs) AND #status IN (${allowed.map((_, i) => `:from${i}`).join(', ')})`,
+          ConditionExpression:
+            `attribute_exists(#pk) AND executionArn = :executionArn AND ` +
+            `(attribute_not_exists(#ttl) OR #ttl > :nowSeconds) AND (attribute_not_exists(#expiresAtMs) OR ` +
+            `#expiresAtMs > :nowMs) AND #status IN (${allowed.map((_, i) => `:from${i}`).join(', ')})`,
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
           ReturnValues: 'ALL_NEW',
@@ -193,7 +251,8 @@ export class DynamoDbTaskStore implements TaskStore {
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       const current = live(this.judge(error.Item ? unmarshallItem(error.Item) : undefined, task.owner, taskFromItem));
-      if (current === null || current.executionArn !== task.executionArn) throw new TaskNotFoundError(task.taskId, { cause: error });
+      if (current === null || current.executionArn !== task.executionArn)
+        throw new TaskNotFoundError(task.taskId, { cause: error });
       throw new IllegalTransitionError(task.taskId, current.status, change.status, { cause: error });
     }
   }
@@ -205,7 +264,10 @@ export class DynamoDbTaskStore implements TaskStore {
           TableName: this.tableName,
           Key: { [PARTITION_KEY]: taskKey(task.owner, task.taskId) },
           UpdateExpression: 'SET lastCheckedAt = :now',
-          ConditionExpression: `attribute_exists(#pk) AND executionArn = :executionArn AND #status IN (${ACTIVE_STATUSES.map((_, i) => `:active${i}`).join(', ')}) AND (attribute_not_exists(lastCheckedAt) OR lastCheckedAt <= :dueBefore)`,
+          ConditionExpression:
+            `attribute_exists(#pk) AND executionArn = :executionArn AND #status IN ` +
+            `(${ACTIVE_STATUSES.map((_, i) => `:active${i}`).join(', ')}) AND ` +
+            `(attribute_not_exists(lastCheckedAt) OR lastCheckedAt <= :dueBefore)`,
           ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#status': 'status' },
           ExpressionAttributeValues: {
             ':now': now,
@@ -229,7 +291,9 @@ export class DynamoDbTaskStore implements TaskStore {
           TableName: this.tableName,
           Key: { [PARTITION_KEY]: taskKey(task.owner, task.taskId) },
           UpdateExpression: 'SET currentStep = :step',
-          ConditionExpression: `attribute_exists(#pk) AND executionArn = :executionArn AND #status IN (${ACTIVE_STATUSES.map((_, i) => `:active${i}`).join(', ')})`,
+          ConditionExpression:
+            `attribute_exists(#pk) AND executionArn = :executionArn AND #status IN ` +
+            `(${ACTIVE_STATUSES.map((_, i) => `:active${i}`).join(', ')})`,
           ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#status': 'status' },
           ExpressionAttributeValues: {
             ':step': step,
@@ -263,20 +327,32 @@ export class DynamoDbTaskStore implements TaskStore {
       );
     } catch (error) {
       // DynamoDB rejects a start key that does not belong to the query; the client sent a doctored cursor.
-      if (startKey !== undefined && error instanceof Error && error.name === 'ValidationException') throw new InvalidCursorError({ cause: error });
+      if (startKey !== undefined && error instanceof Error && error.name === 'ValidationException')
+        throw new InvalidCursorError({ cause: error });
       throw error;
     }
-    const tasks = (page.Items ?? []).map((item) => live(this.judge(item, owner, summaryFromItem))).filter((task) => task !== null);
+    const tasks = (page.Items ?? [])
+      .map((item) => live(this.judge(item, owner, summaryFromItem)))
+      .filter((task) => task !== null);
     return page.LastEvaluatedKey ? { tasks, nextCursor: encodeCursor(page.LastEvaluatedKey) } : { tasks };
   }
 
   async delete(owner: string, taskId: string): Promise<boolean> {
     const { Attributes } = await this.client.send(
-      new DeleteCommand({ TableName: this.tableName, Key: { [PARTITION_KEY]: taskKey(owner, taskId) }, ReturnValues: 'ALL_OLD' }),
+      new DeleteCommand({
+        TableName: this.tableName,
+        Key: { [PARTITION_KEY]: taskKey(owner, taskId) },
+        ReturnValues: 'ALL_OLD',
+      }),
     );
     const deleted = live(this.judge(Attributes, owner, taskFromItem));
     if (deleted?.requestId !== undefined) {
-      await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: { [PARTITION_KEY]: requestKey(owner, deleted.requestId) } }));
+      await this.client.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: { [PARTITION_KEY]: requestKey(owner, deleted.requestId) },
+        }),
+      );
     }
     return deleted !== null;
   }
@@ -291,7 +367,11 @@ export class DynamoDbTaskStore implements TaskStore {
           ConditionExpression: 'attribute_not_exists(#count) OR #count < :max',
           ExpressionAttributeNames: { '#count': 'creations', '#ttl': TTL_ATTRIBUTE },
           // Swept a minute after its window closes: nothing reads a past window.
-          ExpressionAttributeValues: { ':one': 1, ':max': max, ':ttl': Math.ceil((window.start + window.ms) / 1000) + 60 },
+          ExpressionAttributeValues: {
+            ':one': 1,
+            ':max': max,
+            ':ttl': Math.ceil((window.start + window.ms) / 1000) + 60,
+          },
         }),
       );
       return true;
@@ -315,7 +395,12 @@ export class DynamoDbTaskStore implements TaskStore {
           ConditionExpression: 'attribute_not_exists(#active) OR size(#active) < :max OR contains(#active, :member)',
           ExpressionAttributeNames: { '#active': 'activeTasks', '#ttl': TTL_ATTRIBUTE },
           // Outlives any task it can hold; an owner idle that long leaves nothing behind.
-          ExpressionAttributeValues: { ':key': new Set([key]), ':member': key, ':max': max, ':ttl': Math.ceil((this.now() + this.maxUnfinishedLifetimeMs) / 1000) },
+          ExpressionAttributeValues: {
+            ':key': new Set([key]),
+            ':member': key,
+            ':max': max,
+            ':ttl': Math.ceil((this.now() + this.maxUnfinishedLifetimeMs) / 1000),
+          },
         }),
       );
       return true;
@@ -333,7 +418,8 @@ export class DynamoDbTaskStore implements TaskStore {
     const slots = await this.readItem(activeTasksKey(owner));
     const keys = [...((slots?.['activeTasks'] as Set<string> | undefined) ?? [])];
     const stale: string[] = [];
-    // A slot is held only after its task is stored, so a member whose task is absent is a leftover, not a task being created.
+    // A slot is held only after its task is stored, so a member whose task is absent is a leftover, not a task being
+    // created.
     for (let i = 0; i < keys.length; i += RECONCILE_READS_AT_ONCE) {
       const batch = keys.slice(i, i + RECONCILE_READS_AT_ONCE);
       const tasks = await Promise.all(batch.map((key) => this.getByKey(key)));
@@ -368,7 +454,9 @@ export class DynamoDbTaskStore implements TaskStore {
     const swept = !isTerminal(task.status) && expiresAt(task) !== null;
     // An active task stays in the table past its end until the expiry sweep has stopped its execution: were DynamoDB
     // to delete it first, nothing would find the execution again. Reads judge expiry by the end itself.
-    const end = swept ? expiresAt(task)! + ACTIVE_EXPIRY_TTL_GRACE_MS : (expiresAt(task) ?? (task.retention.ms === null ? null : task.createdAt + this.maxUnfinishedLifetimeMs));
+    const end = swept
+      ? expiresAt(task)! + ACTIVE_EXPIRY_TTL_GRACE_MS
+      : (expiresAt(task) ?? (task.retention.ms === null ? null : task.createdAt + this.maxUnfinishedLifetimeMs));
     return withoutUndefined({
       [PARTITION_KEY]: taskKey(task.owner, task.taskId),
       owner: task.owner,
@@ -417,7 +505,10 @@ function summaryFromItem(item: Item): TaskSummary {
     lastUpdatedAt: item['lastUpdatedAt'] as number,
     lastCheckedAt: item['lastCheckedAt'] as number | undefined,
     completedAt: item['completedAt'] as number | undefined,
-    retention: { ms: (item['retentionMs'] as number | null | undefined) ?? null, clock: item['retentionClock'] as TaskSummary['retention']['clock'] },
+    retention: {
+      ms: (item['retentionMs'] as number | null | undefined) ?? null,
+      clock: item['retentionClock'] as TaskSummary['retention']['clock'],
+    },
     pollIntervalMs: item['pollIntervalMs'] as number,
     toolError: item['toolError'] as boolean | undefined,
   });

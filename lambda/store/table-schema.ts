@@ -80,7 +80,14 @@ export const ACTIVE_EXPIRY_SHARDS = 8;
  */
 export const ACTIVE_EXPIRY_TTL_GRACE_MS = 2 * 24 * 60 * 60 * 1000;
 /** What the sweep needs of a task; the output and the rest stay out of the index. */
-export const ACTIVE_EXPIRY_PROJECTED_ATTRIBUTES = ['owner', 'taskId', 'toolName', 'executionArn', 'status', 'requestId'] as const;
+export const ACTIVE_EXPIRY_PROJECTED_ATTRIBUTES = [
+  'owner',
+  'taskId',
+  'toolName',
+  'executionArn',
+  'status',
+  'requestId',
+] as const;
 
 /** The shard of the task stored under `key` (a hex sha256, see core/task-key): spreads tasks evenly and stays put. */
 export function activeExpiryShard(key: string): string {

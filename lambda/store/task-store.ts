@@ -1,4 +1,5 @@
-// The task store contract. Every implementation keeps these guarantees; the contract tests in test/ hold each one to them.
+// The task store contract. Every implementation keeps these guarantees; the contract tests in test/ hold each one to
+// them.
 import type { TaskRecord, TaskStatus, TaskSummary } from '../core/task.js';
 
 export interface TaskChange {
@@ -44,8 +45,8 @@ export interface TaskStore {
   /**
    * Moves `task` to `change.status`, conditionally: only if the stored status may legally become it
    * (`canTransition`), so a terminal status is never overwritten by a late writer; `input_required` never becomes
-   * `working` here (see `statusesExecutionNewsMayMove`: only the answer path, in the input-request store, does that). Returns the stored
-   * record after the change. Throws `IllegalTransitionError` carrying the stored status when the
+   * `working` here (see `statusesExecutionNewsMayMove`: only the answer path, in the input-request store, does that).
+   * Returns the stored record after the change. Throws `IllegalTransitionError` carrying the stored status when the
    * condition fails, `TaskNotFoundError` when the task is gone.
    */
   update(task: TaskRecord, change: TaskChange): Promise<TaskRecord>;

@@ -61,11 +61,14 @@ export interface ToolDefinition {
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 /** Every problem with a set of tool definitions, so a deploy or start fails once with the whole list. */
-export function toolDefinitionProblems(tools: readonly Pick<ToolDefinition, 'name' | 'inputSchema' | 'taskSupport'>[]): string[] {
+export function toolDefinitionProblems(
+  tools: readonly Pick<ToolDefinition, 'name' | 'inputSchema' | 'taskSupport'>[],
+): string[] {
   const problems: string[] = [];
   const seen = new Set<string>();
   for (const tool of tools) {
-    if (!TOOL_NAME.test(tool.name)) problems.push(`Tool name '${tool.name}' must be 1-128 characters of A-Z, a-z, 0-9, '_', '-' or '.'`);
+    if (!TOOL_NAME.test(tool.name))
+      problems.push(`Tool name '${tool.name}' must be 1-128 characters of A-Z, a-z, 0-9, '_', '-' or '.'`);
     if (seen.has(tool.name)) problems.push(`Tool name '${tool.name}' is registered more than once`);
     seen.add(tool.name);
     if (tool.inputSchema?.type !== 'object') {
@@ -78,8 +81,10 @@ export function toolDefinitionProblems(tools: readonly Pick<ToolDefinition, 'nam
       );
     }
     if (tool.taskSupport !== undefined && !TASK_SUPPORT_VALUES.includes(tool.taskSupport)) {
-      problems.push(`Tool '${tool.name}': taskSupport ${JSON.stringify(tool.taskSupport)} must be one of ` +
-        `${TASK_SUPPORT_VALUES.map((value) => `'${value}'`).join(', ')}`);
+      problems.push(
+        `Tool '${tool.name}': taskSupport ${JSON.stringify(tool.taskSupport)} must be one of ` +
+          `${TASK_SUPPORT_VALUES.map((value) => `'${value}'`).join(', ')}`,
+      );
     }
   }
   return problems;

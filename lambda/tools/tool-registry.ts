@@ -2,7 +2,12 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { InvalidToolArgumentsError, ToolNotFoundError } from '../core/errors.js';
-import { jsonSchemaDialect, toolDefinitionProblems, type JsonSchemaDialect, type ToolDefinition } from './tool-definition.js';
+import {
+  jsonSchemaDialect,
+  toolDefinitionProblems,
+  type JsonSchemaDialect,
+  type ToolDefinition,
+} from './tool-definition.js';
 
 export class ToolRegistry {
   private readonly tools: ReadonlyMap<string, ToolDefinition>;
@@ -37,8 +42,11 @@ export class ToolRegistry {
       this.validators.set(name, validate);
     }
     if (!validate(args)) {
-      const problems = (validate.errors ?? []).map((error) => `${error.instancePath === '' ? 'arguments' : `arguments${error.instancePath}`} ` +
-        `${error.message ?? 'is invalid'}`);
+      const problems = (validate.errors ?? []).map(
+        (error) =>
+          `${error.instancePath === '' ? 'arguments' : `arguments${error.instancePath}`} ` +
+          `${error.message ?? 'is invalid'}`,
+      );
       throw new InvalidToolArgumentsError(name, problems);
     }
   }

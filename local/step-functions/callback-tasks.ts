@@ -10,14 +10,7 @@
 //   output instead of the state input. The prepared definition sets a default and routes the path through Parameters.
 // - A heartbeat timeout must also match Catch/Retry on States.Timeout, as in AWS; the prepared definition adds
 //   States.HeartbeatTimeout next to States.Timeout in those ErrorEquals.
-import {
-  invoke,
-  invokedFunction,
-  isRecord,
-  stateError,
-  type JsonValue,
-  type LambdaHandlers,
-} from './lambda-invoke.js';
+import { invoke, invokedFunction, isRecord, stateError, type JsonValue, type LambdaHandlers } from './lambda-invoke.js';
 import { MAX_TIMER_SECONDS, type TaskTokens, type WaitLimits } from './task-tokens.js';
 
 /** What a Task handler needs to know about the execution it serves. */

@@ -81,7 +81,8 @@ export async function startStepFunctionsEmulator(
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     try {
       const target = req.headers['x-amz-target'];
-      const name = typeof target === 'string' && target.startsWith(TARGET_PREFIX) ? target.slice(TARGET_PREFIX.length) : '';
+      const name =
+        typeof target === 'string' && target.startsWith(TARGET_PREFIX) ? target.slice(TARGET_PREFIX.length) : '';
       const operation = req.method === 'POST' && Object.hasOwn(operations, name) ? operations[name] : undefined;
       if (operation === undefined) {
         req.resume(); // drain so the connection can be reused

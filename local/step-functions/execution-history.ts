@@ -24,11 +24,23 @@ const json = (value: unknown): string => JSON.stringify(value ?? null);
 function translate(event: EventLog, roleArn: string): Pick<HistoryEvent, 'type' | 'detailsKey' | 'details'> | null {
   switch (event.type) {
     case 'ExecutionStarted':
-      return { type: 'ExecutionStarted', detailsKey: 'executionStartedEventDetails', details: { input: json(event.input), roleArn } };
+      return {
+        type: 'ExecutionStarted',
+        detailsKey: 'executionStartedEventDetails',
+        details: { input: json(event.input), roleArn },
+      };
     case 'ExecutionSucceeded':
-      return { type: 'ExecutionSucceeded', detailsKey: 'executionSucceededEventDetails', details: { output: json(event.output) } };
+      return {
+        type: 'ExecutionSucceeded',
+        detailsKey: 'executionSucceededEventDetails',
+        details: { output: json(event.output) },
+      };
     case 'ExecutionFailed':
-      return { type: 'ExecutionFailed', detailsKey: 'executionFailedEventDetails', details: { error: event.Error, cause: String(event.Cause) } };
+      return {
+        type: 'ExecutionFailed',
+        detailsKey: 'executionFailedEventDetails',
+        details: { error: event.Error, cause: String(event.Cause) },
+      };
     case 'ExecutionAborted':
       return { type: 'ExecutionAborted', detailsKey: 'executionAbortedEventDetails', details: {} };
     case 'ExecutionTimeout':
@@ -49,7 +61,11 @@ function translate(event: EventLog, roleArn: string): Pick<HistoryEvent, 'type' 
     case 'MapIterationStarted':
     case 'MapIterationSucceeded':
     case 'MapIterationFailed':
-      return { type: event.type, detailsKey: `${event.type[0]!.toLowerCase()}${event.type.slice(1)}EventDetails`, details: { name: event.parentState.name, index: event.index } };
+      return {
+        type: event.type,
+        detailsKey: `${event.type[0]!.toLowerCase()}${event.type.slice(1)}EventDetails`,
+        details: { name: event.parentState.name, index: event.index },
+      };
     default:
       return null;
   }
@@ -77,9 +93,16 @@ export class ExecutionHistory {
 
 /** The event as the API answers it (timestamps as epoch seconds). */
 export function historyEventResponse(event: HistoryEvent, includeExecutionData: boolean): Record<string, unknown> {
-  const response: Record<string, unknown> = { id: event.id, previousEventId: event.previousEventId, timestamp: event.timestamp.getTime() / 1000, type: event.type };
+  const response: Record<string, unknown> = {
+    id: event.id,
+    previousEventId: event.previousEventId,
+    timestamp: event.timestamp.getTime() / 1000,
+    type: event.type,
+  };
   if (event.detailsKey !== undefined && event.details !== undefined) {
-    const details = includeExecutionData ? event.details : Object.fromEntries(Object.entries(event.details).filter(([key]) => !DATA_MEMBERS.has(key)));
+    const details = includeExecutionData
+      ? event.details
+      : Object.fromEntries(Object.entries(event.details).filter(([key]) => !DATA_MEMBERS.has(key)));
     response[event.detailsKey] = details;
   }
   return response;

@@ -11,7 +11,8 @@ export type JsonValue = Parameters<TaskHandler>[0];
 
 // FunctionName of the lambda:invoke integration: a name, `account:function:name` or a full ARN, each optionally
 // qualified.
-const FUNCTION_NAME = /^(?:(?:arn:aws[a-z-]*:lambda:[a-z0-9-]+:)?\d{12}:function:)?([A-Za-z0-9_-]+)(:[A-Za-z0-9_$-]+)?$/;
+const FUNCTION_NAME =
+  /^(?:(?:arn:aws[a-z-]*:lambda:[a-z0-9-]+:)?\d{12}:function:)?([A-Za-z0-9_-]+)(:[A-Za-z0-9_$-]+)?$/;
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

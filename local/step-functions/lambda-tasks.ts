@@ -1,14 +1,7 @@
 // Turns Task states into aws-local-stepfunctions local handlers that call the emulator's in-process Lambda functions.
 import { SfnApiError } from './api-error.js';
 import { callbackTaskHandler, isCallbackResource, type ExecutionScope } from './callback-tasks.js';
-import {
-  invoke,
-  invokedFunction,
-  isRecord,
-  stateError,
-  type JsonValue,
-  type TaskHandlers,
-} from './lambda-invoke.js';
+import { invoke, invokedFunction, isRecord, stateError, type JsonValue, type TaskHandlers } from './lambda-invoke.js';
 
 export type { LambdaHandler, LambdaHandlers } from './lambda-invoke.js';
 
@@ -88,7 +81,11 @@ function handlerFor(resource: string, scope: ExecutionScope): (input: JsonValue)
   // Without a local handler the library would call real AWS Lambda; fail like a runtime error instead.
   return () =>
     Promise.reject(
-      stateError('States.Runtime', `Resource '${resource}' is not supported by the local Step Functions emulator`, false),
+      stateError(
+        'States.Runtime',
+        `Resource '${resource}' is not supported by the local Step Functions emulator`,
+        false,
+      ),
     );
 }
 

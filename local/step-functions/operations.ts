@@ -1,5 +1,12 @@
 // The AWSStepFunctions.* operations: request members in, response members out (timestamps as epoch seconds).
-import { SfnApiError, optionalEnum, optionalInteger, optionalString, requireString, type RequestBody } from './api-error.js';
+import {
+  SfnApiError,
+  optionalEnum,
+  optionalInteger,
+  optionalString,
+  requireString,
+  type RequestBody,
+} from './api-error.js';
 import type { ExecutionStatus } from './execution-runner.js';
 import { historyEventResponse } from './execution-history.js';
 import { assertExecutionArn, assertStateMachineArn, epochSeconds } from './names-and-arns.js';
@@ -160,7 +167,11 @@ export function createOperations(registry: Registry): Readonly<Record<string, Op
 
     SendTaskFailure: (body) => {
       const taskToken = taskTokenOf(body);
-      registry.tokens.fail(taskToken, limited(body, 'error', MAX_ERROR_LENGTH), limited(body, 'cause', MAX_CAUSE_LENGTH));
+      registry.tokens.fail(
+        taskToken,
+        limited(body, 'error', MAX_ERROR_LENGTH),
+        limited(body, 'cause', MAX_CAUSE_LENGTH),
+      );
       return {};
     },
 
@@ -176,7 +187,10 @@ export function createOperations(registry: Registry): Readonly<Record<string, Op
       // Paged by event ID, which page() takes as the sequence, so a page stays stable as the run adds events.
       const events = history.events.map((event) => ({ seq: event.id, event }));
       const { items, nextToken } = page(descending ? [...events].reverse() : events, body, descending);
-      return { events: items.map(({ event }) => historyEventResponse(event, includeData)), ...(nextToken === undefined ? {} : { nextToken }) };
+      return {
+        events: items.map(({ event }) => historyEventResponse(event, includeData)),
+        ...(nextToken === undefined ? {} : { nextToken }),
+      };
     },
 
     ListExecutions: (body) => {

@@ -66,7 +66,10 @@ function parseDefinition(definition: string): { runnable: StateMachine; taskReso
     throw new SfnApiError('InvalidDefinition', `Invalid State Machine Definition: '${(error as Error).message}'`);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new SfnApiError('InvalidDefinition', 'Invalid State Machine Definition: the definition must be a JSON object');
+    throw new SfnApiError(
+      'InvalidDefinition',
+      'Invalid State Machine Definition: the definition must be a JSON object',
+    );
   }
   try {
     // The constructor runs asl-validator (schema, reachability, JSONPath and ARN syntax) on the copy the library
@@ -153,7 +156,10 @@ export class Registry {
     try {
       parsedInput = JSON.parse(input) as JsonValue;
     } catch (error) {
-      throw new SfnApiError('InvalidExecutionInput', `Invalid State Machine Execution Input: '${(error as Error).message}'`);
+      throw new SfnApiError(
+        'InvalidExecutionInput',
+        `Invalid State Machine Execution Input: '${(error as Error).message}'`,
+      );
     }
     const arn = executionArn(this.scope, machine.name, name);
     const existing = this.executions.get(arn);
@@ -163,15 +169,31 @@ export class Registry {
       throw new SfnApiError('ExecutionAlreadyExists', `Execution Already Exists: '${arn}'`);
     }
     const history = new ExecutionHistory(machine.roleArn);
-    const record: ExecutionRecord = { seq: ++this.seq, arn, name, machine, input, startDate: new Date(), history, status: 'RUNNING' };
+    const record: ExecutionRecord = {
+      seq: ++this.seq,
+      arn,
+      name,
+      machine,
+      input,
+      startDate: new Date(),
+      history,
+      status: 'RUNNING',
+    };
     this.executions.set(arn, record);
     this.executionsStarted += 1;
     const scope = { executionArn: arn, lambdas: this.lambdas, tokens: this.tokens };
-    const running = runExecution(machine.runnable, machine.taskResources, scope, parsedInput, {
-      Execution: { Id: arn, Name: name, RoleArn: machine.roleArn, StartTime: record.startDate.toISOString() },
-      StateMachine: { Id: machine.arn, Name: machine.name },
-      Task: this.tokens.contextFor(arn),
-    }, (event) => history.record(event));
+    const running = runExecution(
+      machine.runnable,
+      machine.taskResources,
+      scope,
+      parsedInput,
+      {
+        Execution: { Id: arn, Name: name, RoleArn: machine.roleArn, StartTime: record.startDate.toISOString() },
+        StateMachine: { Id: machine.arn, Name: machine.name },
+        Task: this.tokens.contextFor(arn),
+      },
+      (event) => history.record(event),
+    );
     record.stop = running.stop;
     record.settled = running.outcome.then((outcome) => this.settle(record, outcome));
     return record;

@@ -4,7 +4,9 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { ExampleToolsStack, type ExampleToolsStackProps } from '../../lib/example-tools-stack.js';
 
-const CDK_JSON = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> };
+const CDK_JSON = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
+  context: Record<string, unknown>;
+};
 
 /** A concrete environment, so ARNs in the template carry a known region and account. */
 export const TEST_ENV = { account: '123456789012', region: 'eu-west-1' } as const;
@@ -22,7 +24,11 @@ export function testStack(app: App = testApp(), id = 'TestStack'): Stack {
   return new Stack(app, id, { env: TEST_ENV });
 }
 
-export function exampleStack(options: { bundling?: boolean; props?: ExampleToolsStackProps } = {}): { app: App; stack: ExampleToolsStack; template: Template } {
+export function exampleStack(options: { bundling?: boolean; props?: ExampleToolsStackProps } = {}): {
+  app: App;
+  stack: ExampleToolsStack;
+  template: Template;
+} {
   const app = testApp(options);
   const stack = new ExampleToolsStack(app, 'McpTasks', { env: TEST_ENV, ...options.props });
   return { app, stack, template: Template.fromStack(stack) };

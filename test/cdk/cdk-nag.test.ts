@@ -12,7 +12,8 @@ type Finding = `${string} ${string}`;
 function findings(app: App, options: { ignoreAcknowledgements?: boolean } = {}): Finding[] {
   const pack = new AwsSolutionsChecks();
   // Private in cdk-nag 3; replaced here only to list what the acknowledgements hide.
-  if (options.ignoreAcknowledgements) (pack as unknown as { isAcknowledged: () => boolean }).isAcknowledged = () => false;
+  if (options.ignoreAcknowledgements)
+    (pack as unknown as { isAcknowledged: () => boolean }).isAcknowledged = () => false;
   return pack.validateScope(app).violations.flatMap((violation) =>
     violation.violatingResources.map((resource) => {
       const path = (resource as { constructPath?: string }).constructPath ?? resource.resourceLogicalId;
@@ -25,13 +26,22 @@ function findings(app: App, options: { ignoreAcknowledgements?: boolean } = {}):
 function acknowledgements(scope: IConstruct): { id: string; path: string; reason: string }[] {
   const own = scope.node.metadata
     .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
-    .flatMap((entry) => Object.entries(entry.data as Record<string, string>).map(([id, reason]) => ({ id: id.replace(/^annotation::/i, ''), path: scope.node.path, reason })));
+    .flatMap((entry) =>
+      Object.entries(entry.data as Record<string, string>).map(([id, reason]) => ({
+        id: id.replace(/^annotation::/i, ''),
+        path: scope.node.path,
+        reason,
+      })),
+    );
   return [...own, ...scope.node.children.flatMap(acknowledgements)];
 }
 
 describe.each([
   { name: 'the example app', props: undefined },
-  { name: 'an open endpoint with CORS', props: { endpoint: { openEndpoint: true, corsAllowOrigins: ['https://app.example.com'] } } },
+  {
+    name: 'an open endpoint with CORS',
+    props: { endpoint: { openEndpoint: true, corsAllowOrigins: ['https://app.example.com'] } },
+  },
   {
     name: 'tracing, WAF, execution logs, the account role and reserved concurrency on',
     props: {
@@ -54,7 +64,10 @@ describe.each([
   it('has no acknowledgement without a finding it answers', () => {
     const raw = findings(app, { ignoreAcknowledgements: true });
     for (const { id, path } of acknowledgements(app)) {
-      expect(raw.some((finding) => finding.startsWith(`${id} ${path}/`) || finding === `${id} ${path}`), `${id} on ${path}`).toBe(true);
+      expect(
+        raw.some((finding) => finding.startsWith(`${id} ${path}/`) || finding === `${id} ${path}`),
+        `${id} on ${path}`,
+      ).toBe(true);
     }
   });
 

@@ -22,18 +22,31 @@ describe('the example stack on a fresh account', () => {
   const { stack, template } = exampleStack();
 
   it('sets the API Gateway account role its access logs need, and creates the stage only once it is set', () => {
-    const [[accountId, account]] = Object.entries(template.findResources('AWS::ApiGateway::Account')) as [[string, { Properties: { CloudWatchRoleArn: unknown } }]];
+    const [[accountId, account]] = Object.entries(template.findResources('AWS::ApiGateway::Account')) as [
+      [string, { Properties: { CloudWatchRoleArn: unknown } }],
+    ];
     const roleId = (account.Properties.CloudWatchRoleArn as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
     template.hasResource('AWS::IAM::Role', {
       DeletionPolicy: 'Retain',
-      Properties: Match.objectLike({ ManagedPolicyArns: [Match.objectLike({ 'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp('AmazonAPIGatewayPushToCloudWatchLogs')])] })] }),
+      Properties: Match.objectLike({
+        ManagedPolicyArns: [
+          Match.objectLike({
+            'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp('AmazonAPIGatewayPushToCloudWatchLogs')])],
+          }),
+        ],
+      }),
     });
     expect(template.toJSON()['Resources'][roleId].Type).toBe('AWS::IAM::Role');
-    template.hasResource('AWS::ApiGateway::Stage', { DependsOn: Match.arrayWith([accountId]), Properties: Match.objectLike({ AccessLogSetting: Match.anyValue() }) });
+    template.hasResource('AWS::ApiGateway::Stage', {
+      DependsOn: Match.arrayWith([accountId]),
+      Properties: Match.objectLike({ AccessLogSetting: Match.anyValue() }),
+    });
   });
 
   it('leaves the account role alone when told the account has one', () => {
-    const { template: withoutRole } = exampleStack({ props: { endpoint: { machineClient: true, createApiGatewayAccountRole: false } } });
+    const { template: withoutRole } = exampleStack({
+      props: { endpoint: { machineClient: true, createApiGatewayAccountRole: false } },
+    });
     withoutRole.resourceCountIs('AWS::ApiGateway::Account', 0);
   });
 
@@ -43,7 +56,9 @@ describe('the example stack on a fresh account', () => {
     const auth = stack.endpoint.auth!;
 
     it('give the MCP URL of the stage', () => {
-      expect(mcpUrl).toBe(`https://\${${logicalId(stack, stack.endpoint.restApi.api)}}.execute-api.eu-west-1.\${AWS::URLSuffix}/prod/mcp`);
+      expect(mcpUrl).toBe(
+        `https://\${${logicalId(stack, stack.endpoint.restApi.api)}}.execute-api.eu-west-1.\${AWS::URLSuffix}/prod/mcp`,
+      );
     });
 
     it('give a ready MCP Inspector command that lists the tools at that URL with the bearer token', () => {
@@ -57,15 +72,20 @@ describe('the example stack on a fresh account', () => {
       const command = text(outputs['TokenCommand']!.Value);
       const clientId = `\${${logicalId(stack, auth.machineClient!)}}`;
       expect(command).toMatch(/^export TOKEN=\$\(curl -s -u "/);
-      expect(command).toContain(`--user-pool-id \${${logicalId(stack, auth.userPool as never)}} --client-id ${clientId} ` +
-        `--query UserPoolClient.ClientSecret`);
+      expect(command).toContain(
+        `--user-pool-id \${${logicalId(stack, auth.userPool as never)}} --client-id ${clientId} ` +
+          `--query UserPoolClient.ClientSecret`,
+      );
       expect(command).toContain('-d grant_type=client_credentials');
       expect(command).toContain(`-d scope=\${${logicalId(stack, auth.resourceServer)}}/invoke`);
       expect(command).toContain(text(outputs['TokenEndpoint']!.Value));
     });
 
     it('drop the token from the Inspector command of an open endpoint', () => {
-      const open = exampleStack({ props: { endpoint: { openEndpoint: true } } }).template.toJSON()['Outputs'] as Record<string, { Value: unknown }>;
+      const open = exampleStack({ props: { endpoint: { openEndpoint: true } } }).template.toJSON()['Outputs'] as Record<
+        string,
+        { Value: unknown }
+      >;
       expect(text(open['InspectorCommand']!.Value)).toMatch(/--method tools\/list$/);
       expect(open).not.toHaveProperty('TokenCommand');
     });

@@ -36,12 +36,29 @@ function statementsOf(template: Template, functionId: string): Statement[] {
   const resources = template.toJSON()['Resources'] as Record<string, Resource>;
   const roleId = (resources[functionId]!.Properties['Role'] as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
   return Object.values(resources)
-    .filter((candidate) => candidate.Type === 'AWS::IAM::Policy' && (candidate.Properties['Roles'] as { Ref: string }[]).some((role) => role.Ref === roleId))
+    .filter(
+      (candidate) =>
+        candidate.Type === 'AWS::IAM::Policy' &&
+        (candidate.Properties['Roles'] as { Ref: string }[]).some((role) => role.Ref === roleId),
+    )
     .flatMap((policy) => policy.Properties['PolicyDocument'].Statement as Statement[])
-    .map((statement) => ({ ...statement, Action: [statement.Action].flat().sort(), Resource: [statement.Resource].flat() }));
+    .map((statement) => ({
+      ...statement,
+      Action: [statement.Action].flat().sort(),
+      Resource: [statement.Resource].flat(),
+    }));
 }
 
-const executionsOf = (machineId: string) => ({ 'Fn::Join': ['', [`arn:aws:states:${TEST_ENV.region}:${TEST_ENV.account}:execution:`, { 'Fn::GetAtt': [machineId, 'Name'] }, ':task-*']] });
+const executionsOf = (machineId: string) => ({
+  'Fn::Join': [
+    '',
+    [
+      `arn:aws:states:${TEST_ENV.region}:${TEST_ENV.account}:execution:`,
+      { 'Fn::GetAtt': [machineId, 'Name'] },
+      ':task-*',
+    ],
+  ],
+});
 
 describe('expiry sweep', () => {
   it('gets a sparse index of active tasks by expiry, with only what the sweep reads projected', () => {
@@ -65,7 +82,10 @@ describe('expiry sweep', () => {
       State: 'ENABLED',
       Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [ids.sweepFunction, 'Arn'] } })],
     });
-    template.hasResourceProperties('AWS::Lambda::Permission', { FunctionName: { 'Fn::GetAtt': [ids.sweepFunction, 'Arn'] }, Principal: 'events.amazonaws.com' });
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      FunctionName: { 'Fn::GetAtt': [ids.sweepFunction, 'Arn'] },
+      Principal: 'events.amazonaws.com',
+    });
   });
 
   it('runs at the rate asked for', () => {
@@ -83,7 +103,10 @@ describe('expiry sweep', () => {
       [METRICS_ENV.serviceName]: expect.any(String),
     });
     expect(fn['Timeout']).toBe(60);
-    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { FunctionName: { Ref: ids.sweepFunction }, MaximumRetryAttempts: 0 });
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: ids.sweepFunction },
+      MaximumRetryAttempts: 0,
+    });
   });
 
   it('lets the sweep query its index, update items and stop only the tools’ executions, nothing more', () => {
@@ -91,25 +114,44 @@ describe('expiry sweep', () => {
     expect(statements).toHaveLength(4);
     expect(statements).toEqual(
       expect.arrayContaining([
-        { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: [{ 'Fn::GetAtt': [expect.stringMatching(/ExpirySweepHandlerLogGroup/), 'Arn'] }] },
-        { Effect: 'Allow', Action: ['dynamodb:Query'], Resource: [{ 'Fn::Join': ['', [{ 'Fn::GetAtt': [ids.table, 'Arn'] }, `/index/${ACTIVE_EXPIRY_INDEX}`]] }] },
+        {
+          Effect: 'Allow',
+          Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+          Resource: [{ 'Fn::GetAtt': [expect.stringMatching(/ExpirySweepHandlerLogGroup/), 'Arn'] }],
+        },
+        {
+          Effect: 'Allow',
+          Action: ['dynamodb:Query'],
+          Resource: [{ 'Fn::Join': ['', [{ 'Fn::GetAtt': [ids.table, 'Arn'] }, `/index/${ACTIVE_EXPIRY_INDEX}`]] }],
+        },
         { Effect: 'Allow', Action: ['dynamodb:UpdateItem'], Resource: [{ 'Fn::GetAtt': [ids.table, 'Arn'] }] },
-        { Effect: 'Allow', Action: ['states:StopExecution'], Resource: expect.arrayContaining(ids.machines.map(executionsOf)) },
+        {
+          Effect: 'Allow',
+          Action: ['states:StopExecution'],
+          Resource: expect.arrayContaining(ids.machines.map(executionsOf)),
+        },
       ]),
     );
-    expect(statements.find((statement) => statement.Action.includes('states:StopExecution'))!.Resource).toHaveLength(ids.machines.length);
+    expect(statements.find((statement) => statement.Action.includes('states:StopExecution'))!.Resource).toHaveLength(
+      ids.machines.length,
+    );
   });
 
   it('grants every DynamoDB call the sweep store makes (and the task store’s releaseActiveSlot, an UpdateItem)', () => {
-    const granted = new Set(statementsOf(template, ids.sweepFunction).flatMap((statement) => statement.Action as string[]));
+    const granted = new Set(
+      statementsOf(template, ids.sweepFunction).flatMap((statement) => statement.Action as string[]),
+    );
     const source = readFileSync(new URL('../../lambda/store/dynamodb-expiry-sweep-store.ts', import.meta.url), 'utf8');
     const byCommand: Record<string, string> = { QueryCommand: 'dynamodb:Query', UpdateCommand: 'dynamodb:UpdateItem' };
-    for (const [, command] of source.matchAll(/new (\w+Command)\(/g)) expect(granted).toContain(byCommand[command!] ?? `unmapped ${command}`);
+    for (const [, command] of source.matchAll(/new (\w+Command)\(/g))
+      expect(granted).toContain(byCommand[command!] ?? `unmapped ${command}`);
   });
 
   it('refuses a rate that is not whole minutes between 1 minute and 1 day', () => {
     for (const rate of [Duration.seconds(30), Duration.seconds(90), Duration.days(2)]) {
-      expect(() => exampleStack({ props: { endpoint: { expirySweepRate: rate } } })).toThrow(/expirySweepRate must be a whole number of minutes/);
+      expect(() => exampleStack({ props: { endpoint: { expirySweepRate: rate } } })).toThrow(
+        /expirySweepRate must be a whole number of minutes/,
+      );
     }
   });
 });

@@ -11,7 +11,9 @@ describe('handler assets', () => {
   });
 
   it('keep each handler in a folder of its own under dist/assets, named by its module path', () => {
-    expect(assetDirectory(projectPath('lambda/handlers/mcp-http.ts'))).toBe(join(PACKAGE_ROOT, 'dist/assets/lambda/handlers/mcp-http'));
+    expect(assetDirectory(projectPath('lambda/handlers/mcp-http.ts'))).toBe(
+      join(PACKAGE_ROOT, 'dist/assets/lambda/handlers/mcp-http'),
+    );
   });
 
   it('refuse an entry outside the package or not a TypeScript module', () => {
@@ -20,12 +22,20 @@ describe('handler assets', () => {
   });
 
   it('name the build command when a bundle is missing', () => {
-    expect(() => prebuiltAsset(projectPath('lambda/handlers/no-such-handler.ts'))).toThrow(/No prebuilt Lambda asset for lambda\/handlers\/no-such-handler\.ts.*npm run build:assets/);
+    expect(() => prebuiltAsset(projectPath('lambda/handlers/no-such-handler.ts'))).toThrow(
+      /No prebuilt Lambda asset for lambda\/handlers\/no-such-handler\.ts.*npm run build:assets/,
+    );
   });
 
   it('are built for every module in a handlers folder that exports handler, and only those', () => {
     const entries = handlerEntries().map((entry) => entry.slice(PACKAGE_ROOT.length + 1));
-    expect(entries).toEqual(expect.arrayContaining(['lambda/handlers/mcp-http.ts', 'lambda/handlers/status-sync.ts', 'lambda/example-tools/handlers/text-stats.ts']));
+    expect(entries).toEqual(
+      expect.arrayContaining([
+        'lambda/handlers/mcp-http.ts',
+        'lambda/handlers/status-sync.ts',
+        'lambda/example-tools/handlers/text-stats.ts',
+      ]),
+    );
     expect(entries).not.toContain('lambda/handlers/environment.ts');
     expect(entries.every((entry) => entry.split('/').includes('handlers'))).toBe(true);
   });

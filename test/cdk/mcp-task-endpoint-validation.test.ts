@@ -38,14 +38,21 @@ function synthError(endpoint: McpTaskEndpoint): string | undefined {
 describe('McpTaskEndpoint tool validation (at synth)', () => {
   it('accepts tools named by MCP’s rules, on a machine ARN or a STANDARD machine of the app', () => {
     const stack = testStack();
-    const machine = new sfn.StateMachine(stack, 'Machine', { definitionBody: sfn.DefinitionBody.fromChainable(new sfn.Pass(stack, 'Pass')) });
-    const endpoint = new McpTaskEndpoint(stack, 'Endpoint', { tools: [tool('report.nightly_v2-beta')] }).addTool(tool('from_app', { stateMachine: machine }));
+    const machine = new sfn.StateMachine(stack, 'Machine', {
+      definitionBody: sfn.DefinitionBody.fromChainable(new sfn.Pass(stack, 'Pass')),
+    });
+    const endpoint = new McpTaskEndpoint(stack, 'Endpoint', { tools: [tool('report.nightly_v2-beta')] }).addTool(
+      tool('from_app', { stateMachine: machine }),
+    );
     expect(synthError(endpoint)).toBeUndefined();
   });
 
   it('reports every bad name, duplicate, schema and machine in one error', () => {
     const stack = testStack();
-    const express = new sfn.StateMachine(stack, 'Express', { stateMachineType: sfn.StateMachineType.EXPRESS, definitionBody: sfn.DefinitionBody.fromChainable(new sfn.Pass(stack, 'Pass')) });
+    const express = new sfn.StateMachine(stack, 'Express', {
+      stateMachineType: sfn.StateMachineType.EXPRESS,
+      definitionBody: sfn.DefinitionBody.fromChainable(new sfn.Pass(stack, 'Pass')),
+    });
     const endpoint = new McpTaskEndpoint(stack, 'Endpoint')
       .addTool(tool('has space'))
       .addTool(tool('x'.repeat(129)))
@@ -59,8 +66,10 @@ describe('McpTaskEndpoint tool validation (at synth)', () => {
     expect(error).toContain("Tool name 'has space' must be 1-128 characters");
     expect(error).toContain(`Tool name '${'x'.repeat(129)}' must be 1-128 characters`);
     expect(error).toContain("Tool name 'twice' is registered more than once");
-    expect(error).toContain("Tool 'no_object': inputSchema must be a JSON Schema with \"type\": \"object\"");
-    expect(error).toContain("Tool 'bad_arn': 'arn:aws:lambda:eu-west-1:123456789012:function:nope' is not an unqualified state machine ARN");
+    expect(error).toContain('Tool \'no_object\': inputSchema must be a JSON Schema with "type": "object"');
+    expect(error).toContain(
+      "Tool 'bad_arn': 'arn:aws:lambda:eu-west-1:123456789012:function:nope' is not an unqualified state machine ARN",
+    );
     expect(error).toContain("Tool 'alias_arn'");
     expect(error).toContain("Tool 'express': its state machine is EXPRESS");
   });
@@ -92,38 +101,64 @@ describe('McpTaskEndpoint tool validation (at synth)', () => {
       ],
     });
     const error = synthError(endpoint);
-    expect(error).toContain("Tool 'other_region': its state machine is in region us-west-2, the endpoint in region eu-west-1");
-    expect(error).toContain("Tool 'other_account': its state machine is in account 210987654321, the endpoint in account 123456789012");
+    expect(error).toContain(
+      "Tool 'other_region': its state machine is in region us-west-2, the endpoint in region eu-west-1",
+    );
+    expect(error).toContain(
+      "Tool 'other_account': its state machine is in account 210987654321, the endpoint in account 123456789012",
+    );
     expect(error).toContain("must be in the endpoint's own account and region");
   });
 
   it('refuses an imported machine object from another region', () => {
     const stack = testStack();
-    const remote = sfn.StateMachine.fromStateMachineArn(stack, 'Remote', 'arn:aws:states:us-west-2:123456789012:stateMachine:remote-job');
+    const remote = sfn.StateMachine.fromStateMachineArn(
+      stack,
+      'Remote',
+      'arn:aws:states:us-west-2:123456789012:stateMachine:remote-job',
+    );
     const endpoint = new McpTaskEndpoint(stack, 'Endpoint').addTool(tool('remote', { stateMachine: remote }));
-    expect(synthError(endpoint)).toContain("Tool 'remote': its state machine is in region us-west-2, the endpoint in region eu-west-1");
+    expect(synthError(endpoint)).toContain(
+      "Tool 'remote': its state machine is in region us-west-2, the endpoint in region eu-west-1",
+    );
   });
 
   it('binds nothing for a machine it refuses', () => {
     const stack = testStack();
-    const endpoint = new McpTaskEndpoint(stack, 'Endpoint', { tools: [tool('remote', { stateMachine: 'arn:aws:states:us-west-2:123456789012:stateMachine:remote-job' })] });
+    const endpoint = new McpTaskEndpoint(stack, 'Endpoint', {
+      tools: [tool('remote', { stateMachine: 'arn:aws:states:us-west-2:123456789012:stateMachine:remote-job' })],
+    });
     expect(endpoint.statusRules).toHaveLength(0);
   });
 
   it('accepts any region and account when the stack’s are unresolved, granting only the backend’s executions there', () => {
     const stack = new Stack(testApp(), 'Agnostic');
-    const endpoint = new McpTaskEndpoint(stack, 'Endpoint', { tools: [tool('remote', { stateMachine: 'arn:aws:states:us-west-2:210987654321:stateMachine:remote-job' })] });
+    const endpoint = new McpTaskEndpoint(stack, 'Endpoint', {
+      tools: [tool('remote', { stateMachine: 'arn:aws:states:us-west-2:210987654321:stateMachine:remote-job' })],
+    });
     expect(synthError(endpoint)).toBeUndefined();
     Template.fromStack(stack).hasResourceProperties('AWS::IAM::Policy', {
-      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: 'states:DescribeExecution', Resource: 'arn:aws:states:us-west-2:210987654321:execution:remote-job:task-*' })]) },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Action: 'states:DescribeExecution',
+            Resource: 'arn:aws:states:us-west-2:210987654321:execution:remote-job:task-*',
+          }),
+        ]),
+      },
     });
   });
 
   it('fails when the tool catalog may not fit the MCP function’s 4 KB environment', () => {
     const endpoint = new McpTaskEndpoint(testStack(), 'Endpoint');
     // Random text does not compress: each description takes its full size in the packed catalog.
-    for (let index = 0; index < 6; index++) endpoint.addTool(tool(`tool_${index}`, { description: randomText(600, index), stateMachine: `${MACHINE_ARN}${index}` }));
-    expect(synthError(endpoint)).toMatch(/tool catalog may not fit the MCP function's environment \(up to \d+ of 4096 bytes with 6 tools\)/);
+    for (let index = 0; index < 6; index++)
+      endpoint.addTool(
+        tool(`tool_${index}`, { description: randomText(600, index), stateMachine: `${MACHINE_ARN}${index}` }),
+      );
+    expect(synthError(endpoint)).toMatch(
+      /tool catalog may not fit the MCP function's environment \(up to \d+ of 4096 bytes with 6 tools\)/,
+    );
   });
 });
 
@@ -144,23 +179,41 @@ describe('McpTaskEndpoint props validation (at construction)', () => {
       });
     const message = errorOf(build);
     expect(message).toContain('McpTaskEndpoint props is invalid:');
-    for (const problem of ['machineClient would have no effect', 'cognitoDomainPrefix would have no effect', "cognitoDomainPrefix 'My_AWS_Prefix' must be", 'throttlingRateLimit must be a positive integer', 'mcpFunctionReservedConcurrency must be a positive integer', 'maxActiveTasksPerOwner must be at most 5000', 'maxTaskCreationsPerMinute must be a positive integer', "corsAllowOrigins entry 'app.example.com'", 'resultWait must be between']) {
+    for (const problem of [
+      'machineClient would have no effect',
+      'cognitoDomainPrefix would have no effect',
+      "cognitoDomainPrefix 'My_AWS_Prefix' must be",
+      'throttlingRateLimit must be a positive integer',
+      'mcpFunctionReservedConcurrency must be a positive integer',
+      'maxActiveTasksPerOwner must be at most 5000',
+      'maxTaskCreationsPerMinute must be a positive integer',
+      "corsAllowOrigins entry 'app.example.com'",
+      'resultWait must be between',
+    ]) {
       expect(message).toContain(problem);
     }
   });
 
   it('refuses an existing user pool together with props for a new one', () => {
     const stack = testStack();
-    expect(() => new McpTaskEndpoint(stack, 'Endpoint', { existingUserPoolObj: {} as never, userPoolProps: {} })).toThrow('Pass existingUserPoolObj or userPoolProps, not both');
+    expect(
+      () => new McpTaskEndpoint(stack, 'Endpoint', { existingUserPoolObj: {} as never, userPoolProps: {} }),
+    ).toThrow('Pass existingUserPoolObj or userPoolProps, not both');
   });
 });
 
 describe('McpTaskEndpoint per-owner limits', () => {
   it('passes the limits to the MCP function, which reads them at start', () => {
     const stack = testStack();
-    new McpTaskEndpoint(stack, 'Endpoint', { maxActiveTasksPerOwner: 250, maxTaskCreationsPerMinute: 600, tools: [tool('limited')] });
+    new McpTaskEndpoint(stack, 'Endpoint', {
+      maxActiveTasksPerOwner: 250,
+      maxTaskCreationsPerMinute: 600,
+      tools: [tool('limited')],
+    });
     Template.fromStack(stack).hasResourceProperties('AWS::Lambda::Function', {
-      Environment: { Variables: Match.objectLike({ MAX_ACTIVE_TASKS_PER_OWNER: '250', MAX_TASK_CREATIONS_PER_MINUTE: '600' }) },
+      Environment: {
+        Variables: Match.objectLike({ MAX_ACTIVE_TASKS_PER_OWNER: '250', MAX_TASK_CREATIONS_PER_MINUTE: '600' }),
+      },
     });
   });
 });
@@ -169,7 +222,10 @@ describe('McpTaskEndpoint open endpoint', () => {
   it('warns at synth that anyone with the URL can use it', () => {
     const stack = testStack();
     new McpTaskEndpoint(stack, 'Endpoint', { openEndpoint: true, tools: [tool('open')] });
-    Annotations.fromStack(stack).hasWarning('/TestStack/Endpoint', Match.stringLikeRegexp('openEndpoint is true: the MCP endpoint has no authentication'));
+    Annotations.fromStack(stack).hasWarning(
+      '/TestStack/Endpoint',
+      Match.stringLikeRegexp('openEndpoint is true: the MCP endpoint has no authentication'),
+    );
   });
 
   it('serves /mcp without an authorizer and gives the function its one owner', () => {
@@ -179,7 +235,9 @@ describe('McpTaskEndpoint open endpoint', () => {
     template.resourceCountIs('AWS::ApiGateway::Authorizer', 0);
     template.resourceCountIs('AWS::Cognito::UserPool', 0);
     template.allResourcesProperties('AWS::ApiGateway::Method', { AuthorizationType: 'NONE' });
-    template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ OPEN_ENDPOINT_OWNER: 'anonymous' }) } });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ OPEN_ENDPOINT_OWNER: 'anonymous' }) },
+    });
   });
 
   it('does not warn when auth is on', () => {
@@ -192,6 +250,7 @@ describe('McpTaskEndpoint open endpoint', () => {
 /** Deterministic text that does not compress (base64 of a hash chain), so the packed catalog stays large. */
 function randomText(length: number, seed: number): string {
   let text = '';
-  for (let block = 0; text.length < length; block++) text += createHash('sha256').update(`${seed}:${block}`).digest('base64');
+  for (let block = 0; text.length < length; block++)
+    text += createHash('sha256').update(`${seed}:${block}`).digest('base64');
   return text.slice(0, length);
 }

@@ -7,7 +7,14 @@ import { ENV } from '../../lambda/handlers/environment.js';
 import { METRICS_ENV, METRICS_NAMESPACE } from '../../lambda/handlers/metric-names.js';
 import { MCP_HTTP_ENV, unpackToolCatalog } from '../../lambda/handlers/mcp-http-environment.js';
 import { ASK_STEP, EXAMPLE_TOOLS } from '../../lambda/example-tools/catalog.js';
-import { OWNER_INDEX, OWNER_INDEX_PARTITION_KEY, OWNER_INDEX_PROJECTED_ATTRIBUTES, OWNER_INDEX_SORT_KEY, PARTITION_KEY, TTL_ATTRIBUTE } from '../../lambda/store/table-schema.js';
+import {
+  OWNER_INDEX,
+  OWNER_INDEX_PARTITION_KEY,
+  OWNER_INDEX_PROJECTED_ATTRIBUTES,
+  OWNER_INDEX_SORT_KEY,
+  PARTITION_KEY,
+  TTL_ATTRIBUTE,
+} from '../../lambda/store/table-schema.js';
 import { executionNameFor, taskKeyFromExecutionName } from '../../lambda/core/task-key.js';
 import type { ExampleToolsStack } from '../../lib/example-tools-stack.js';
 import { McpTaskEndpoint } from '../../lib/mcp-task-endpoint.js';
@@ -21,7 +28,17 @@ type Statement = { Effect: string; Action: string | string[]; Resource: unknown 
 let stack: ExampleToolsStack;
 let template: Template;
 let outdir: string;
-let ids: { table: string; mcpFunction: string; askFunction: string; statusFunction: string; queue: string; userPool: string; resourceServer: string; api: string; machines: string[] };
+let ids: {
+  table: string;
+  mcpFunction: string;
+  askFunction: string;
+  statusFunction: string;
+  queue: string;
+  userPool: string;
+  resourceServer: string;
+  api: string;
+  machines: string[];
+};
 
 beforeAll(() => {
   // Synthesized once for the whole file, from the prebuilt assets: this is also the proof that synth works offline.
@@ -68,14 +85,26 @@ function statusRules(): Resource[] {
 
 function policyStatements(functionId: string): Statement[] {
   const roleId = (resource(functionId).Properties['Role'] as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
-  const policies = Object.values(resources('AWS::IAM::Policy')).filter((policy) => (policy.Properties['Roles'] as { Ref: string }[]).some((role) => role.Ref === roleId));
+  const policies = Object.values(resources('AWS::IAM::Policy')).filter((policy) =>
+    (policy.Properties['Roles'] as { Ref: string }[]).some((role) => role.Ref === roleId),
+  );
   return policies.flatMap((policy) => policy.Properties['PolicyDocument'].Statement as Statement[]);
 }
 
 const sorted = (actions: string | string[]): string[] => [actions].flat().sort();
 /** A statement's resources as one sorted list, so a missing or an extra resource both fail the comparison. */
-const sortedResources = (resource: unknown): unknown[] => [resource].flat().sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
-const executionsOf = (machineId: string) => ({ 'Fn::Join': ['', [`arn:aws:states:${TEST_ENV.region}:${TEST_ENV.account}:execution:`, { 'Fn::GetAtt': [machineId, 'Name'] }, ':task-*']] });
+const sortedResources = (resource: unknown): unknown[] =>
+  [resource].flat().sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+const executionsOf = (machineId: string) => ({
+  'Fn::Join': [
+    '',
+    [
+      `arn:aws:states:${TEST_ENV.region}:${TEST_ENV.account}:execution:`,
+      { 'Fn::GetAtt': [machineId, 'Name'] },
+      ':task-*',
+    ],
+  ],
+});
 
 describe('task table', () => {
   it('is keyed by the task key, billed on demand, with TTL on the expiry attribute', () => {
@@ -103,7 +132,10 @@ describe('task table', () => {
   });
 
   it('has point-in-time recovery and KMS encryption at rest', () => {
-    template.hasResourceProperties('AWS::DynamoDB::Table', { PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true }, SSESpecification: { SSEEnabled: true } });
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      SSESpecification: { SSEEnabled: true },
+    });
   });
 
   it('is retained when it leaves the stack, by default', () => {
@@ -116,10 +148,17 @@ describe('functions', () => {
     const functions = Object.values(resources('AWS::Lambda::Function'));
     // MCP, status sync, expiry sweep and the ask step, then the example tools' own steps (their ask steps are the
     // endpoint's).
-    const ownSteps = EXAMPLE_TOOLS.flatMap((tool) => Object.values(tool.lambdaSteps)).filter((step) => step.functionName !== ASK_STEP.functionName);
+    const ownSteps = EXAMPLE_TOOLS.flatMap((tool) => Object.values(tool.lambdaSteps)).filter(
+      (step) => step.functionName !== ASK_STEP.functionName,
+    );
     expect(functions).toHaveLength(4 + ownSteps.length);
     for (const fn of functions) {
-      expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], Handler: 'index.handler', LoggingConfig: { LogFormat: 'JSON' } });
+      expect(fn.Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        LoggingConfig: { LogFormat: 'JSON' },
+      });
       expect(fn.Properties['LoggingConfig']['LogGroup']).toEqual({ Ref: expect.any(String) });
     }
   });
@@ -132,15 +171,25 @@ describe('functions', () => {
     expect(joined(variables[MCP_HTTP_ENV.toolStateMachineArns])).toBe(ids.machines.map((id) => `\${${id}}`).join(','));
     const tools = unpackToolCatalog(variables[MCP_HTTP_ENV.packedToolCatalog] as string, ids.machines.join(','));
     expect(tools).toEqual(
-      EXAMPLE_TOOLS.map((tool, index) => ({ name: tool.name, title: tool.title, description: tool.description, inputSchema: tool.inputSchema, ...(tool.taskSupport ? { taskSupport: tool.taskSupport } : {}), stateMachineArn: ids.machines[index] })),
+      EXAMPLE_TOOLS.map((tool, index) => ({
+        name: tool.name,
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        ...(tool.taskSupport ? { taskSupport: tool.taskSupport } : {}),
+        stateMachineArn: ids.machines[index],
+      })),
     );
     expect(variables[MCP_HTTP_ENV.openEndpointOwner]).toBeUndefined();
   });
 
-  it("give the MCP function the requestState key as a deployment-time reference to a generated secret, with no right to read the secret", () => {
+  it('give the MCP function the requestState key as a deployment-time reference to a generated secret, with no right to read the secret', () => {
     const variables = resource(ids.mcpFunction).Properties['Environment'].Variables as Record<string, unknown>;
     const secretId = logicalId(stack, stack.endpoint.requestStateKey as never);
-    expect(resource(secretId)).toMatchObject({ Type: 'AWS::SecretsManager::Secret', Properties: { GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true } } });
+    expect(resource(secretId)).toMatchObject({
+      Type: 'AWS::SecretsManager::Secret',
+      Properties: { GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true } },
+    });
     expect(joined(variables[ENV.requestStateKey])).toBe(`{{resolve:secretsmanager:\${${secretId}}:SecretString:::}}`);
     const actions = policyStatements(ids.mcpFunction).flatMap((statement) => [statement.Action].flat());
     expect(actions.filter((action) => action.startsWith('secretsmanager:'))).toEqual([]);
@@ -160,16 +209,23 @@ describe('functions', () => {
       [METRICS_ENV.serviceName]: expect.any(String),
     });
     expect(fn['DeadLetterConfig']).toEqual({ TargetArn: { 'Fn::GetAtt': [ids.queue, 'Arn'] } });
-    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { FunctionName: { Ref: ids.statusFunction }, MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 7200 });
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: ids.statusFunction },
+      MaximumRetryAttempts: 2,
+      MaximumEventAgeInSeconds: 7200,
+    });
   });
 
   // Both eras ship: the 1.x SDK serves the legacy era, the 2.x server package the modern one.
   it('bundle the MCP handler offline into an ESM entry file and chunks that can require Node built-ins, under 1.25 MiB in all', () => {
     const assetHash = (resource(ids.mcpFunction).Properties['Code'].S3Key as string).replace(/\.zip$/, '');
     const asset = join(outdir, `asset.${assetHash}`);
-    const chunks = readdirSync(join(asset, 'chunks')).filter((file) => file.endsWith('.mjs')).map((file) => join(asset, 'chunks', file));
+    const chunks = readdirSync(join(asset, 'chunks'))
+      .filter((file) => file.endsWith('.mjs'))
+      .map((file) => join(asset, 'chunks', file));
     expect(existsSync(join(asset, 'index.mjs'))).toBe(true);
-    for (const file of [join(asset, 'index.mjs'), ...chunks]) expect(readFileSync(file, 'utf8')).toMatch(/^import \{ createRequire as __createRequire \} from 'node:module';/);
+    for (const file of [join(asset, 'index.mjs'), ...chunks])
+      expect(readFileSync(file, 'utf8')).toMatch(/^import \{ createRequire as __createRequire \} from 'node:module';/);
     const size = [join(asset, 'index.mjs'), ...chunks].reduce((sum, file) => sum + statSync(file).size, 0);
     expect(size).toBeLessThan(1.25 * 1024 * 1024);
   });
@@ -180,15 +236,18 @@ describe('REST API', () => {
     template.hasResourceProperties('AWS::ApiGateway::RestApi', { EndpointConfiguration: { Types: ['REGIONAL'] } });
   });
 
-  it.each(['POST', 'GET', 'DELETE'])('serves %s /mcp through the Cognito authorizer, requiring the invoke scope', (method) => {
-    template.hasResourceProperties('AWS::ApiGateway::Method', {
-      HttpMethod: method,
-      ResourceId: { Ref: Match.stringLikeRegexp('mcp') },
-      AuthorizationType: 'COGNITO_USER_POOLS',
-      AuthorizerId: { Ref: Match.stringLikeRegexp('Authorizer') },
-      AuthorizationScopes: [{ 'Fn::Join': ['', [{ Ref: ids.resourceServer }, '/invoke']] }],
-    });
-  });
+  it.each(['POST', 'GET', 'DELETE'])(
+    'serves %s /mcp through the Cognito authorizer, requiring the invoke scope',
+    (method) => {
+      template.hasResourceProperties('AWS::ApiGateway::Method', {
+        HttpMethod: method,
+        ResourceId: { Ref: Match.stringLikeRegexp('mcp') },
+        AuthorizationType: 'COGNITO_USER_POOLS',
+        AuthorizerId: { Ref: Match.stringLikeRegexp('Authorizer') },
+        AuthorizationScopes: [{ 'Fn::Join': ['', [{ Ref: ids.resourceServer }, '/invoke']] }],
+      });
+    },
+  );
 
   it('puts every Lambda method behind the Cognito authorizer with the scope, and leaves only mock methods open', () => {
     const methods = Object.values(resources('AWS::ApiGateway::Method')).map((method) => method.Properties);
@@ -210,24 +269,36 @@ describe('REST API', () => {
 
   it('puts every method behind the authorizer or a mock integration with CORS on, too', () => {
     const { template: cors } = exampleStack({ props: { endpoint: { corsAllowOrigins: ['https://app.example.com'] } } });
-    const methods = Object.values(cors.findResources('AWS::ApiGateway::Method') as Record<string, Resource>).map((method) => method.Properties);
+    const methods = Object.values(cors.findResources('AWS::ApiGateway::Method') as Record<string, Resource>).map(
+      (method) => method.Properties,
+    );
     const open = methods.filter((method) => method['AuthorizationType'] !== 'COGNITO_USER_POOLS');
     expect(open.map((method) => method['HttpMethod']).sort()).toEqual(['GET', 'OPTIONS']);
-    for (const method of open) expect(method).toMatchObject({ AuthorizationType: 'NONE', Integration: { Type: 'MOCK' } });
-    for (const method of methods.filter((candidate) => candidate['Integration']?.Type === 'AWS_PROXY')) expect(method['AuthorizationType']).toBe('COGNITO_USER_POOLS');
+    for (const method of open)
+      expect(method).toMatchObject({ AuthorizationType: 'NONE', Integration: { Type: 'MOCK' } });
+    for (const method of methods.filter((candidate) => candidate['Integration']?.Type === 'AWS_PROXY'))
+      expect(method['AuthorizationType']).toBe('COGNITO_USER_POOLS');
   });
 
-  it.each(['POST', 'GET', 'DELETE'])('streams %s /mcp from the function (Lambda proxy, STREAM, timeout past 29 s)', (method) => {
-    template.hasResourceProperties('AWS::ApiGateway::Method', {
-      HttpMethod: method,
-      Integration: {
-        Type: 'AWS_PROXY',
-        ResponseTransferMode: 'STREAM',
-        TimeoutInMillis: 80_000,
-        Uri: { 'Fn::Join': ['', Match.arrayWith([{ 'Fn::GetAtt': [ids.mcpFunction, 'Arn'] }, '/response-streaming-invocations'])] },
-      },
-    });
-  });
+  it.each(['POST', 'GET', 'DELETE'])(
+    'streams %s /mcp from the function (Lambda proxy, STREAM, timeout past 29 s)',
+    (method) => {
+      template.hasResourceProperties('AWS::ApiGateway::Method', {
+        HttpMethod: method,
+        Integration: {
+          Type: 'AWS_PROXY',
+          ResponseTransferMode: 'STREAM',
+          TimeoutInMillis: 80_000,
+          Uri: {
+            'Fn::Join': [
+              '',
+              Match.arrayWith([{ 'Fn::GetAtt': [ids.mcpFunction, 'Arn'] }, '/response-streaming-invocations']),
+            ],
+          },
+        },
+      });
+    },
+  );
 
   it('checks tokens against the user pool from the Authorization header', () => {
     template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
@@ -239,14 +310,29 @@ describe('REST API', () => {
 
   it('throttles the stage and writes JSON access logs naming the owner', () => {
     const stage = Object.values(resources('AWS::ApiGateway::Stage'))[0]!.Properties;
-    expect(stage['MethodSettings']).toEqual([expect.objectContaining({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 })]);
-    expect(JSON.parse(stage['AccessLogSetting'].Format as string)).toMatchObject({ requestId: '$context.requestId', status: '$context.status', owner: '$context.authorizer.claims.sub' });
+    expect(stage['MethodSettings']).toEqual([
+      expect.objectContaining({
+        HttpMethod: '*',
+        ResourcePath: '/*',
+        ThrottlingRateLimit: 50,
+        ThrottlingBurstLimit: 100,
+      }),
+    ]);
+    expect(JSON.parse(stage['AccessLogSetting'].Format as string)).toMatchObject({
+      requestId: '$context.requestId',
+      status: '$context.status',
+      owner: '$context.authorizer.claims.sub',
+    });
   });
 
   it('serves the RFC 9728 protected resource metadata without a token', () => {
-    const [method] = Object.values(resources('AWS::ApiGateway::Method')).filter((candidate) => candidate.Properties['Integration']?.Type === 'MOCK');
+    const [method] = Object.values(resources('AWS::ApiGateway::Method')).filter(
+      (candidate) => candidate.Properties['Integration']?.Type === 'MOCK',
+    );
     expect(method!.Properties).toMatchObject({ HttpMethod: 'GET', AuthorizationType: 'NONE' });
-    const document = JSON.parse(joined(method!.Properties['Integration'].IntegrationResponses[0].ResponseTemplates['application/json']));
+    const document = JSON.parse(
+      joined(method!.Properties['Integration'].IntegrationResponses[0].ResponseTemplates['application/json']),
+    );
     expect(document).toEqual({
       resource: `https://\${${ids.api}}.execute-api.${TEST_ENV.region}.\${AWS::URLSuffix}/prod/mcp`,
       authorization_servers: [`https://\${${ids.userPool}.ProviderName}`],
@@ -257,7 +343,9 @@ describe('REST API', () => {
   });
 
   it('answers 401 with WWW-Authenticate naming the metadata document', () => {
-    const [response] = Object.values(resources('AWS::ApiGateway::GatewayResponse')).filter((candidate) => candidate.Properties['ResponseType'] === 'UNAUTHORIZED');
+    const [response] = Object.values(resources('AWS::ApiGateway::GatewayResponse')).filter(
+      (candidate) => candidate.Properties['ResponseType'] === 'UNAUTHORIZED',
+    );
     expect(response!.Properties['StatusCode']).toBe('401');
     expect(joined(response!.Properties['ResponseParameters']['gatewayresponse.header.WWW-Authenticate'])).toBe(
       `'Bearer resource_metadata="https://\${${ids.api}}.execute-api.${TEST_ENV.region}.\${AWS::URLSuffix}/prod/.well-known/oauth-protected-resource"'`,
@@ -265,21 +353,38 @@ describe('REST API', () => {
   });
 
   it("carries in the bodies of API Gateway's 401 and 403 the error code the function's 401 carries", () => {
-    const refusals = Object.values(resources('AWS::ApiGateway::GatewayResponse')).filter((candidate) => ['UNAUTHORIZED', 'ACCESS_DENIED'].includes(candidate.Properties['ResponseType'] as string));
+    const refusals = Object.values(resources('AWS::ApiGateway::GatewayResponse')).filter((candidate) =>
+      ['UNAUTHORIZED', 'ACCESS_DENIED'].includes(candidate.Properties['ResponseType'] as string),
+    );
     expect(refusals).toHaveLength(2);
-    for (const refusal of refusals) expect(refusal.Properties['ResponseTemplates']['application/json']).toContain(`"code":${UNAUTHORIZED_ERROR_CODE}`);
+    for (const refusal of refusals)
+      expect(refusal.Properties['ResponseTemplates']['application/json']).toContain(
+        `"code":${UNAUTHORIZED_ERROR_CODE}`,
+      );
   });
 });
 
 describe('Cognito', () => {
   it('creates a user pool without self sign-up and with TOTP required', () => {
-    template.hasResourceProperties('AWS::Cognito::UserPool', { AdminCreateUserConfig: { AllowAdminCreateUserOnly: true }, MfaConfiguration: 'ON', EnabledMfas: ['SOFTWARE_TOKEN_MFA'] });
+    template.hasResourceProperties('AWS::Cognito::UserPool', {
+      AdminCreateUserConfig: { AllowAdminCreateUserOnly: true },
+      MfaConfiguration: 'ON',
+      EnabledMfas: ['SOFTWARE_TOKEN_MFA'],
+    });
   });
 
   it('offers people a public PKCE client asking for the invoke scope, and programs a client-credentials client', () => {
     const scope = { 'Fn::Join': ['', [{ Ref: ids.resourceServer }, '/invoke']] };
-    template.hasResourceProperties('AWS::Cognito::UserPoolClient', { AllowedOAuthFlows: ['code'], GenerateSecret: false, AllowedOAuthScopes: Match.arrayWith([scope]) });
-    template.hasResourceProperties('AWS::Cognito::UserPoolClient', { AllowedOAuthFlows: ['client_credentials'], GenerateSecret: true, AllowedOAuthScopes: [scope] });
+    template.hasResourceProperties('AWS::Cognito::UserPoolClient', {
+      AllowedOAuthFlows: ['code'],
+      GenerateSecret: false,
+      AllowedOAuthScopes: Match.arrayWith([scope]),
+    });
+    template.hasResourceProperties('AWS::Cognito::UserPoolClient', {
+      AllowedOAuthFlows: ['client_credentials'],
+      GenerateSecret: true,
+      AllowedOAuthScopes: [scope],
+    });
   });
 
   it('gives the pool a hosted domain for the OAuth endpoints', () => {
@@ -294,7 +399,11 @@ describe('status push', () => {
       ids.machines.map((machine) => ({
         source: ['aws.states'],
         'detail-type': ['Step Functions Execution Status Change'],
-        detail: { stateMachineArn: [{ Ref: machine }], name: [{ prefix: 'task-' }], status: ['RUNNING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'ABORTED'] },
+        detail: {
+          stateMachineArn: [{ Ref: machine }],
+          name: [{ prefix: 'task-' }],
+          status: ['RUNNING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'ABORTED'],
+        },
       })),
     );
   });
@@ -331,60 +440,129 @@ describe('status push', () => {
   });
 
   it('keeps the dead-letter queue encrypted and reachable over TLS only', () => {
-    template.hasResourceProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      SqsManagedSseEnabled: true,
+      MessageRetentionPeriod: 14 * 24 * 3600,
+    });
     template.hasResourceProperties('AWS::SQS::QueuePolicy', {
-      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
     });
   });
 });
 
 describe('IAM', () => {
   it('lets the MCP function use the table items and the owner index, start the tools’ machines and describe, read the history of or stop only their executions', () => {
-    const statements = policyStatements(ids.mcpFunction).map((statement) => ({ ...statement, Action: sorted(statement.Action), Resource: sortedResources(statement.Resource) }));
+    const statements = policyStatements(ids.mcpFunction).map((statement) => ({
+      ...statement,
+      Action: sorted(statement.Action),
+      Resource: sortedResources(statement.Resource),
+    }));
     expect(statements).toHaveLength(6);
     expect(statements).toEqual(
       expect.arrayContaining([
-        { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: [{ 'Fn::GetAtt': [expect.stringMatching(/^McpTasksMcpHandlerLogGroup/), 'Arn'] }] },
+        {
+          Effect: 'Allow',
+          Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+          Resource: [{ 'Fn::GetAtt': [expect.stringMatching(/^McpTasksMcpHandlerLogGroup/), 'Arn'] }],
+        },
         // Answers to input requests resume executions; task-token actions have no resource-level permissions.
         { Effect: 'Allow', Action: ['states:SendTaskFailure', 'states:SendTaskSuccess'], Resource: ['*'] },
-        { Effect: 'Allow', Action: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], Resource: [{ 'Fn::GetAtt': [ids.table, 'Arn'] }] },
-        { Effect: 'Allow', Action: ['dynamodb:Query'], Resource: [{ 'Fn::Join': ['', [{ 'Fn::GetAtt': [ids.table, 'Arn'] }, `/index/${OWNER_INDEX}`]] }] },
-        { Effect: 'Allow', Action: ['states:StartExecution'], Resource: sortedResources(ids.machines.map((id) => ({ Ref: id }))) },
-        { Effect: 'Allow', Action: ['states:DescribeExecution', 'states:GetExecutionHistory', 'states:StopExecution'], Resource: sortedResources(ids.machines.map(executionsOf)) },
+        {
+          Effect: 'Allow',
+          Action: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+          Resource: [{ 'Fn::GetAtt': [ids.table, 'Arn'] }],
+        },
+        {
+          Effect: 'Allow',
+          Action: ['dynamodb:Query'],
+          Resource: [{ 'Fn::Join': ['', [{ 'Fn::GetAtt': [ids.table, 'Arn'] }, `/index/${OWNER_INDEX}`]] }],
+        },
+        {
+          Effect: 'Allow',
+          Action: ['states:StartExecution'],
+          Resource: sortedResources(ids.machines.map((id) => ({ Ref: id }))),
+        },
+        {
+          Effect: 'Allow',
+          Action: ['states:DescribeExecution', 'states:GetExecutionHistory', 'states:StopExecution'],
+          Resource: sortedResources(ids.machines.map(executionsOf)),
+        },
       ]),
     );
   });
 
   it('lets the ask function update task items and write its logs, nothing more', () => {
-    const statements = policyStatements(ids.askFunction).map((statement) => ({ ...statement, Action: sorted(statement.Action), Resource: sortedResources(statement.Resource) }));
+    const statements = policyStatements(ids.askFunction).map((statement) => ({
+      ...statement,
+      Action: sorted(statement.Action),
+      Resource: sortedResources(statement.Resource),
+    }));
     expect(statements).toEqual([
-      { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: [{ 'Fn::GetAtt': [expect.stringMatching(/^McpTasksAskHandlerLogGroup/), 'Arn'] }] },
+      {
+        Effect: 'Allow',
+        Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        Resource: [{ 'Fn::GetAtt': [expect.stringMatching(/^McpTasksAskHandlerLogGroup/), 'Arn'] }],
+      },
       { Effect: 'Allow', Action: ['dynamodb:UpdateItem'], Resource: [{ 'Fn::GetAtt': [ids.table, 'Arn'] }] },
     ]);
   });
 
   it('lets the status-sync function read and update items, describe the tools’ executions and dead-letter, nothing more', () => {
-    const statements = policyStatements(ids.statusFunction).map((statement) => ({ ...statement, Action: sorted(statement.Action), Resource: sortedResources(statement.Resource) }));
+    const statements = policyStatements(ids.statusFunction).map((statement) => ({
+      ...statement,
+      Action: sorted(statement.Action),
+      Resource: sortedResources(statement.Resource),
+    }));
     expect(statements).toHaveLength(4);
     expect(statements).toEqual(
       expect.arrayContaining([
-        { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: [{ 'Fn::GetAtt': [expect.stringMatching(/^McpTasksStatusSyncHandlerLogGroup/), 'Arn'] }] },
-        { Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], Resource: [{ 'Fn::GetAtt': [ids.table, 'Arn'] }] },
-        { Effect: 'Allow', Action: ['states:DescribeExecution'], Resource: sortedResources(ids.machines.map(executionsOf)) },
+        {
+          Effect: 'Allow',
+          Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+          Resource: [{ 'Fn::GetAtt': [expect.stringMatching(/^McpTasksStatusSyncHandlerLogGroup/), 'Arn'] }],
+        },
+        {
+          Effect: 'Allow',
+          Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+          Resource: [{ 'Fn::GetAtt': [ids.table, 'Arn'] }],
+        },
+        {
+          Effect: 'Allow',
+          Action: ['states:DescribeExecution'],
+          Resource: sortedResources(ids.machines.map(executionsOf)),
+        },
         { Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: [{ 'Fn::GetAtt': [ids.queue, 'Arn'] }] },
       ]),
     );
   });
 
   it('lets the progress function update task items and write its logs, nothing more', () => {
-    const statements = policyStatements(logicalId(stack, stack.endpoint.progressFunction)).map((statement) => ({ ...statement, Action: sorted(statement.Action), Resource: sortedResources(statement.Resource) }));
-    expect(statements).toContainEqual({ Effect: 'Allow', Action: ['dynamodb:UpdateItem'], Resource: [{ 'Fn::GetAtt': [ids.table, 'Arn'] }] });
-    expect(statements.flatMap((statement) => statement.Action).sort()).toEqual(['dynamodb:UpdateItem', 'logs:CreateLogStream', 'logs:PutLogEvents']);
+    const statements = policyStatements(logicalId(stack, stack.endpoint.progressFunction)).map((statement) => ({
+      ...statement,
+      Action: sorted(statement.Action),
+      Resource: sortedResources(statement.Resource),
+    }));
+    expect(statements).toContainEqual({
+      Effect: 'Allow',
+      Action: ['dynamodb:UpdateItem'],
+      Resource: [{ 'Fn::GetAtt': [ids.table, 'Arn'] }],
+    });
+    expect(statements.flatMap((statement) => statement.Action).sort()).toEqual([
+      'dynamodb:UpdateItem',
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+    ]);
   });
 
   it('gives analyze_documents the endpoint’s progress function as its progress step', () => {
     const machine = resource(logicalId(stack, stack.stateMachines['analyze_documents']!)).Properties;
-    expect(JSON.stringify(machine['DefinitionSubstitutions'])).toContain(logicalId(stack, stack.endpoint.progressFunction));
+    expect(JSON.stringify(machine['DefinitionSubstitutions'])).toContain(
+      logicalId(stack, stack.endpoint.progressFunction),
+    );
   });
 
   it('grants every DynamoDB call the task store makes', () => {
@@ -401,7 +579,9 @@ describe('IAM', () => {
         .flatMap((policy) => policy.Properties['PolicyDocument'].Statement as Statement[])
         .filter((statement) => [statement.Action].flat().some((action) => action.startsWith('lambda:')));
       const stepFunctions = Object.keys(tool.lambdaSteps).length;
-      expect(statements.map((statement) => sorted(statement.Action))).toEqual(stepFunctions > 0 ? [['lambda:InvokeFunction']] : []);
+      expect(statements.map((statement) => sorted(statement.Action))).toEqual(
+        stepFunctions > 0 ? [['lambda:InvokeFunction']] : [],
+      );
       for (const statement of statements) {
         const arns = [statement.Resource].flat();
         expect(arns).toHaveLength(stepFunctions);
@@ -411,7 +591,9 @@ describe('IAM', () => {
   });
 
   it('attaches no managed policy to the functions’ roles', () => {
-    for (const role of Object.values(resources('AWS::IAM::Role')).filter((candidate) => JSON.stringify(candidate.Properties).includes('lambda.amazonaws.com'))) {
+    for (const role of Object.values(resources('AWS::IAM::Role')).filter((candidate) =>
+      JSON.stringify(candidate.Properties).includes('lambda.amazonaws.com'),
+    )) {
       expect(role.Properties['ManagedPolicyArns']).toBeUndefined();
     }
   });
@@ -420,7 +602,9 @@ describe('IAM', () => {
 describe('options', () => {
   it('reserves the MCP function’s concurrency when asked, and only then', () => {
     expect(resource(ids.mcpFunction).Properties['ReservedConcurrentExecutions']).toBeUndefined();
-    const { stack: reserved, template: withReserve } = exampleStack({ props: { endpoint: { mcpFunctionReservedConcurrency: 200 } } });
+    const { stack: reserved, template: withReserve } = exampleStack({
+      props: { endpoint: { mcpFunctionReservedConcurrency: 200 } },
+    });
     const fn = withReserve.toJSON()['Resources'][logicalId(reserved, reserved.endpoint.mcpFunction)] as Resource;
     expect(fn.Properties['ReservedConcurrentExecutions']).toBe(200);
     expect(resource(ids.statusFunction).Properties['ReservedConcurrentExecutions']).toBeUndefined();
@@ -444,7 +628,9 @@ describe('options', () => {
   });
 
   it('leaves the account’s API Gateway CloudWatch role alone by default (the example app opts in)', () => {
-    const { template: withoutRole } = exampleStack({ props: { endpoint: { machineClient: true, createApiGatewayAccountRole: false } } });
+    const { template: withoutRole } = exampleStack({
+      props: { endpoint: { machineClient: true, createApiGatewayAccountRole: false } },
+    });
     withoutRole.resourceCountIs('AWS::ApiGateway::Account', 0);
     const bare = testStack();
     new McpTaskEndpoint(bare, 'Endpoint');
@@ -454,13 +640,30 @@ describe('options', () => {
   it('sets the account’s API Gateway CloudWatch role on request, and retains the role', () => {
     const { template: withRole } = exampleStack({ props: { endpoint: { createApiGatewayAccountRole: true } } });
     withRole.resourceCountIs('AWS::ApiGateway::Account', 1);
-    const [roleId] = Object.keys(withRole.findResources('AWS::IAM::Role', { Properties: { AssumeRolePolicyDocument: { Statement: [Match.objectLike({ Principal: { Service: 'apigateway.amazonaws.com' } })] } } }));
+    const [roleId] = Object.keys(
+      withRole.findResources('AWS::IAM::Role', {
+        Properties: {
+          AssumeRolePolicyDocument: {
+            Statement: [Match.objectLike({ Principal: { Service: 'apigateway.amazonaws.com' } })],
+          },
+        },
+      }),
+    );
     expect(roleId).toBeDefined();
-    withRole.hasResource('AWS::ApiGateway::Account', { Properties: { CloudWatchRoleArn: { 'Fn::GetAtt': [roleId, 'Arn'] } } });
+    withRole.hasResource('AWS::ApiGateway::Account', {
+      Properties: { CloudWatchRoleArn: { 'Fn::GetAtt': [roleId, 'Arn'] } },
+    });
     // The stage, whose access logs need the role, is created only once the account names it.
     const [accountId] = Object.keys(withRole.findResources('AWS::ApiGateway::Account'));
     withRole.hasResource('AWS::ApiGateway::Stage', { DependsOn: Match.arrayWith([accountId]) });
-    withRole.hasResource('AWS::IAM::Role', { DeletionPolicy: 'Retain', Properties: Match.objectLike({ AssumeRolePolicyDocument: Match.objectLike({ Statement: [Match.objectLike({ Principal: { Service: 'apigateway.amazonaws.com' } })] }) }) });
+    withRole.hasResource('AWS::IAM::Role', {
+      DeletionPolicy: 'Retain',
+      Properties: Match.objectLike({
+        AssumeRolePolicyDocument: Match.objectLike({
+          Statement: [Match.objectLike({ Principal: { Service: 'apigateway.amazonaws.com' } })],
+        }),
+      }),
+    });
   });
 
   it('names the example machines’ log groups anew for each creation of the stack, under /aws/vendedlogs/', () => {
@@ -470,7 +673,13 @@ describe('options', () => {
     expect(names).toHaveLength(EXAMPLE_TOOLS.length);
     for (const name of names) {
       expect(name).toEqual({
-        'Fn::Join': ['', [expect.stringMatching(/^\/aws\/vendedlogs\/states\/McpTasks-[A-Za-z]+-$/), { 'Fn::Select': [2, { 'Fn::Split': ['/', { Ref: 'AWS::StackId' }] }] }]],
+        'Fn::Join': [
+          '',
+          [
+            expect.stringMatching(/^\/aws\/vendedlogs\/states\/McpTasks-[A-Za-z]+-$/),
+            { 'Fn::Select': [2, { 'Fn::Split': ['/', { Ref: 'AWS::StackId' }] }] },
+          ],
+        ],
       });
     }
   });
@@ -481,11 +690,24 @@ describe('options', () => {
  */
 function dynamoDbActionsOfStore(): string[] {
   const source = readFileSync(new URL('../../lambda/store/dynamodb-task-store.ts', import.meta.url), 'utf8');
-  const byCommand: Record<string, string> = { GetCommand: 'GetItem', PutCommand: 'PutItem', UpdateCommand: 'UpdateItem', DeleteCommand: 'DeleteItem', QueryCommand: 'Query' };
-  const byTransactItem: Record<string, string> = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem' };
+  const byCommand: Record<string, string> = {
+    GetCommand: 'GetItem',
+    PutCommand: 'PutItem',
+    UpdateCommand: 'UpdateItem',
+    DeleteCommand: 'DeleteItem',
+    QueryCommand: 'Query',
+  };
+  const byTransactItem: Record<string, string> = {
+    Put: 'PutItem',
+    Update: 'UpdateItem',
+    Delete: 'DeleteItem',
+    ConditionCheck: 'ConditionCheckItem',
+  };
   const actions = new Set<string>();
   for (const [, command] of source.matchAll(/new (\w+Command)\(/g)) {
-    if (command === 'TransactWriteCommand') for (const [, item] of source.matchAll(/\{ (Put|Update|Delete|ConditionCheck): /g)) actions.add(byTransactItem[item!]!);
+    if (command === 'TransactWriteCommand')
+      for (const [, item] of source.matchAll(/\{ (Put|Update|Delete|ConditionCheck): /g))
+        actions.add(byTransactItem[item!]!);
     else actions.add(byCommand[command!] ?? `unmapped ${command}`);
   }
   return [...actions].map((action) => `dynamodb:${action}`);

@@ -14,37 +14,62 @@ import { logicalId, testStack } from './cdk-app.js';
 function synth(props: McpTaskEndpointProps = {}, withTopic = false) {
   const stack = testStack();
   const topic = withTopic ? new sns.Topic(stack, 'Alarms') : undefined;
-  const endpoint = new McpTaskEndpoint(stack, 'Endpoint', { openEndpoint: true, ...props, ...(topic ? { alarmTopic: topic } : {}) });
+  const endpoint = new McpTaskEndpoint(stack, 'Endpoint', {
+    openEndpoint: true,
+    ...props,
+    ...(topic ? { alarmTopic: topic } : {}),
+  });
   return { stack, endpoint, topic, template: Template.fromStack(stack) };
 }
 
 type AlarmProperties = Record<string, unknown>;
-function alarmOf(template: Template, stack: ReturnType<typeof testStack>, alarm: { node: { defaultChild?: unknown } }): AlarmProperties {
+function alarmOf(
+  template: Template,
+  stack: ReturnType<typeof testStack>,
+  alarm: { node: { defaultChild?: unknown } },
+): AlarmProperties {
   return template.toJSON()['Resources'][logicalId(stack, alarm)]['Properties'] as AlarmProperties;
 }
 
 describe('endpoint operations', () => {
   const { stack, endpoint, template } = synth();
-  const variables = (fn: lambda.Function) => stack.resolve((fn.node.defaultChild as lambda.CfnFunction).environment).variables as Record<string, string>;
+  const variables = (fn: lambda.Function) =>
+    stack.resolve((fn.node.defaultChild as lambda.CfnFunction).environment).variables as Record<string, string>;
   const serviceName = variables(endpoint.mcpFunction)[METRICS_ENV.serviceName];
 
   it('every function emits its metrics under the namespace and one service name for the endpoint', () => {
     expect(serviceName).toMatch(/^TestStack.*Endpoint/);
     for (const fn of [endpoint.mcpFunction, endpoint.statusSyncFunction, endpoint.expirySweep.function]) {
-      expect(variables(fn)).toMatchObject({ [METRICS_ENV.namespace]: METRICS_NAMESPACE, [METRICS_ENV.serviceName]: serviceName });
+      expect(variables(fn)).toMatchObject({
+        [METRICS_ENV.namespace]: METRICS_NAMESPACE,
+        [METRICS_ENV.serviceName]: serviceName,
+      });
     }
   });
 
   it('the API 5xx alarm watches the average of 5XXError (the rate) above 5%', () => {
     const alarm = alarmOf(template, stack, endpoint.operations.api5xxRateAlarm);
-    expect(alarm).toMatchObject({ Namespace: 'AWS/ApiGateway', MetricName: '5XXError', Statistic: 'Average', Threshold: API_5XX_RATE_THRESHOLD, ComparisonOperator: 'GreaterThanThreshold' });
+    expect(alarm).toMatchObject({
+      Namespace: 'AWS/ApiGateway',
+      MetricName: '5XXError',
+      Statistic: 'Average',
+      Threshold: API_5XX_RATE_THRESHOLD,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
     expect(alarm['Dimensions']).toEqual([{ Name: 'ApiName', Value: expect.anything() }]);
   });
 
   it('each function has an Errors and a Throttles alarm on its own metric, from the first one', () => {
-    const functions = { mcp: endpoint.mcpFunction, statusSync: endpoint.statusSyncFunction, expirySweep: endpoint.expirySweep.function };
+    const functions = {
+      mcp: endpoint.mcpFunction,
+      statusSync: endpoint.statusSyncFunction,
+      expirySweep: endpoint.expirySweep.function,
+    };
     for (const [role, fn] of Object.entries(functions) as [keyof typeof functions, typeof endpoint.mcpFunction][]) {
-      for (const [metricName, alarm] of [['Errors', endpoint.operations.functionErrorAlarms[role]], ['Throttles', endpoint.operations.functionThrottleAlarms[role]]] as const) {
+      for (const [metricName, alarm] of [
+        ['Errors', endpoint.operations.functionErrorAlarms[role]],
+        ['Throttles', endpoint.operations.functionThrottleAlarms[role]],
+      ] as const) {
         expect(alarmOf(template, stack, alarm)).toMatchObject({
           Namespace: 'AWS/Lambda',
           MetricName: metricName,
@@ -57,9 +82,14 @@ describe('endpoint operations', () => {
     }
   });
 
-  it('the DescribeExecution throttle alarm watches this endpoint\'s AwsCallThrottles for SFN DescribeExecution', () => {
+  it("the DescribeExecution throttle alarm watches this endpoint's AwsCallThrottles for SFN DescribeExecution", () => {
     const alarm = alarmOf(template, stack, endpoint.operations.describeExecutionThrottleAlarm);
-    expect(alarm).toMatchObject({ Namespace: METRICS_NAMESPACE, MetricName: METRIC.AwsCallThrottles, Statistic: 'Sum', Threshold: DESCRIBE_EXECUTION_THROTTLE_THRESHOLD });
+    expect(alarm).toMatchObject({
+      Namespace: METRICS_NAMESPACE,
+      MetricName: METRIC.AwsCallThrottles,
+      Statistic: 'Sum',
+      Threshold: DESCRIBE_EXECUTION_THROTTLE_THRESHOLD,
+    });
     expect(alarm['Dimensions']).toEqual(
       expect.arrayContaining([
         { Name: 'service', Value: serviceName },
@@ -70,14 +100,34 @@ describe('endpoint operations', () => {
   });
 
   it('without a topic, the alarms have no actions', () => {
-    for (const alarm of Object.values(template.findResources('AWS::CloudWatch::Alarm'))) expect(alarm['Properties']['AlarmActions']).toBeUndefined();
+    for (const alarm of Object.values(template.findResources('AWS::CloudWatch::Alarm')))
+      expect(alarm['Properties']['AlarmActions']).toBeUndefined();
   });
 
-  it('a dashboard is made by default, with per-tool SEARCH graphs of this endpoint\'s task metrics', () => {
+  it("a dashboard is made by default, with per-tool SEARCH graphs of this endpoint's task metrics", () => {
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
-    const body = JSON.stringify(stack.resolve((endpoint.operations.dashboard!.node.defaultChild as cloudwatch.CfnDashboard).dashboardBody));
-    for (const name of [METRIC.TasksCreated, METRIC.TasksCompleted, METRIC.TasksFailed, METRIC.TimeToCompletion, METRIC.InputWaitTime]) expect(body).toContain(`MetricName=\\\\\\"${name}\\\\\\" service=\\\\\\"${serviceName}\\\\\\"`);
-    for (const name of ['5XXError', '4XXError', 'Latency', 'Errors', 'Throttles', 'Duration', 'ApproximateNumberOfMessagesVisible', METRIC.AwsCallThrottles]) expect(body).toContain(name);
+    const body = JSON.stringify(
+      stack.resolve((endpoint.operations.dashboard!.node.defaultChild as cloudwatch.CfnDashboard).dashboardBody),
+    );
+    for (const name of [
+      METRIC.TasksCreated,
+      METRIC.TasksCompleted,
+      METRIC.TasksFailed,
+      METRIC.TimeToCompletion,
+      METRIC.InputWaitTime,
+    ])
+      expect(body).toContain(`MetricName=\\\\\\"${name}\\\\\\" service=\\\\\\"${serviceName}\\\\\\"`);
+    for (const name of [
+      '5XXError',
+      '4XXError',
+      'Latency',
+      'Errors',
+      'Throttles',
+      'Duration',
+      'ApproximateNumberOfMessagesVisible',
+      METRIC.AwsCallThrottles,
+    ])
+      expect(body).toContain(name);
   });
 });
 
@@ -95,6 +145,9 @@ describe('endpoint operations, configured', () => {
     expect(alarms).toHaveLength(9);
     const action = [{ Ref: logicalId(stack, topic!) }];
     for (const alarm of alarms) expect(alarm['Properties']).toMatchObject({ AlarmActions: action, OKActions: action });
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', Match.objectLike({ MetricName: 'ApproximateNumberOfMessagesVisible', AlarmActions: action }));
+    template.hasResourceProperties(
+      'AWS::CloudWatch::Alarm',
+      Match.objectLike({ MetricName: 'ApproximateNumberOfMessagesVisible', AlarmActions: action }),
+    );
   });
 });

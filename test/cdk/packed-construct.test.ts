@@ -29,9 +29,14 @@ let typeCheck: { code?: number; stdout: string };
 function packagesImportedFrom(entry: string, seen = new Set<string>(), packages = new Set<string>()): Set<string> {
   if (seen.has(entry)) return packages;
   seen.add(entry);
-  for (const [, specifier] of readFileSync(entry, 'utf8').matchAll(/^(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]/gm)) {
+  for (const [, specifier] of readFileSync(entry, 'utf8').matchAll(
+    /^(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]/gm,
+  )) {
     if (specifier!.startsWith('.')) packagesImportedFrom(join(entry, '..', specifier!), seen, packages);
-    else packages.add(specifier!.startsWith('@') ? specifier!.split('/').slice(0, 2).join('/') : specifier!.split('/')[0]!);
+    else
+      packages.add(
+        specifier!.startsWith('@') ? specifier!.split('/').slice(0, 2).join('/') : specifier!.split('/')[0]!,
+      );
   }
   return packages;
 }
@@ -44,8 +49,16 @@ beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'packed-construct-'));
   // The Lambda assets are already built by the test run's global setup; `prepack` would build them again under
   // the feet of the other test files, so only the compiled construct is built here and pack skips its scripts.
-  await run(process.execPath, [join(PACKAGE_ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(PACKAGE_ROOT, 'tsconfig.build.json')], { cwd: PACKAGE_ROOT });
-  const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work, ...NPM_FLAGS], { cwd: PACKAGE_ROOT });
+  await run(
+    process.execPath,
+    [join(PACKAGE_ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(PACKAGE_ROOT, 'tsconfig.build.json')],
+    { cwd: PACKAGE_ROOT },
+  );
+  const { stdout } = await run(
+    'npm',
+    ['pack', '--ignore-scripts', '--json', '--pack-destination', work, ...NPM_FLAGS],
+    { cwd: PACKAGE_ROOT },
+  );
   const [packed] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
   packedFiles = packed!.files.map((file) => file.path);
 
@@ -54,12 +67,35 @@ beforeAll(async () => {
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
   copyFileSync(new URL('consumer-app/app.mjs', import.meta.url), join(app, 'app.mjs'));
   const local = (name: string) => join(PACKAGE_ROOT, 'node_modules', name);
-  await run('npm', ['install', '--ignore-scripts', ...NPM_FLAGS, join(work, packed!.filename), local('aws-cdk-lib'), local('constructs'), local('cdk-nag')], { cwd: app });
+  await run(
+    'npm',
+    [
+      'install',
+      '--ignore-scripts',
+      ...NPM_FLAGS,
+      join(work, packed!.filename),
+      local('aws-cdk-lib'),
+      local('constructs'),
+      local('cdk-nag'),
+    ],
+    { cwd: app },
+  );
   manifest = JSON.parse(readFileSync(join(app, 'node_modules/mcp-tasks-sfn/package.json'), 'utf8'));
 
   const tsc = join(PACKAGE_ROOT, 'node_modules/typescript/bin/tsc');
   // The app checked as TypeScript sees it (checkJs) against the package's declarations, strict, Node ESM resolution.
-  const checkJs = ['--noEmit', '--allowJs', '--checkJs', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022'];
+  const checkJs = [
+    '--noEmit',
+    '--allowJs',
+    '--checkJs',
+    '--strict',
+    '--module',
+    'nodenext',
+    '--moduleResolution',
+    'nodenext',
+    '--target',
+    'es2022',
+  ];
   const nodeTypes = ['--skipLibCheck', '--typeRoots', join(PACKAGE_ROOT, 'node_modules/@types'), '--types', 'node'];
   // The two synths and the type check are independent: run them side by side.
   const [, unlogged, checked] = await Promise.all([
@@ -87,8 +123,14 @@ describe('the packed package', () => {
     expect(manifest.name).toBe('mcp-tasks-sfn');
     expect(manifest.version).toMatch(/^0\.\d+\.\d+$/);
     expect(manifest).not.toHaveProperty('private');
-    expect(manifest).toMatchObject({ main: './dist/lib/index.js', types: './dist/lib/index.d.ts', exports: { '.': { types: './dist/lib/index.d.ts', default: './dist/lib/index.js' } } });
-    expect(packedFiles).toEqual(expect.arrayContaining(['dist/lib/index.js', 'dist/lib/index.d.ts', 'dist/lib/mcp-task-endpoint.d.ts']));
+    expect(manifest).toMatchObject({
+      main: './dist/lib/index.js',
+      types: './dist/lib/index.d.ts',
+      exports: { '.': { types: './dist/lib/index.d.ts', default: './dist/lib/index.js' } },
+    });
+    expect(packedFiles).toEqual(
+      expect.arrayContaining(['dist/lib/index.js', 'dist/lib/index.d.ts', 'dist/lib/mcp-task-endpoint.d.ts']),
+    );
   });
 
   it('asks the app only for aws-cdk-lib and constructs: the handlers bring their dependencies in their bundles', () => {
@@ -98,9 +140,16 @@ describe('the packed package', () => {
   });
 
   it('ships each handler as a prebuilt bundle, and no TypeScript sources, tests or example tools', () => {
-    expect(packedFiles).toEqual(expect.arrayContaining(['dist/assets/lambda/handlers/mcp-http/index.mjs', 'dist/assets/lambda/handlers/status-sync/index.mjs']));
+    expect(packedFiles).toEqual(
+      expect.arrayContaining([
+        'dist/assets/lambda/handlers/mcp-http/index.mjs',
+        'dist/assets/lambda/handlers/status-sync/index.mjs',
+      ]),
+    );
     expect(packedFiles.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))).toEqual([]);
-    expect(packedFiles.filter((file) => /(^|\/)(test|example-tools|conformance-tools|local|bench)\//.test(file))).toEqual([]);
+    expect(
+      packedFiles.filter((file) => /(^|\/)(test|example-tools|conformance-tools|local|bench)\//.test(file)),
+    ).toEqual([]);
   });
 });
 
@@ -122,10 +171,18 @@ describe('a fresh CDK app that installs the tarball', () => {
   it('deploys its handlers from the package’s prebuilt bundles, on Node 22 arm64', () => {
     const functions = ofType('AWS::Lambda::Function').map(([, fn]) => fn.Properties);
     expect(functions).toHaveLength(CONSTRUCT_HANDLERS.length);
-    const installed = (name: string) => readFileSync(join(app, 'node_modules/mcp-tasks-sfn/dist/assets/lambda/handlers', name, 'index.mjs'));
-    const staged = functions.map((fn) => readFileSync(join(app, 'cdk.out', `asset.${(fn['Code'].S3Key as string).replace(/\.zip$/, '')}`, 'index.mjs')));
-    for (const fn of functions) expect(fn).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], Handler: 'index.handler' });
-    expect(staged.map((bundle) => bundle.toString('base64')).sort()).toEqual(CONSTRUCT_HANDLERS.map(installed).map((bundle) => bundle.toString('base64')).sort());
+    const installed = (name: string) =>
+      readFileSync(join(app, 'node_modules/mcp-tasks-sfn/dist/assets/lambda/handlers', name, 'index.mjs'));
+    const staged = functions.map((fn) =>
+      readFileSync(join(app, 'cdk.out', `asset.${(fn['Code'].S3Key as string).replace(/\.zip$/, '')}`, 'index.mjs')),
+    );
+    for (const fn of functions)
+      expect(fn).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], Handler: 'index.handler' });
+    expect(staged.map((bundle) => bundle.toString('base64')).sort()).toEqual(
+      CONSTRUCT_HANDLERS.map(installed)
+        .map((bundle) => bundle.toString('base64'))
+        .sort(),
+    );
   });
 
   it('creates the task table and the REST API with its stage behind the API Gateway account role', () => {
@@ -138,13 +195,20 @@ describe('a fresh CDK app that installs the tarball', () => {
 
   it('registers the app’s own state machine as the tool: its ARN in the MCP function’s environment, start rights on it', () => {
     const [[machineId]] = ofType('AWS::StepFunctions::StateMachine') as [[string, Resource]];
-    const mcp = ofType('AWS::Lambda::Function').find(([, fn]) => fn.Properties['Environment'].Variables[MCP_HTTP_ENV.toolStateMachineArns] !== undefined)!;
+    const mcp = ofType('AWS::Lambda::Function').find(
+      ([, fn]) => fn.Properties['Environment'].Variables[MCP_HTTP_ENV.toolStateMachineArns] !== undefined,
+    )!;
     expect(mcp[1].Properties['Environment'].Variables[MCP_HTTP_ENV.toolStateMachineArns]).toEqual({ Ref: machineId });
     const roleId = mcp[1].Properties['Role']['Fn::GetAtt'][0] as string;
     const statements = ofType('AWS::IAM::Policy')
       .filter(([, policy]) => (policy.Properties['Roles'] as { Ref: string }[]).some((role) => role.Ref === roleId))
-      .flatMap(([, policy]) => policy.Properties['PolicyDocument'].Statement as { Action: string | string[]; Resource: unknown }[]);
-    expect(statements).toContainEqual(expect.objectContaining({ Action: 'states:StartExecution', Resource: { Ref: machineId } }));
+      .flatMap(
+        ([, policy]) =>
+          policy.Properties['PolicyDocument'].Statement as { Action: string | string[]; Resource: unknown }[],
+      );
+    expect(statements).toContainEqual(
+      expect.objectContaining({ Action: 'states:StartExecution', Resource: { Ref: machineId } }),
+    );
   });
 
   it('needs nothing installed besides the package, its peers and cdk-nag: no esbuild, no Docker', () => {

@@ -1,15 +1,28 @@
 // The tool catalog as the construct packs it into the MCP function's environment and the handler unpacks it.
 import { describe, expect, it } from 'vitest';
 import { ENV } from '../../lambda/handlers/environment.js';
-import { MCP_HTTP_ENV, mcpHttpOptionsFromEnvironment, packToolCatalog, unpackToolCatalog, withUnpackedToolCatalog } from '../../lambda/handlers/mcp-http-environment.js';
+import {
+  MCP_HTTP_ENV,
+  mcpHttpOptionsFromEnvironment,
+  packToolCatalog,
+  unpackToolCatalog,
+  withUnpackedToolCatalog,
+} from '../../lambda/handlers/mcp-http-environment.js';
 import { EXAMPLE_TOOLS } from '../../lambda/example-tools/catalog.js';
 
-const descriptions = EXAMPLE_TOOLS.map(({ name, title, description, inputSchema }) => ({ name, title, description, inputSchema }));
+const descriptions = EXAMPLE_TOOLS.map(({ name, title, description, inputSchema }) => ({
+  name,
+  title,
+  description,
+  inputSchema,
+}));
 const arns = EXAMPLE_TOOLS.map((tool) => `arn:aws:states:eu-west-1:123456789012:stateMachine:${tool.name}`);
 
 describe('packed tool catalog', () => {
   it('round-trips every tool, joined to its state machine by position', () => {
-    expect(unpackToolCatalog(packToolCatalog(descriptions), arns.join(','))).toEqual(descriptions.map((tool, index) => ({ ...tool, stateMachineArn: arns[index] })));
+    expect(unpackToolCatalog(packToolCatalog(descriptions), arns.join(','))).toEqual(
+      descriptions.map((tool, index) => ({ ...tool, stateMachineArn: arns[index] })),
+    );
   });
 
   it('is smaller than the JSON it packs', () => {
@@ -17,11 +30,16 @@ describe('packed tool catalog', () => {
   });
 
   it('refuses a list of ARNs that does not match the tools', () => {
-    expect(() => unpackToolCatalog(packToolCatalog(descriptions), arns.slice(1).join(','))).toThrow(new RegExp(`lists ${EXAMPLE_TOOLS.length - 1} ARNs for ${EXAMPLE_TOOLS.length} tools`));
+    expect(() => unpackToolCatalog(packToolCatalog(descriptions), arns.slice(1).join(','))).toThrow(
+      new RegExp(`lists ${EXAMPLE_TOOLS.length - 1} ARNs for ${EXAMPLE_TOOLS.length} tools`),
+    );
   });
 
   it('fills in TOOL_CATALOG for configFromEnvironment, and leaves a plain TOOL_CATALOG alone', () => {
-    const packed = { [MCP_HTTP_ENV.packedToolCatalog]: packToolCatalog(descriptions), [MCP_HTTP_ENV.toolStateMachineArns]: arns.join(',') };
+    const packed = {
+      [MCP_HTTP_ENV.packedToolCatalog]: packToolCatalog(descriptions),
+      [MCP_HTTP_ENV.toolStateMachineArns]: arns.join(','),
+    };
     expect(JSON.parse(withUnpackedToolCatalog(packed)[ENV.toolCatalog]!)).toHaveLength(EXAMPLE_TOOLS.length);
     expect(withUnpackedToolCatalog({ ...packed, [ENV.toolCatalog]: '[]' })[ENV.toolCatalog]).toBe('[]');
   });
@@ -33,7 +51,12 @@ describe('MCP handler options', () => {
   });
 
   it('read the open-endpoint owner and the comma-separated origins', () => {
-    expect(mcpHttpOptionsFromEnvironment({ [MCP_HTTP_ENV.openEndpointOwner]: 'anonymous', [MCP_HTTP_ENV.corsAllowOrigins]: 'https://a.example, https://b.example' })).toEqual({
+    expect(
+      mcpHttpOptionsFromEnvironment({
+        [MCP_HTTP_ENV.openEndpointOwner]: 'anonymous',
+        [MCP_HTTP_ENV.corsAllowOrigins]: 'https://a.example, https://b.example',
+      }),
+    ).toEqual({
       openEndpointOwner: 'anonymous',
       corsAllowOrigins: ['https://a.example', 'https://b.example'],
     });

@@ -10,21 +10,44 @@ describe('McpTaskEndpoint.progressStep', () => {
   it('invokes the progress function with $$.Execution.Id and the report, discarding its result, and lets the machine invoke it', () => {
     const stack = testStack();
     const endpoint = new McpTaskEndpoint(stack, 'Endpoint', { openEndpoint: true });
-    const step = endpoint.progressStep(stack, 'ReportAnalysed', { message: 'Analysed {progress} of {total}', increment: 1, total: sfn.JsonPath.numberAt('$.count') });
+    const step = endpoint.progressStep(stack, 'ReportAnalysed', {
+      message: 'Analysed {progress} of {total}',
+      increment: 1,
+      total: sfn.JsonPath.numberAt('$.count'),
+    });
     const machine = new sfn.StateMachine(stack, 'Machine', { definitionBody: sfn.DefinitionBody.fromChainable(step) });
-    endpoint.addTool({ name: 'with_progress', description: 'Reports progress.', inputSchema: { type: 'object' }, stateMachine: machine });
-    const template = Template.fromStack(stack).toJSON() as { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };
-    const definitionString = Object.values(template.Resources).find((resource) => resource.Type === 'AWS::StepFunctions::StateMachine')!.Properties['DefinitionString'];
+    endpoint.addTool({
+      name: 'with_progress',
+      description: 'Reports progress.',
+      inputSchema: { type: 'object' },
+      stateMachine: machine,
+    });
+    const template = Template.fromStack(stack).toJSON() as {
+      Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
+    };
+    const definitionString = Object.values(template.Resources).find(
+      (resource) => resource.Type === 'AWS::StepFunctions::StateMachine',
+    )!.Properties['DefinitionString'];
     // The definition is a Fn::Join around the function's ARN; with the ARN left out it is plain ASL.
     const parts = (definitionString as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1];
-    const definition = JSON.parse(parts.map((part) => (typeof part === 'string' ? part : 'arn')).join('')) as { States: Record<string, Record<string, unknown>> };
+    const definition = JSON.parse(parts.map((part) => (typeof part === 'string' ? part : 'arn')).join('')) as {
+      States: Record<string, Record<string, unknown>>;
+    };
     expect(definition.States['ReportAnalysed']).toMatchObject({
       Type: 'Task',
       ResultPath: null,
-      Parameters: { 'execution.$': '$$.Execution.Id', message: 'Analysed {progress} of {total}', increment: 1, 'total.$': '$.count' },
+      Parameters: {
+        'execution.$': '$$.Execution.Id',
+        message: 'Analysed {progress} of {total}',
+        increment: 1,
+        'total.$': '$.count',
+      },
     });
     const progressFunctionId = stack.getLogicalId(endpoint.progressFunction.node.defaultChild as never);
-    const machinePolicy = Object.values(template.Resources).find((resource) => resource.Type === 'AWS::IAM::Policy' && JSON.stringify(resource.Properties).includes('lambda:InvokeFunction'));
+    const machinePolicy = Object.values(template.Resources).find(
+      (resource) =>
+        resource.Type === 'AWS::IAM::Policy' && JSON.stringify(resource.Properties).includes('lambda:InvokeFunction'),
+    );
     expect(JSON.stringify(machinePolicy)).toContain(progressFunctionId);
   });
 });

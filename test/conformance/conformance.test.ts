@@ -18,7 +18,12 @@ const TOOL_SCENARIOS = [
   'tools-call-with-progress',
   'json-schema-2020-12',
 ] as const;
-const MODERN_SCENARIOS = ['server-stateless', 'caching', 'http-header-validation', 'http-custom-header-server-validation'] as const;
+const MODERN_SCENARIOS = [
+  'server-stateless',
+  'caching',
+  'http-header-validation',
+  'http-custom-header-server-validation',
+] as const;
 // Every tasks-* scenario but the input ones (tasks-mrtr-*, in INPUT_SCENARIOS_MODERN).
 const TASKS_SCENARIOS = [
   'tasks-lifecycle',
@@ -32,7 +37,12 @@ const TASKS_SCENARIOS = [
 ] as const;
 // Input requests on the 2025-era streams (issue 8): the workflow asks through the ask step; the question goes to the
 // client on the tools/call stream, and its answer, POSTed back, resumes the execution.
-const INPUT_SCENARIOS_LEGACY = ['tools-call-elicitation', 'tools-call-sampling', 'elicitation-sep1034-defaults', 'elicitation-sep1330-enums'] as const;
+const INPUT_SCENARIOS_LEGACY = [
+  'tools-call-elicitation',
+  'tools-call-sampling',
+  'elicitation-sep1034-defaults',
+  'elicitation-sep1330-enums',
+] as const;
 
 // Issue 8, modern era: the workflow asks its client. Tasks (tasks/get inputRequests, tasks/update answers), the
 // composition of both, and the plain call's input_required rounds with a signed requestState (SEP-2322).
@@ -63,7 +73,10 @@ beforeAll(async () => {
   // The suite sends no credentials: auth off, as `npm run start:conformance` runs, with that script's settings: it
   // reads a plain call's answer within half a second, and calls tools in bursts from one owner. On the table the
   // emulator's progress step writes to, so test_tool_with_progress's reports reach its task.
-  server = await startTestServer({ pollIntervalMs: 100, refreshIntervalMs: 100, maxTaskCreationsPerMinute: 10_000 }, { tools: conformanceTools(), resolveOwner: singleOwner(), tableName: progressTable() });
+  server = await startTestServer(
+    { pollIntervalMs: 100, refreshIntervalMs: 100, maxTaskCreationsPerMinute: 10_000 },
+    { tools: conformanceTools(), resolveOwner: singleOwner(), tableName: progressTable() },
+  );
 });
 afterAll(async () => {
   await server?.close();

@@ -9,7 +9,13 @@ import { StepFunctionsExecutor } from '../../lambda/executor/step-functions-exec
 import { DynamoDbTaskStore } from '../../lambda/store/dynamodb-task-store.js';
 import type { TaskStore } from '../../lambda/store/task-store.js';
 import { countAwsCalls, type AwsCallCounter } from '../../local/aws-call-counter.js';
-import { connectClient, GENEROUS_WAIT, localAwsClients, startTestServer, type TestServer } from '../support/local-backend.js';
+import {
+  connectClient,
+  GENEROUS_WAIT,
+  localAwsClients,
+  startTestServer,
+  type TestServer,
+} from '../support/local-backend.js';
 
 let server: TestServer;
 let client: Client;
@@ -25,7 +31,10 @@ beforeAll(async () => {
   server = await startTestServer({ refreshIntervalMs: 600_000, pollIntervalMs: 600_000 }, { clients });
   client = await connectClient(server.url);
   const uncounted = localAwsClients();
-  uncountedStore = new DynamoDbTaskStore({ client: DynamoDBDocumentClient.from(uncounted.dynamoDb), tableName: server.tableName });
+  uncountedStore = new DynamoDbTaskStore({
+    client: DynamoDBDocumentClient.from(uncounted.dynamoDb),
+    tableName: server.tableName,
+  });
   uncountedExecutor = new StepFunctionsExecutor({ client: uncounted.stepFunctions });
 });
 afterAll(async () => {
@@ -35,11 +44,17 @@ afterAll(async () => {
 beforeEach(() => counter.reset());
 
 const startTask = async (name: string, args: Record<string, unknown>) =>
-  (await client.request({ method: 'tools/call', params: { name, arguments: args, task: { ttl: 600_000 } } }, CreateTaskResultSchema)).task;
+  (
+    await client.request(
+      { method: 'tools/call', params: { name, arguments: args, task: { ttl: 600_000 } } },
+      CreateTaskResultSchema,
+    )
+  ).task;
 
 describe('AWS calls per task operation', () => {
   it('tasks/list: one Query per page and no Step Functions call, whatever the states of the listed tasks', async () => {
-    for (let index = 0; index < 3; index++) await startTask('analyze_documents', { documents: ['a'], reviewSeconds: 600 });
+    for (let index = 0; index < 3; index++)
+      await startTask('analyze_documents', { documents: ['a'], reviewSeconds: 600 });
     const finished = await startTask('text_stats', { text: 'done soon' });
     await client.experimental.tasks.getTaskResult(finished.taskId, CallToolResultSchema);
     counter.reset();
@@ -72,7 +87,9 @@ describe('AWS calls per task operation', () => {
     expect(polled).toMatchObject({ status: 'working', statusMessage: expect.stringMatching(/^Running \w+$/) });
     // The refresh claim, then one write of the new status and the step together.
     expect(counter.calls['UpdateItemCommand']).toBe(2);
-    expect((await uncountedStore.get('alice', task.taskId))?.currentStep).toBe(polled.statusMessage!.replace(/^Running /, ''));
+    expect((await uncountedStore.get('alice', task.taskId))?.currentStep).toBe(
+      polled.statusMessage!.replace(/^Running /, ''),
+    );
     await client.experimental.tasks.cancelTask(task.taskId);
   });
 

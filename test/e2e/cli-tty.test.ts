@@ -41,7 +41,9 @@ async function startWaitingCall(on: TestServer = server): Promise<TmuxSession> {
   const environment = `env -u CI MCP_TASKS_URL=${quote(on.url)} MCP_TASKS_TOKEN=${quote(TOKENS.alice)}`;
   // Ctrl-C signals the whole foreground group, the shell too: its trap keeps it alive to print the exit code
   // (a trapped signal is reset to the default in the CLI it starts, so the CLI sees SIGINT as usual).
-  const session = await TmuxSession.start(`sh -c ${quote(`trap true INT; ${environment} ${cli}; echo "EXIT=$?"; exec sleep 3600`)}`);
+  const session = await TmuxSession.start(
+    `sh -c ${quote(`trap true INT; ${environment} ${cli}; echo "EXIT=$?"; exec sleep 3600`)}`,
+  );
   sessions.push(session);
   return session;
 }
@@ -101,14 +103,21 @@ describe('mcp-tasks call --wait in a terminal', () => {
   it('in the default protocol (Tasks extension) draws a progress bar from the count in the task, with the workflow’s message', async () => {
     const session = await startWaitingCall(progressServer);
     // Both documents analysed, then the review window: the count the workflow reported stays at 2 of 2.
-    const full = String.raw`working · (?:Analysed 2 of 2 documents|Waiting for review \(\d+ s left\)) · \[#{20}\] 100% · \d+s`;
+    const full =
+      String.raw`working · (?:Analysed 2 of 2 documents|Waiting for review \(\d+ s left\)) · ` +
+      String.raw`\[#{20}\] 100% · \d+s`;
     await screenMatch(session, new RegExp(full));
     expect((await session.screen()).match(/\[[#-]{20}\] \d+%/g)).toHaveLength(1);
     await session.sendKeys('C-c');
     const [, taskId] = await screenMatch(session, PROMPT);
     // The same count, as a script sees it: `get --json` in the default protocol.
-    const got = await runCli(bundle, ['--json', 'get', taskId!], { MCP_TASKS_URL: progressServer.url, MCP_TASKS_TOKEN: TOKENS.alice });
-    expect(JSON.parse(got.stdout)).toMatchObject({ task: { taskId, status: 'working', progress: { progress: 2, total: 2 } } });
+    const got = await runCli(bundle, ['--json', 'get', taskId!], {
+      MCP_TASKS_URL: progressServer.url,
+      MCP_TASKS_TOKEN: TOKENS.alice,
+    });
+    expect(JSON.parse(got.stdout)).toMatchObject({
+      task: { taskId, status: 'working', progress: { progress: 2, total: 2 } },
+    });
     await session.sendKeys('Down', 'Enter');
     await screenMatch(session, /EXIT=3/);
   });

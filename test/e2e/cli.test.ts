@@ -39,7 +39,8 @@ describe.each([
   { protocol: '2025-11-25', extra: ['--protocol', '2025-11-25'], spoken: '2025-11-25' },
 ])('mcp-tasks ($protocol)', ({ extra, spoken }) => {
   /** The URL by flag; the token from the environment, as a script would set it. */
-  const cli = (args: string[], token: string = TOKENS.alice) => runCli(bundle, ['--url', server.url, ...extra, ...args], { MCP_TASKS_TOKEN: token });
+  const cli = (args: string[], token: string = TOKENS.alice) =>
+    runCli(bundle, ['--url', server.url, ...extra, ...args], { MCP_TASKS_TOKEN: token });
 
   /** Starts a long task and returns its ID, read from --json output. */
   async function startLongTask(): Promise<string> {
@@ -52,7 +53,12 @@ describe.each([
     const run = await cli(['tools']);
     expect(run.code).toBe(0);
     expect(run.stdout).not.toMatch(ANSI);
-    expect(run.stdout.trim().split('\n').map((line) => line.split(/\s+/)[0])).toEqual(EXAMPLE_TOOL_NAMES);
+    expect(
+      run.stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.split(/\s+/)[0]),
+    ).toEqual(EXAMPLE_TOOL_NAMES);
   });
 
   it('call returns a working task at once, and prints how to follow it', async () => {
@@ -86,7 +92,9 @@ describe.each([
   it('call of an unknown tool names the tools there are and exits 2', async () => {
     const run = await cli(['call', 'no_such_tool', '--args', '{}']);
     expect(run.code).toBe(2);
-    expect(run.stderr.trim()).toBe(`Unknown tool 'no_such_tool'. Tools on this server: ${EXAMPLE_TOOL_NAMES.join(', ')}.`);
+    expect(run.stderr.trim()).toBe(
+      `Unknown tool 'no_such_tool'. Tools on this server: ${EXAMPLE_TOOL_NAMES.join(', ')}.`,
+    );
   });
 
   it('call with --args that are not a JSON object says so and exits 2', async () => {
@@ -95,11 +103,16 @@ describe.each([
     expect(run.stderr).toMatch(/--args must be a JSON object/);
   });
 
-  it.each(['get', 'result', 'cancel', 'watch'])('%s of an unknown task ID says the task is unknown and exits 2', async (command) => {
-    const run = await cli([command, 'f00dfeedf00dfeedf00dfeedf00dfeed']);
-    expect(run.code).toBe(2);
-    expect(run.stderr.trim()).toBe("Unknown task 'f00dfeedf00dfeedf00dfeedf00dfeed': the server has no such task for you (it may have expired).");
-  });
+  it.each(['get', 'result', 'cancel', 'watch'])(
+    '%s of an unknown task ID says the task is unknown and exits 2',
+    async (command) => {
+      const run = await cli([command, 'f00dfeedf00dfeedf00dfeedf00dfeed']);
+      expect(run.code).toBe(2);
+      expect(run.stderr.trim()).toBe(
+        "Unknown task 'f00dfeedf00dfeedf00dfeedf00dfeed': the server has no such task for you (it may have expired).",
+      );
+    },
+  );
 
   it("another caller's task is unknown to you", async () => {
     const taskId = await startLongTask();
@@ -131,24 +144,48 @@ describe.each([
   it('--json prints one parseable object per command, results and errors alike', async () => {
     const called = await cli(['--json', 'call', 'text_stats', '--args', '{"text":"a b"}']);
     const taskId = json(called)['task']['taskId'] as string;
-    expect(json(called)['task']).toMatchObject({ taskId: expect.any(String), status: expect.stringMatching(/^(working|completed)$/) });
+    expect(json(called)['task']).toMatchObject({
+      taskId: expect.any(String),
+      status: expect.stringMatching(/^(working|completed)$/),
+    });
 
     const result = await cli(['--json', 'result', taskId]);
     expect(result.code).toBe(0);
-    expect(json(result)).toMatchObject({ task: { taskId, status: 'completed' }, outcome: { status: 'completed', result: { structuredContent: { words: 2 } } } });
+    expect(json(result)).toMatchObject({
+      task: { taskId, status: 'completed' },
+      outcome: { status: 'completed', result: { structuredContent: { words: 2 } } },
+    });
 
     // The task ends on its own; get reports it as completed once it has.
-    await vi.waitUntil(async () => json(await cli(['--json', 'get', taskId]))['task']['status'] === 'completed', GENEROUS_WAIT);
-    expect(json(await cli(['--json', 'list']))['tasks']).toEqual(expect.arrayContaining([expect.objectContaining({ taskId, status: 'completed' })]));
-    expect(json(await cli(['--json', 'tools']))).toMatchObject({ protocol: spoken, tools: expect.arrayContaining([expect.objectContaining({ name: 'text_stats' })]) });
+    await vi.waitUntil(
+      async () => json(await cli(['--json', 'get', taskId]))['task']['status'] === 'completed',
+      GENEROUS_WAIT,
+    );
+    expect(json(await cli(['--json', 'list']))['tasks']).toEqual(
+      expect.arrayContaining([expect.objectContaining({ taskId, status: 'completed' })]),
+    );
+    expect(json(await cli(['--json', 'tools']))).toMatchObject({
+      protocol: spoken,
+      tools: expect.arrayContaining([expect.objectContaining({ name: 'text_stats' })]),
+    });
 
     const unknown = await cli(['--json', 'get', 'f00dfeedf00dfeedf00dfeedf00dfeed']);
     expect(unknown.code).toBe(2);
-    expect(json(unknown)).toEqual({ error: { kind: 'UnknownTaskError', message: expect.stringMatching(/^Unknown task/) } });
+    expect(json(unknown)).toEqual({
+      error: { kind: 'UnknownTaskError', message: expect.stringMatching(/^Unknown task/) },
+    });
   });
 
   it('watch follows a task that is already running to its end, with plain status lines', async () => {
-    const taskId = json(await cli(['--json', 'call', 'analyze_documents', '--args', JSON.stringify({ documents: ['x y'], reviewSeconds: 1 })]))['task']['taskId'] as string;
+    const taskId = json(
+      await cli([
+        '--json',
+        'call',
+        'analyze_documents',
+        '--args',
+        JSON.stringify({ documents: ['x y'], reviewSeconds: 1 }),
+      ]),
+    )['task']['taskId'] as string;
     const run = await cli(['watch', taskId]);
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ documentCount: 1, totalWords: 2 });

@@ -6,8 +6,22 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { callModern, modernRequest, postModern, sseMessages, sseMessagesOf, type JsonRpcMessage } from '../support/modern-client.js';
-import { conformanceTools, connectClient, GENEROUS_WAIT, startTestServer, TOKENS, type TestServer } from '../support/local-backend.js';
+import {
+  callModern,
+  modernRequest,
+  postModern,
+  sseMessages,
+  sseMessagesOf,
+  type JsonRpcMessage,
+} from '../support/modern-client.js';
+import {
+  conformanceTools,
+  connectClient,
+  GENEROUS_WAIT,
+  startTestServer,
+  TOKENS,
+  type TestServer,
+} from '../support/local-backend.js';
 
 let server: TestServer;
 let client: Client;
@@ -25,7 +39,10 @@ afterAll(async () => {
 const SHORT_COMPUTE = { seconds: 3 };
 
 async function startLegacyTask(args: Record<string, unknown>): Promise<string> {
-  const created = await client.request({ method: 'tools/call', params: { name: 'slow_compute', arguments: args, task: { ttl: 600_000 } } }, CallToolResultSchema.passthrough());
+  const created = await client.request(
+    { method: 'tools/call', params: { name: 'slow_compute', arguments: args, task: { ttl: 600_000 } } },
+    CallToolResultSchema.passthrough(),
+  );
   return (created as unknown as { task: { taskId: string } }).task.taskId;
 }
 
@@ -45,14 +62,18 @@ describe('current step, MCP 2025-11-25 (1.x client)', () => {
   it('tells a tasks/result that waits with a progressToken of the new step in notifications/progress', async () => {
     const taskId = await startLegacyTask(SHORT_COMPUTE);
     const notes: Progress[] = [];
-    const result = await client.request({ method: 'tasks/result', params: { taskId } }, CallToolResultSchema, { onprogress: (progress) => void notes.push(progress) });
+    const result = await client.request({ method: 'tasks/result', params: { taskId } }, CallToolResultSchema, {
+      onprogress: (progress) => void notes.push(progress),
+    });
     expect(result.isError).not.toBe(true);
     expect(notes).toContainEqual(expect.objectContaining({ progress: 1, message: 'Running Compute' }));
   });
 
   it('tells a plain tools/call that waits with a progressToken of the new step in notifications/progress', async () => {
     const notes: Progress[] = [];
-    const result = await client.callTool({ name: 'slow_compute', arguments: SHORT_COMPUTE }, undefined, { onprogress: (progress) => void notes.push(progress) });
+    const result = await client.callTool({ name: 'slow_compute', arguments: SHORT_COMPUTE }, undefined, {
+      onprogress: (progress) => void notes.push(progress),
+    });
     expect(result.isError).not.toBe(true);
     expect(notes.map((note) => note.message)).toContain('Running Compute');
     const counts = notes.map((note) => note.progress);
@@ -64,12 +85,18 @@ describe('current step, MCP 2025-11-25 (1.x client)', () => {
     // Raw, so every message on the answer's stream is seen (stateless Streamable HTTP: no initialize needed).
     const response = await fetch(server.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${TOKENS.alice}` },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${TOKENS.alice}`,
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tasks/result', params: { taskId } }),
     });
     expect(response.ok).toBe(true);
     const body = await response.text();
-    const messages = response.headers.get('content-type')?.startsWith('text/event-stream') ? sseMessagesOf(body) : [JSON.parse(body) as JsonRpcMessage];
+    const messages = response.headers.get('content-type')?.startsWith('text/event-stream')
+      ? sseMessagesOf(body)
+      : [JSON.parse(body) as JsonRpcMessage];
     expect(messages.filter((message) => message.method === 'notifications/progress')).toEqual([]);
     expect(messages.at(-1)).toMatchObject({ id: 7, result: expect.any(Object) });
   });
@@ -77,20 +104,34 @@ describe('current step, MCP 2025-11-25 (1.x client)', () => {
 
 describe('current step, MCP 2026-07-28 Tasks extension', () => {
   it('pushes the new step to a subscriber in notifications/tasks, then the completion', async () => {
-    const response = await callModern(server.url, modernRequest('tools/call', { name: 'slow_compute', arguments: SHORT_COMPUTE }));
+    const response = await callModern(
+      server.url,
+      modernRequest('tools/call', { name: 'slow_compute', arguments: SHORT_COMPUTE }),
+    );
     const taskId = response.result!['taskId'] as string;
-    const listen = await postModern(server.url, modernRequest('subscriptions/listen', { notifications: { taskIds: [taskId] } }));
+    const listen = await postModern(
+      server.url,
+      modernRequest('subscriptions/listen', { notifications: { taskIds: [taskId] } }),
+    );
     const messages: JsonRpcMessage[] = [];
     for await (const message of sseMessages(listen)) messages.push(message);
-    const tasks = messages.filter((message) => message.method === 'notifications/tasks').map((message) => message.params);
-    expect(tasks).toContainEqual(expect.objectContaining({ taskId, status: 'working', statusMessage: 'Running Compute' }));
+    const tasks = messages
+      .filter((message) => message.method === 'notifications/tasks')
+      .map((message) => message.params);
+    expect(tasks).toContainEqual(
+      expect.objectContaining({ taskId, status: 'working', statusMessage: 'Running Compute' }),
+    );
     expect(tasks.at(-1)).toMatchObject({ taskId, status: 'completed' });
   });
 
   it('names the state a silent workflow is in as statusMessage of tasks/get', async () => {
-    const response = await callModern(server.url, modernRequest('tools/call', { name: 'slow_compute', arguments: { seconds: 600 } }));
+    const response = await callModern(
+      server.url,
+      modernRequest('tools/call', { name: 'slow_compute', arguments: { seconds: 600 } }),
+    );
     const taskId = response.result!['taskId'] as string;
-    const modernStatusMessage = async () => (await callModern(server.url, modernRequest('tasks/get', { taskId }))).result?.['statusMessage'];
+    const modernStatusMessage = async () =>
+      (await callModern(server.url, modernRequest('tasks/get', { taskId }))).result?.['statusMessage'];
     await vi.waitUntil(async () => (await modernStatusMessage()) === 'Running Compute', GENEROUS_WAIT);
     await callModern(server.url, modernRequest('tasks/cancel', { taskId }));
   });

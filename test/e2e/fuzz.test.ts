@@ -18,7 +18,8 @@ afterAll(async () => {
 });
 
 /** What no answer may contain: stack frames, source paths, AWS names and exceptions. */
-const LEAKS = /\bat \S+ \(|\bat \S+:\d+:\d+|\.(ts|js):\d+|node_modules|Exception|arn:aws|dynamodb|ValidationException|ResourceNotFound/i;
+const LEAKS =
+  /\bat \S+ \(|\bat \S+:\d+:\d+|\.(ts|js):\d+|node_modules|Exception|arn:aws|dynamodb|ValidationException|ResourceNotFound/i;
 
 interface Case {
   readonly label: string;
@@ -26,7 +27,11 @@ interface Case {
   readonly headers: Record<string, string>;
 }
 
-const LEGACY_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' } as const;
+const LEGACY_HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2025-11-25',
+} as const;
 
 function deeplyNested(depth: number): unknown {
   let value: unknown = 'bottom';
@@ -40,10 +45,41 @@ function deepJson(depth: number): string {
 }
 
 /** Values of every wrong type, plus edge values of the right ones. */
-const BAD_VALUES: readonly unknown[] = [null, 0, -1, 1.5, 1e308, '', ' ', 'x', '1000', true, false, [], [1, 'a'], {}, { a: 1 }, 'x'.repeat(20_000), '\u0000\ud800', deeplyNested(200)];
+const BAD_VALUES: readonly unknown[] = [
+  null,
+  0,
+  -1,
+  1.5,
+  1e308,
+  '',
+  ' ',
+  'x',
+  '1000',
+  true,
+  false,
+  [],
+  [1, 'a'],
+  {},
+  { a: 1 },
+  'x'.repeat(20_000),
+  '\u0000\ud800',
+  deeplyNested(200),
+];
 
 /** Bad task IDs and cursors, for the methods that take them. */
-const BAD_TASK_IDS: readonly string[] = ['', ' ', 'unknown-id', '../../etc/passwd', 'alice#x', "x' OR '1'='1", 'a'.repeat(10_000), '\u0000', '🙂', 'id with spaces', 'ARN:aws:states:us-east-1:1:x'.toLowerCase()];
+const BAD_TASK_IDS: readonly string[] = [
+  '',
+  ' ',
+  'unknown-id',
+  '../../etc/passwd',
+  'alice#x',
+  "x' OR '1'='1",
+  'a'.repeat(10_000),
+  '\u0000',
+  '🙂',
+  'id with spaces',
+  'ARN:aws:states:us-east-1:1:x'.toLowerCase(),
+];
 const cursorOf = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const BAD_CURSORS: readonly string[] = [
   '',
@@ -92,10 +128,23 @@ function legacyCase(label: string, message: Record<string, unknown>, headers: Re
 
 function modernCase(label: string, method: string, params: unknown, headers: Record<string, string> = {}): Case {
   const message = modernRequest(method, {});
-  const withParams = { ...message, params: typeof params === 'object' && params !== null && !Array.isArray(params) ? { ...params, _meta: message.params!['_meta'] } : params };
-  const standard = { ...LEGACY_HEADERS, ...standardHeaders({ method, params: typeof params === 'object' && params !== null ? (params as Record<string, unknown>) : {} }) };
+  const withParams = {
+    ...message,
+    params:
+      typeof params === 'object' && params !== null && !Array.isArray(params)
+        ? { ...params, _meta: message.params!['_meta'] }
+        : params,
+  };
+  const standard = {
+    ...LEGACY_HEADERS,
+    ...standardHeaders({
+      method,
+      params: typeof params === 'object' && params !== null ? (params as Record<string, unknown>) : {},
+    }),
+  };
   // fetch refuses header values outside visible ASCII; the server then sees the header missing instead.
-  for (const [name, value] of Object.entries(standard)) if (!/^[\x20-\x7e]*$/.test(value)) delete (standard as Record<string, string>)[name];
+  for (const [name, value] of Object.entries(standard))
+    if (!/^[\x20-\x7e]*$/.test(value)) delete (standard as Record<string, string>)[name];
   return { label, body: JSON.stringify(withParams), headers: { ...standard, ...headers } };
 }
 
@@ -103,16 +152,32 @@ function modernCase(label: string, method: string, params: unknown, headers: Rec
 function wrongTypeCases(): Case[] {
   const cases: Case[] = [];
   for (const [method, valid] of Object.entries(LEGACY_METHODS)) {
-    for (const bad of BAD_VALUES) cases.push(legacyCase(`legacy ${method} params=${String(bad).slice(0, 20)}`, { jsonrpc: '2.0', id: nextId++, method, params: bad }));
+    for (const bad of BAD_VALUES)
+      cases.push(
+        legacyCase(`legacy ${method} params=${String(bad).slice(0, 20)}`, {
+          jsonrpc: '2.0',
+          id: nextId++,
+          method,
+          params: bad,
+        }),
+      );
     for (const key of [...Object.keys(valid), '_meta']) {
       for (const bad of BAD_VALUES) {
-        cases.push(legacyCase(`legacy ${method} ${key}=${String(bad).slice(0, 20)}`, { jsonrpc: '2.0', id: nextId++, method, params: { ...valid, [key]: bad } }));
+        cases.push(
+          legacyCase(`legacy ${method} ${key}=${String(bad).slice(0, 20)}`, {
+            jsonrpc: '2.0',
+            id: nextId++,
+            method,
+            params: { ...valid, [key]: bad },
+          }),
+        );
       }
     }
   }
   for (const [method, valid] of Object.entries(MODERN_METHODS)) {
     for (const key of Object.keys(valid)) {
-      for (const bad of BAD_VALUES) cases.push(modernCase(`modern ${method} ${key}=${String(bad).slice(0, 20)}`, method, { ...valid, [key]: bad }));
+      for (const bad of BAD_VALUES)
+        cases.push(modernCase(`modern ${method} ${key}=${String(bad).slice(0, 20)}`, method, { ...valid, [key]: bad }));
     }
   }
   return cases;
@@ -121,44 +186,117 @@ function wrongTypeCases(): Case[] {
 function taskIdAndCursorCases(): Case[] {
   const cases: Case[] = [];
   for (const taskId of BAD_TASK_IDS) {
-    for (const method of ['tasks/get', 'tasks/result', 'tasks/cancel', 'tasks/delete']) cases.push(legacyCase(`legacy ${method} taskId=${taskId.slice(0, 20)}`, { jsonrpc: '2.0', id: nextId++, method, params: { taskId } }));
-    for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel']) cases.push(modernCase(`modern ${method} taskId=${taskId.slice(0, 20)}`, method, { taskId }));
+    for (const method of ['tasks/get', 'tasks/result', 'tasks/cancel', 'tasks/delete'])
+      cases.push(
+        legacyCase(`legacy ${method} taskId=${taskId.slice(0, 20)}`, {
+          jsonrpc: '2.0',
+          id: nextId++,
+          method,
+          params: { taskId },
+        }),
+      );
+    for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel'])
+      cases.push(modernCase(`modern ${method} taskId=${taskId.slice(0, 20)}`, method, { taskId }));
     // SEP-1686: the client names the task it creates.
     cases.push(
       legacyCase(`sep-1686 create taskId=${taskId.slice(0, 20)}`, {
         jsonrpc: '2.0',
         id: nextId++,
         method: 'tools/call',
-        params: { name: 'no_such_tool', arguments: {}, _meta: { 'modelcontextprotocol.io/task': { taskId, keepAlive: -1 } } },
+        params: {
+          name: 'no_such_tool',
+          arguments: {},
+          _meta: { 'modelcontextprotocol.io/task': { taskId, keepAlive: -1 } },
+        },
       }),
     );
   }
   for (const cursor of BAD_CURSORS) {
-    cases.push(legacyCase(`legacy tasks/list cursor=${cursor.slice(0, 20)}`, { jsonrpc: '2.0', id: nextId++, method: 'tasks/list', params: { cursor } }));
-    cases.push(legacyCase(`legacy tools/list cursor=${cursor.slice(0, 20)}`, { jsonrpc: '2.0', id: nextId++, method: 'tools/list', params: { cursor } }));
+    cases.push(
+      legacyCase(`legacy tasks/list cursor=${cursor.slice(0, 20)}`, {
+        jsonrpc: '2.0',
+        id: nextId++,
+        method: 'tasks/list',
+        params: { cursor },
+      }),
+    );
+    cases.push(
+      legacyCase(`legacy tools/list cursor=${cursor.slice(0, 20)}`, {
+        jsonrpc: '2.0',
+        id: nextId++,
+        method: 'tools/list',
+        params: { cursor },
+      }),
+    );
     cases.push(modernCase(`modern tools/list cursor=${cursor.slice(0, 20)}`, 'tools/list', { cursor }));
   }
   for (const id of [null, {}, [], 1.5, -1, 'i'.repeat(300), 'i'.repeat(200_000), true]) {
-    cases.push(legacyCase(`legacy id=${JSON.stringify(id).slice(0, 20)}`, { jsonrpc: '2.0', id, method: 'tools/list', params: {} }));
+    cases.push(
+      legacyCase(`legacy id=${JSON.stringify(id).slice(0, 20)}`, {
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/list',
+        params: {},
+      }),
+    );
   }
   return cases;
 }
 
 function malformedBodyCases(): Case[] {
-  const texts = ['', ' ', '{', '}', '{"jsonrpc": "2.0", "id": 1, "method": ', 'null', '5', '"x"', 'true', '{}', '{"jsonrpc":"2.0"}', '{"jsonrpc":"2.0","id":1}',
-    '{"jsonrpc":"1.0","id":1,"method":"tools/list"}', '{"jsonrpc":"2.0","id":1,"method":5}', '{"jsonrpc":"2.0","id":1,"method":null}', '{"jsonrpc":"2.0","method":"tools/list"}',
-    '{"jsonrpc":"2.0","id":1,"result":{}}', '{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"x"}}', '\ufeff{"jsonrpc":"2.0","id":1,"method":"ping"}', '{"__proto__":{"admin":true},"jsonrpc":"2.0","id":1,"method":"ping"}',
-    '['.repeat(100_000), '{"a":'.repeat(50_000), `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"text_stats","arguments":${deepJson(5_000)}}}`,
-    `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":"x","_meta":${deepJson(5_000)}}}`, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":${deepJson(5_000)}}`];
+  const texts = [
+    '',
+    ' ',
+    '{',
+    '}',
+    '{"jsonrpc": "2.0", "id": 1, "method": ',
+    'null',
+    '5',
+    '"x"',
+    'true',
+    '{}',
+    '{"jsonrpc":"2.0"}',
+    '{"jsonrpc":"2.0","id":1}',
+    '{"jsonrpc":"1.0","id":1,"method":"tools/list"}',
+    '{"jsonrpc":"2.0","id":1,"method":5}',
+    '{"jsonrpc":"2.0","id":1,"method":null}',
+    '{"jsonrpc":"2.0","method":"tools/list"}',
+    '{"jsonrpc":"2.0","id":1,"result":{}}',
+    '{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"x"}}',
+    '\ufeff{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    '{"__proto__":{"admin":true},"jsonrpc":"2.0","id":1,"method":"ping"}',
+    '['.repeat(100_000),
+    '{"a":'.repeat(50_000),
+    `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"text_stats","arguments":${deepJson(5_000)}}}`,
+    `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":"x","_meta":${deepJson(5_000)}}}`,
+    `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":${deepJson(5_000)}}`,
+  ];
   const cases: Case[] = [];
   texts.forEach((body, index) => {
     cases.push({ label: `legacy malformed #${index}`, body, headers: { ...LEGACY_HEADERS } });
-    cases.push({ label: `modern malformed #${index}`, body, headers: { ...LEGACY_HEADERS, 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'tools/list' } });
+    cases.push({
+      label: `modern malformed #${index}`,
+      body,
+      headers: { ...LEGACY_HEADERS, 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'tools/list' },
+    });
   });
-  cases.push({ label: 'invalid UTF-8', body: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]), headers: { ...LEGACY_HEADERS } });
-  const huge = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { padding: 'x'.repeat(6 * 1024 * 1024) } } });
+  cases.push({
+    label: 'invalid UTF-8',
+    body: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]),
+    headers: { ...LEGACY_HEADERS },
+  });
+  const huge = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/list',
+    params: { _meta: { padding: 'x'.repeat(6 * 1024 * 1024) } },
+  });
   cases.push({ label: 'legacy 6 MiB valid JSON', body: huge, headers: { ...LEGACY_HEADERS } });
-  cases.push({ label: 'modern 6 MiB valid JSON', body: huge, headers: { ...LEGACY_HEADERS, 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'tools/list' } });
+  cases.push({
+    label: 'modern 6 MiB valid JSON',
+    body: huge,
+    headers: { ...LEGACY_HEADERS, 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'tools/list' },
+  });
   return cases;
 }
 
@@ -179,14 +317,31 @@ function headerAndBatchCases(): Case[] {
     { 'mcp-session-id': 'not-a-session' },
     { 'last-event-id': 'x' },
   ];
-  headerVariants.forEach((headers, index) => cases.push(legacyCase(`headers #${index}`, { ...list, id: nextId++ }, headers)));
-  for (const [method, params] of [['tools/call', { name: 'text_stats', arguments: { text: 'a' } }], ['tasks/get', { taskId: 'unknown-id' }]] as const) {
+  headerVariants.forEach((headers, index) =>
+    cases.push(legacyCase(`headers #${index}`, { ...list, id: nextId++ }, headers)),
+  );
+  for (const [method, params] of [
+    ['tools/call', { name: 'text_stats', arguments: { text: 'a' } }],
+    ['tasks/get', { taskId: 'unknown-id' }],
+  ] as const) {
     cases.push(modernCase(`modern ${method} wrong Mcp-Name`, method, params, { 'mcp-name': 'something-else' }));
     cases.push(modernCase(`modern ${method} wrong Mcp-Method`, method, params, { 'mcp-method': 'tools/list' }));
     cases.push(modernCase(`modern ${method} no Mcp-Method`, method, params, { 'mcp-method': '' }));
   }
-  const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'text_stats', arguments: { text: 'a' }, task: {} } });
-  for (const batch of [[], [1], [list], [list, { ...list, id: 2 }], [[list]], Array.from({ length: 100 }, (_, index) => call(index + 1))]) {
+  const call = (id: number) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'text_stats', arguments: { text: 'a' }, task: {} },
+  });
+  for (const batch of [
+    [],
+    [1],
+    [list],
+    [list, { ...list, id: 2 }],
+    [[list]],
+    Array.from({ length: 100 }, (_, index) => call(index + 1)),
+  ]) {
     cases.push({ label: `batch of ${batch.length}`, body: JSON.stringify(batch), headers: { ...LEGACY_HEADERS } });
   }
   return cases;
@@ -194,9 +349,15 @@ function headerAndBatchCases(): Case[] {
 
 /** Sends one case; every JSON-RPC message it gets back, or a reason the answer is unacceptable. */
 async function problemWith(testCase: Case): Promise<string | undefined> {
-  const response = await fetch(server.url, { method: 'POST', headers: { authorization: `Bearer ${TOKENS.alice}`, ...testCase.headers }, body: testCase.body as BodyInit });
+  const response = await fetch(server.url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKENS.alice}`, ...testCase.headers },
+    body: testCase.body as BodyInit,
+  });
   if (response.status >= 500) return `HTTP ${response.status}`;
-  const text = (response.headers.get('content-type') ?? '').includes('text/event-stream') ? await firstEvents(response) : await response.text();
+  const text = (response.headers.get('content-type') ?? '').includes('text/event-stream')
+    ? await firstEvents(response)
+    : await response.text();
   if (LEAKS.test(text)) return `leaks: ${text.slice(0, 300)}`;
   const messages = text.startsWith('{') ? [JSON.parse(text) as { error?: { code: number } }] : sseMessagesOf(text);
   if (messages.some((message) => message.error?.code === -32603)) return `-32603: ${text.slice(0, 300)}`;
@@ -229,21 +390,34 @@ async function failuresOf(cases: readonly Case[]): Promise<string[]> {
 }
 
 describe('hostile input', () => {
-  const groups = { wrongTypes: wrongTypeCases(), taskIdsAndCursors: taskIdAndCursorCases(), malformedBodies: malformedBodyCases(), headersAndBatches: headerAndBatchCases() };
+  const groups = {
+    wrongTypes: wrongTypeCases(),
+    taskIdsAndCursors: taskIdAndCursorCases(),
+    malformedBodies: malformedBodyCases(),
+    headersAndBatches: headerAndBatchCases(),
+  };
 
   it('generates at least 500 cases', () => {
     expect(Object.values(groups).flat().length).toBeGreaterThanOrEqual(500);
   });
 
-  it.each(Object.entries(groups))('answers every %s case with a client error or a result, never -32603, 5xx or a leak', async (_name, cases) => {
-    expect(await failuresOf(cases)).toEqual([]);
-  });
+  it.each(Object.entries(groups))(
+    'answers every %s case with a client error or a result, never -32603, 5xx or a leak',
+    async (_name, cases) => {
+      expect(await failuresOf(cases)).toEqual([]);
+    },
+  );
 
   it('still completes a normal task afterwards, in both eras', async () => {
     const client: Client = await connectClient(server.url, TOKENS.alice);
-    expect((await client.callTool({ name: 'text_stats', arguments: { text: 'still alive' } })).structuredContent).toMatchObject({ words: 2 });
+    expect(
+      (await client.callTool({ name: 'text_stats', arguments: { text: 'still alive' } })).structuredContent,
+    ).toMatchObject({ words: 2 });
     await client.close();
-    const answer = await callModern(server.url, modernRequest('tools/call', { name: 'text_stats', arguments: { text: 'still alive' } }, {}));
+    const answer = await callModern(
+      server.url,
+      modernRequest('tools/call', { name: 'text_stats', arguments: { text: 'still alive' } }, {}),
+    );
     expect(answer.result).toMatchObject({ structuredContent: { words: 2 } });
   });
 });

@@ -5,11 +5,23 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, ElicitRequestSchema, type ElicitResult, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  ElicitRequestSchema,
+  type ElicitResult,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RELATED_TASK_META_KEY_2025 } from '../../lambda/protocol/mcp-2025-11-25.js';
 import { useInputBackend } from '../support/input-backend.js';
-import { conformanceTools, connectClient, progressTable, startTestServer, TOKENS, type TestServer } from '../support/local-backend.js';
+import {
+  conformanceTools,
+  connectClient,
+  progressTable,
+  startTestServer,
+  TOKENS,
+  type TestServer,
+} from '../support/local-backend.js';
 import { RELATED_TASK, Sep1686Client, type JsonRpcMessage } from '../support/sep-1686-client.js';
 
 const backend = useInputBackend();
@@ -22,13 +34,23 @@ interface AskedQuestion {
 }
 
 /** A JSON-RPC response body: what the client POSTs to answer a server->client request. */
-const isResponse = (body: unknown): boolean => typeof body === 'string' && /"result"|"error"/.test(body) && !/"method"/.test(body);
+const isResponse = (body: unknown): boolean =>
+  typeof body === 'string' && /"result"|"error"/.test(body) && !/"method"/.test(body);
 
 /** POSTs a raw JSON-RPC message as `token`'s owner; returns the HTTP status and body. */
-async function post(url: string, message: unknown, token: string = TOKENS.alice): Promise<{ status: number; body: string }> {
+async function post(
+  url: string,
+  message: unknown,
+  token: string = TOKENS.alice,
+): Promise<{ status: number; body: string }> {
   const response = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}`, 'mcp-protocol-version': '2025-11-25' },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${token}`,
+      'mcp-protocol-version': '2025-11-25',
+    },
     body: JSON.stringify(message),
   });
   return { status: response.status, body: await response.text() };
@@ -38,7 +60,10 @@ async function post(url: string, message: unknown, token: string = TOKENS.alice)
  * The SDK 1.x client connected to the first server, answering elicitations with `answer`. Every POST carrying a
  * JSON-RPC response goes to the second server instead (to both, when `duplicateAnswers`): `answersRouted` counts them.
  */
-async function connect(answer: (question: AskedQuestion) => Promise<ElicitResult>, options: { duplicateAnswers?: boolean } = {}) {
+async function connect(
+  answer: (question: AskedQuestion) => Promise<ElicitResult>,
+  options: { duplicateAnswers?: boolean } = {},
+) {
   const routed = { count: 0 };
   const fetchRouting = async (url: string | URL, init?: RequestInit): Promise<Response> => {
     if (init?.method === 'POST' && isResponse(init.body)) {
@@ -52,16 +77,31 @@ async function connect(answer: (question: AskedQuestion) => Promise<ElicitResult
     return fetch(url, init);
   };
   const client = new Client({ name: 'legacy-input-test', version: '1.0.0' }, { capabilities: { elicitation: {} } });
-  client.setRequestHandler(ElicitRequestSchema, async (request, extra) => answer({ id: extra.requestId, params: request.params as AskedQuestion['params'] }));
-  const transport = new StreamableHTTPClientTransport(new URL(first()), { requestInit: { headers: { authorization: `Bearer ${TOKENS.alice}` } }, fetch: fetchRouting });
+  client.setRequestHandler(ElicitRequestSchema, async (request, extra) =>
+    answer({ id: extra.requestId, params: request.params as AskedQuestion['params'] }),
+  );
+  const transport = new StreamableHTTPClientTransport(new URL(first()), {
+    requestInit: { headers: { authorization: `Bearer ${TOKENS.alice}` } },
+    fetch: fetchRouting,
+  });
   await client.connect(transport);
   return { client, routed };
 }
 
-/** Runs refund_order as a task through the SDK's task stream (tools/call, tasks/get, then tasks/result on input_required). */
-async function refundAsTask(client: Client, args: Record<string, unknown>): Promise<{ taskId: string; result: Record<string, unknown> }> {
+/**
+ * Runs refund_order as a task through the SDK's task stream (tools/call, tasks/get, then tasks/result on
+ * input_required).
+ */
+async function refundAsTask(
+  client: Client,
+  args: Record<string, unknown>,
+): Promise<{ taskId: string; result: Record<string, unknown> }> {
   let taskId = '';
-  for await (const message of client.experimental.tasks.callToolStream({ name: 'refund_order', arguments: args }, CallToolResultSchema, { task: { ttl: 600_000 } })) {
+  for await (const message of client.experimental.tasks.callToolStream(
+    { name: 'refund_order', arguments: args },
+    CallToolResultSchema,
+    { task: { ttl: 600_000 } },
+  )) {
     if (message.type === 'taskCreated') taskId = message.task.taskId;
     if (message.type === 'error') throw message.error;
     if (message.type === 'result') return { taskId, result: message.result as Record<string, unknown> };
@@ -76,14 +116,24 @@ async function taskStatus(client: Client, taskId: string): Promise<string> {
 describe('refund_order as a task, SDK 1.x client, answers POSTed to another instance', () => {
   it('asks on the tasks/result stream with related-task meta and applies the refund when the answer accepts', async () => {
     const asked: AskedQuestion[] = [];
-    const { client, routed } = await connect(async (question) => (asked.push(question), { action: 'accept', content: { approve: true, amount: 5, note: 'Sorry!' } }));
+    const { client, routed } = await connect(
+      async (question) => (
+        asked.push(question),
+        { action: 'accept', content: { approve: true, amount: 5, note: 'Sorry!' } }
+      ),
+    );
     try {
       const { taskId, result } = await refundAsTask(client, { orderId: 'L-1', reason: 'arrived broken' });
       expect(asked).toHaveLength(1);
-      expect(asked[0]!.params).toMatchObject({ message: expect.stringContaining('order L-1'), _meta: { [RELATED_TASK_META_KEY_2025]: { taskId } } });
+      expect(asked[0]!.params).toMatchObject({
+        message: expect.stringContaining('order L-1'),
+        _meta: { [RELATED_TASK_META_KEY_2025]: { taskId } },
+      });
       expect(asked[0]!.params.requestedSchema.required).toEqual(['approve']);
       expect(routed.count).toBe(1);
-      expect(result).toMatchObject({ structuredContent: { orderId: 'L-1', refunded: true, outcome: 'refunded', amount: 5, note: 'Sorry!' } });
+      expect(result).toMatchObject({
+        structuredContent: { orderId: 'L-1', refunded: true, outcome: 'refunded', amount: 5, note: 'Sorry!' },
+      });
     } finally {
       await client.close();
     }
@@ -94,7 +144,9 @@ describe('refund_order as a task, SDK 1.x client, answers POSTed to another inst
     try {
       const { result } = await refundAsTask(client, { orderId: 'L-2' });
       expect(routed.count).toBe(1);
-      expect(result).toMatchObject({ structuredContent: { orderId: 'L-2', refunded: false, outcome: 'declined', answer: 'decline' } });
+      expect(result).toMatchObject({
+        structuredContent: { orderId: 'L-2', refunded: false, outcome: 'declined', answer: 'decline' },
+      });
     } finally {
       await client.close();
     }
@@ -102,7 +154,9 @@ describe('refund_order as a task, SDK 1.x client, answers POSTed to another inst
 
   it('delivers an answer POSTed to both instances once: one SendTaskSuccess', async () => {
     const before = backend.sendTaskSuccessCalls();
-    const { client } = await connect(async () => ({ action: 'accept', content: { approve: true, amount: 3 } }), { duplicateAnswers: true });
+    const { client } = await connect(async () => ({ action: 'accept', content: { approve: true, amount: 3 } }), {
+      duplicateAnswers: true,
+    });
     try {
       const { result } = await refundAsTask(client, { orderId: 'L-3' });
       expect(result).toMatchObject({ structuredContent: { refunded: true, amount: 3 } });
@@ -117,14 +171,18 @@ describe('the POSTed response to an input request', () => {
   it('is refused with -32602 when it does not match the requested schema, and the request stays open', async () => {
     const refusals: { status: number; body: string }[] = [];
     const { client } = await connect(async (question) => {
-      refusals.push(await post(second(), { jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { amount: 1 } } }));
+      refusals.push(
+        await post(second(), { jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { amount: 1 } } }),
+      );
       return { action: 'accept', content: { approve: true } };
     });
     try {
       const { result } = await refundAsTask(client, { orderId: 'L-4' });
       expect(refusals).toHaveLength(1);
       expect(refusals[0]!.status).toBe(400);
-      expect(JSON.parse(refusals[0]!.body)).toMatchObject({ error: { code: -32602, message: expect.stringContaining("must have required property 'approve'") } });
+      expect(JSON.parse(refusals[0]!.body)).toMatchObject({
+        error: { code: -32602, message: expect.stringContaining("must have required property 'approve'") },
+      });
       // The valid answer after the refused one still resumed the execution.
       expect(result).toMatchObject({ structuredContent: { refunded: true } });
     } finally {
@@ -140,7 +198,13 @@ describe('the POSTed response to an input request', () => {
       taskOfQuestion = (question.params._meta?.[RELATED_TASK_META_KEY_2025] as { taskId: string }).taskId;
       const accept = { action: 'accept', content: { approve: true } };
       seen.push(await post(second(), { jsonrpc: '2.0', id: question.id, result: accept }, TOKENS.bob));
-      seen.push(await post(second(), { jsonrpc: '2.0', id: 'mcp-tasks-sfn/input/WyJuby1zdWNoLXRhc2siLCJpbnB1dC14Il0', result: accept }));
+      seen.push(
+        await post(second(), {
+          jsonrpc: '2.0',
+          id: 'mcp-tasks-sfn/input/WyJuby1zdWNoLXRhc2siLCJpbnB1dC14Il0',
+          result: accept,
+        }),
+      );
       seen.push(await post(second(), { jsonrpc: '2.0', id: 12345, result: accept }));
       statusMeanwhile = await taskStatus(client, taskOfQuestion);
       return { action: 'decline' };
@@ -164,7 +228,9 @@ describe('the POSTed response to an input request', () => {
 describe('refund_order as a plain tools/call (no task)', () => {
   it('asks on the call stream and returns the branch the answer chose', async () => {
     const asked: AskedQuestion[] = [];
-    const { client, routed } = await connect(async (question) => (asked.push(question), { action: 'accept', content: { approve: true, amount: 2 } }));
+    const { client, routed } = await connect(
+      async (question) => (asked.push(question), { action: 'accept', content: { approve: true, amount: 2 } }),
+    );
     try {
       const result = await client.callTool({ name: 'refund_order', arguments: { orderId: 'L-6' } });
       expect(asked).toHaveLength(1);
@@ -184,22 +250,38 @@ describe('refund_order in the SEP-1686 dialect', () => {
     const sep = new Sep1686Client(first(), TOKENS.alice);
     const asked: JsonRpcMessage[] = [];
     const answered: Promise<{ status: string | undefined; post: { status: number; body: string } }>[] = [];
-    const exchange = await sep.callToolAsTask('refund_order', { orderId: 'S-1' }, { taskId }, {
-      onMessage: (message) => {
-        if (message.method !== 'elicitation/create') return;
-        asked.push(message);
-        answered.push(
-          (async () => {
-            const status = (await sep.taskRequest('tasks/get', taskId)).response?.result?.['status'] as string | undefined;
-            return { status, post: await post(second(), { jsonrpc: '2.0', id: message.id, result: { action: 'accept', content: { approve: true, amount: 4 } } }) };
-          })(),
-        );
+    const exchange = await sep.callToolAsTask(
+      'refund_order',
+      { orderId: 'S-1' },
+      { taskId },
+      {
+        onMessage: (message) => {
+          if (message.method !== 'elicitation/create') return;
+          asked.push(message);
+          answered.push(
+            (async () => {
+              const status = (await sep.taskRequest('tasks/get', taskId)).response?.result?.['status'] as
+                string | undefined;
+              return {
+                status,
+                post: await post(second(), {
+                  jsonrpc: '2.0',
+                  id: message.id,
+                  result: { action: 'accept', content: { approve: true, amount: 4 } },
+                }),
+              };
+            })(),
+          );
+        },
       },
-    });
+    );
     expect(asked).toHaveLength(1);
     expect(asked[0]!.params?._meta).toEqual({ [RELATED_TASK]: { taskId } });
     expect(await Promise.all(answered)).toEqual([{ status: 'input_required', post: { status: 202, body: '' } }]);
-    expect(exchange.response?.result).toMatchObject({ structuredContent: { orderId: 'S-1', refunded: true, amount: 4 }, _meta: { [RELATED_TASK]: { taskId } } });
+    expect(exchange.response?.result).toMatchObject({
+      structuredContent: { orderId: 'S-1', refunded: true, amount: 4 },
+      _meta: { [RELATED_TASK]: { taskId } },
+    });
   });
 });
 
@@ -213,11 +295,14 @@ describe('a client without the capability the question needs', () => {
     await server?.close();
   });
 
-  it("gets a tool error at once: its JSON-RPC error answer (-32601, no handler) reaches the workflow in place of an answer", async () => {
+  it('gets a tool error at once: its JSON-RPC error answer (-32601, no handler) reaches the workflow in place of an answer', async () => {
     const client = await connectClient(server.url);
     try {
       const result = await client.callTool({ name: 'test_elicitation', arguments: { message: 'Who are you?' } });
-      expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringContaining('could not answer (error -32601') }] });
+      expect(result).toMatchObject({
+        isError: true,
+        content: [{ type: 'text', text: expect.stringContaining('could not answer (error -32601') }],
+      });
     } finally {
       await client.close();
     }

@@ -13,7 +13,9 @@ import { exampleTools, startTestServer, type TestServer } from '../support/local
 
 const execFileAsync = promisify(execFile);
 /** The package's `mcp-inspector` bin, run with this Node (22, as the CLI requires) rather than through its shim. */
-const INSPECTOR = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js', import.meta.url));
+const INSPECTOR = fileURLToPath(
+  new URL('../../node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js', import.meta.url),
+);
 
 let server: TestServer;
 let home: string;
@@ -30,22 +32,42 @@ afterAll(async () => {
 
 /** Runs `mcp-inspector --cli <url> --transport http --protocol-era modern ...args` and parses what it prints. */
 async function inspector(...args: string[]): Promise<Record<string, unknown>> {
-  const { stdout } = await execFileAsync(process.execPath, [INSPECTOR, '--cli', server.url, '--transport', 'http', '--protocol-era', 'modern', ...args], {
-    env: { ...process.env, HOME: home, MCP_CATALOG_PATH: join(home, 'mcp.json') },
-    timeout: 60_000,
-  });
+  const { stdout } = await execFileAsync(
+    process.execPath,
+    [INSPECTOR, '--cli', server.url, '--transport', 'http', '--protocol-era', 'modern', ...args],
+    {
+      env: { ...process.env, HOME: home, MCP_CATALOG_PATH: join(home, 'mcp.json') },
+      timeout: 60_000,
+    },
+  );
   return JSON.parse(stdout) as Record<string, unknown>;
 }
 
 describe('MCP Inspector CLI in the modern era', () => {
   it('lists every tool', async () => {
     const listed = (await inspector('--method', 'tools/list')) as { tools: { name: string }[] };
-    expect(listed.tools.map((tool) => tool.name).sort()).toEqual(exampleTools().map((tool) => tool.name).sort());
+    expect(listed.tools.map((tool) => tool.name).sort()).toEqual(
+      exampleTools()
+        .map((tool) => tool.name)
+        .sort(),
+    );
   });
 
   it('calls text_stats and prints its result as JSON, a modern-era (resultType) result', async () => {
-    const printed = await inspector('--method', 'tools/call', '--tool-name', 'text_stats', '--tool-args-json', '{"text":"a b"}', '--format', 'json');
-    expect(printed['result']).toMatchObject({ resultType: 'complete', structuredContent: { words: 2, uniqueWords: 2 } });
+    const printed = await inspector(
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'text_stats',
+      '--tool-args-json',
+      '{"text":"a b"}',
+      '--format',
+      'json',
+    );
+    expect(printed['result']).toMatchObject({
+      resultType: 'complete',
+      structuredContent: { words: 2, uniqueWords: 2 },
+    });
     expect(printed['result']).not.toHaveProperty('isError');
   });
 });
@@ -63,6 +85,10 @@ describe('the example stack’s InspectorCommand output', () => {
       timeout: 60_000,
     });
     const listed = JSON.parse(stdout) as { tools: { name: string }[] };
-    expect(listed.tools.map((tool) => tool.name).sort()).toEqual(exampleTools().map((tool) => tool.name).sort());
+    expect(listed.tools.map((tool) => tool.name).sort()).toEqual(
+      exampleTools()
+        .map((tool) => tool.name)
+        .sort(),
+    );
   });
 });

@@ -6,7 +6,15 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { TaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { taskKey } from '../../lambda/core/task-key.js';
-import { connectClient, exampleTools, GENEROUS_WAIT, localAwsClients, startTestServer, TOKENS, type TestServer } from '../support/local-backend.js';
+import {
+  connectClient,
+  exampleTools,
+  GENEROUS_WAIT,
+  localAwsClients,
+  startTestServer,
+  TOKENS,
+  type TestServer,
+} from '../support/local-backend.js';
 import {
   callModern,
   connectModernClient,
@@ -32,7 +40,10 @@ afterAll(async () => {
 });
 
 /** Settles a tool call made through alice's ext-tasks session; the call must have become a task. */
-async function settleTask(name: string, args: Record<string, unknown>): Promise<{ taskId: string; outcome: TaskOutcome<unknown> }> {
+async function settleTask(
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ taskId: string; outcome: TaskOutcome<unknown> }> {
   const execution = await alice.session.callTool(name, args as never);
   if (execution.kind !== 'task') throw new Error(`${name} was answered inline, not as a task`);
   const { outcome } = await execution.settle();
@@ -47,12 +58,17 @@ async function createTask(name: string, args: Record<string, unknown>, token: st
 }
 
 async function taskStatus(taskId: string, token: string = TOKENS.alice): Promise<string | undefined> {
-  return (await callModern(server.url, modernRequest('tasks/get', { taskId }), token)).result?.['status'] as string | undefined;
+  return (await callModern(server.url, modernRequest('tasks/get', { taskId }), token)).result?.['status'] as
+    string | undefined;
 }
 
 /** Every message of one subscriptions/listen stream, until the server ends it. */
 async function listen(taskIds: string[], token: string = TOKENS.alice): Promise<JsonRpcMessage[]> {
-  const response = await postModern(server.url, modernRequest('subscriptions/listen', { notifications: { taskIds } }), token);
+  const response = await postModern(
+    server.url,
+    modernRequest('subscriptions/listen', { notifications: { taskIds } }),
+    token,
+  );
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toContain('text/event-stream');
   const messages: JsonRpcMessage[] = [];
@@ -63,7 +79,9 @@ async function listen(taskIds: string[], token: string = TOKENS.alice): Promise<
 /** The executions Step Functions ran for one of `owner`'s tasks. */
 async function executionsOf(toolName: string, owner: string, taskId: string): Promise<ExecutionListItem[]> {
   const stateMachineArn = exampleTools().find((tool) => tool.name === toolName)!.stateMachineArn;
-  const { executions = [] } = await localAwsClients().stepFunctions.send(new ListExecutionsCommand({ stateMachineArn, maxResults: 1000 }));
+  const { executions = [] } = await localAwsClients().stepFunctions.send(
+    new ListExecutionsCommand({ stateMachineArn, maxResults: 1000 }),
+  );
   return executions.filter((execution) => execution.name?.startsWith(`task-${taskKey(owner, taskId)}-`));
 }
 
@@ -74,9 +92,14 @@ describe('an ext-tasks session (official 2.x client pinned to 2026-07-28)', () =
   });
 
   it('settles a long analyze_documents task to its tool result', async () => {
-    const { outcome } = await settleTask('analyze_documents', { documents: ['The cat sat.', 'A dog ran far away.'], reviewSeconds: 1 });
+    const { outcome } = await settleTask('analyze_documents', {
+      documents: ['The cat sat.', 'A dog ran far away.'],
+      reviewSeconds: 1,
+    });
     expect(outcome.status).toBe('completed');
-    expect(outcome.status === 'completed' && outcome.result).toMatchObject({ structuredContent: { documentCount: 2, totalWords: 8 } });
+    expect(outcome.status === 'completed' && outcome.result).toMatchObject({
+      structuredContent: { documentCount: 2, totalWords: 8 },
+    });
   });
 
   it('settles a cancelled analyze_documents task as cancelled, and its execution is aborted', async () => {
@@ -95,13 +118,19 @@ describe('an ext-tasks session (official 2.x client pinned to 2026-07-28)', () =
   it('settles an export_report task as failed, with the execution error', async () => {
     const { outcome } = await settleTask('export_report', { reportName: 'quarterly' });
     expect(outcome.status).toBe('failed');
-    expect(outcome.status === 'failed' && outcome.error).toMatchObject({ code: -32603, message: expect.stringMatching(/^Execution failed: UpstreamUnavailable: .*'quarterly'/) });
+    expect(outcome.status === 'failed' && outcome.error).toMatchObject({
+      code: -32603,
+      message: expect.stringMatching(/^Execution failed: UpstreamUnavailable: .*'quarterly'/),
+    });
   });
 
   it('settles a text_stats task whose tool reports an error as completed with isError', async () => {
     const { outcome } = await settleTask('text_stats', { text: '   ' });
     expect(outcome.status).toBe('completed');
-    expect(outcome.status === 'completed' && outcome.result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'The text has no words to count.' }] });
+    expect(outcome.status === 'completed' && outcome.result).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: 'The text has no words to count.' }],
+    });
   });
 });
 
@@ -116,7 +145,11 @@ describe('a 2.x client without the Tasks extension', () => {
 
   it('lists every tool', async () => {
     const { tools } = await plain.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(exampleTools().map((tool) => tool.name).sort());
+    expect(tools.map((tool) => tool.name).sort()).toEqual(
+      exampleTools()
+        .map((tool) => tool.name)
+        .sort(),
+    );
   });
 
   it('gets the tool result of a call synchronously', async () => {
@@ -128,12 +161,18 @@ describe('a 2.x client without the Tasks extension', () => {
 describe('the modern era on the wire', () => {
   it('advertises the Tasks extension under capabilities.extensions in server/discover, and no tasks capability', async () => {
     const { result } = await callModern(server.url, modernRequest('server/discover', {}, {}));
-    expect(result).toMatchObject({ supportedVersions: expect.arrayContaining(['2026-07-28']), capabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
+    expect(result).toMatchObject({
+      supportedVersions: expect.arrayContaining(['2026-07-28']),
+      capabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+    });
     expect(result!['capabilities']).not.toHaveProperty('tasks');
   });
 
   it('answers a tools/call from a client without the extension with the tool result, not a task', async () => {
-    const { result } = await callModern(server.url, modernRequest('tools/call', { name: 'text_stats', arguments: { text: 'one two' } }, {}));
+    const { result } = await callModern(
+      server.url,
+      modernRequest('tools/call', { name: 'text_stats', arguments: { text: 'one two' } }, {}),
+    );
     expect(result).toMatchObject({ resultType: 'complete', structuredContent: { words: 2 } });
     expect(result).not.toHaveProperty('taskId');
   });
@@ -142,7 +181,10 @@ describe('the modern era on the wire', () => {
     const taskId = await createTask('text_stats', { text: 'a' });
     const response = await postModern(server.url, modernRequest('tasks/get', { taskId }, {}));
     expect(response.status).toBe(400);
-    expect(((await response.json()) as JsonRpcMessage).error).toMatchObject({ code: -32021, data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } } });
+    expect(((await response.json()) as JsonRpcMessage).error).toMatchObject({
+      code: -32021,
+      data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+    });
   });
 
   it('answers tasks/get for an unknown task ID -32602, echoing the request id', async () => {
@@ -167,18 +209,31 @@ describe('the modern era on the wire', () => {
     const response = await postModern(server.url, request);
     const messages: JsonRpcMessage[] = [];
     for await (const message of sseMessages(response)) messages.push(message);
-    expect(messages[0]).toMatchObject({ method: 'notifications/subscriptions/acknowledged', params: { notifications: { taskIds: [taskId] } } });
+    expect(messages[0]).toMatchObject({
+      method: 'notifications/subscriptions/acknowledged',
+      params: { notifications: { taskIds: [taskId] } },
+    });
     const updates = messages.slice(1, -1);
     expect(updates.length).toBeGreaterThan(0);
-    expect(updates.every((message) => message.method === 'notifications/tasks' && message.params?.['taskId'] === taskId)).toBe(true);
-    expect(updates.slice(0, -1).map((message) => message.params?.['status'])).toEqual(updates.slice(0, -1).map(() => 'working'));
-    expect(updates.at(-1)!.params).toMatchObject({ status: 'completed', result: { resultType: 'complete', structuredContent: { documentCount: 1, totalWords: 3 } } });
+    expect(
+      updates.every((message) => message.method === 'notifications/tasks' && message.params?.['taskId'] === taskId),
+    ).toBe(true);
+    expect(updates.slice(0, -1).map((message) => message.params?.['status'])).toEqual(
+      updates.slice(0, -1).map(() => 'working'),
+    );
+    expect(updates.at(-1)!.params).toMatchObject({
+      status: 'completed',
+      result: { resultType: 'complete', structuredContent: { documentCount: 1, totalWords: 3 } },
+    });
     expect(messages.at(-1)).toMatchObject({ id: request.id, result: { resultType: 'complete' } });
   });
 
   it('answers subscriptions/listen for tasks without the extension declared -32021 (HTTP 400)', async () => {
     const taskId = await createTask('text_stats', { text: 'a' });
-    const response = await postModern(server.url, modernRequest('subscriptions/listen', { notifications: { taskIds: [taskId] } }, {}));
+    const response = await postModern(
+      server.url,
+      modernRequest('subscriptions/listen', { notifications: { taskIds: [taskId] } }, {}),
+    );
     expect(response.status).toBe(400);
     expect(((await response.json()) as JsonRpcMessage).error).toMatchObject({ code: -32021 });
   });
@@ -186,7 +241,9 @@ describe('the modern era on the wire', () => {
   it('has no tasks/list or tasks/result (-32601)', async () => {
     const taskId = await createTask('text_stats', { text: 'a' });
     expect((await callModern(server.url, modernRequest('tasks/list'))).error).toMatchObject({ code: -32601 });
-    expect((await callModern(server.url, modernRequest('tasks/result', { taskId }))).error).toMatchObject({ code: -32601 });
+    expect((await callModern(server.url, modernRequest('tasks/result', { taskId }))).error).toMatchObject({
+      code: -32601,
+    });
   });
 });
 
@@ -200,22 +257,33 @@ describe('owner isolation in the modern era', () => {
   });
 
   it("answers bob's tasks/get of alice's task -32602, as for a task that does not exist", async () => {
-    expect((await callModern(server.url, modernRequest('tasks/get', { taskId }), TOKENS.bob)).error).toMatchObject({ code: -32602 });
+    expect((await callModern(server.url, modernRequest('tasks/get', { taskId }), TOKENS.bob)).error).toMatchObject({
+      code: -32602,
+    });
   });
 
   it("answers bob's tasks/cancel of alice's task -32602, and her task keeps working", async () => {
-    expect((await callModern(server.url, modernRequest('tasks/cancel', { taskId }), TOKENS.bob)).error).toMatchObject({ code: -32602 });
+    expect((await callModern(server.url, modernRequest('tasks/cancel', { taskId }), TOKENS.bob)).error).toMatchObject({
+      code: -32602,
+    });
     expect(await taskStatus(taskId, TOKENS.alice)).toBe('working');
   });
 
   it("answers bob's tasks/update of alice's task -32602", async () => {
-    const response = await callModern(server.url, modernRequest('tasks/update', { taskId, inputResponses: {} }), TOKENS.bob);
+    const response = await callModern(
+      server.url,
+      modernRequest('tasks/update', { taskId, inputResponses: {} }),
+      TOKENS.bob,
+    );
     expect(response.error).toMatchObject({ code: -32602 });
   });
 
   it("acknowledges bob's subscription to alice's task with no task IDs, and tells him nothing about it", async () => {
     const messages = await listen([taskId], TOKENS.bob);
-    expect(messages[0]).toMatchObject({ method: 'notifications/subscriptions/acknowledged', params: { notifications: { taskIds: [] } } });
+    expect(messages[0]).toMatchObject({
+      method: 'notifications/subscriptions/acknowledged',
+      params: { notifications: { taskIds: [] } },
+    });
     expect(messages.filter((message) => message.method === 'notifications/tasks')).toEqual([]);
   });
 
@@ -223,13 +291,20 @@ describe('owner isolation in the modern era', () => {
     const bobsTask = await createTask('text_stats', { text: 'bob words' }, TOKENS.bob);
     const messages = await listen([taskId, bobsTask], TOKENS.bob);
     expect(messages[0]!.params).toMatchObject({ notifications: { taskIds: [bobsTask] } });
-    expect(messages.filter((message) => message.method === 'notifications/tasks').every((message) => message.params?.['taskId'] === bobsTask)).toBe(true);
+    expect(
+      messages
+        .filter((message) => message.method === 'notifications/tasks')
+        .every((message) => message.params?.['taskId'] === bobsTask),
+    ).toBe(true);
   });
 });
 
 describe('both eras on one endpoint', () => {
   it('serves a legacy 1.x client while a modern task runs', async () => {
-    const execution = await alice.session.callTool('analyze_documents', { documents: ['side by side'], reviewSeconds: 1 });
+    const execution = await alice.session.callTool('analyze_documents', {
+      documents: ['side by side'],
+      reviewSeconds: 1,
+    });
     const legacy = await connectClient(server.url, TOKENS.alice);
     try {
       const result = await legacy.callTool({ name: 'text_stats', arguments: { text: 'legacy still works' } });

@@ -22,10 +22,19 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function post(body: string, headers: Record<string, string> = {}, url = server.url): Promise<{ status: number; json: { error?: { code: number; message: string }; result?: unknown } }> {
+async function post(
+  body: string,
+  headers: Record<string, string> = {},
+  url = server.url,
+): Promise<{ status: number; json: { error?: { code: number; message: string }; result?: unknown } }> {
   const response = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${TOKENS.alice}`, ...headers },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${TOKENS.alice}`,
+      ...headers,
+    },
     body,
   });
   return { status: response.status, json: (await response.json()) as never };
@@ -53,10 +62,16 @@ describe('malformed requests', () => {
   });
 
   it('answers a request without credentials with 401 and a WWW-Authenticate challenge', async () => {
-    const response = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: rpc('tools/list') });
+    const response = await fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: rpc('tools/list'),
+    });
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/);
-    expect(await response.json()).toMatchObject({ error: { code: UNAUTHORIZED_ERROR_CODE, message: expect.stringMatching(/bearer token/) } });
+    expect(await response.json()).toMatchObject({
+      error: { code: UNAUTHORIZED_ERROR_CODE, message: expect.stringMatching(/bearer token/) },
+    });
   });
 
   it('answers any other path with 404', async () => {
@@ -97,7 +112,11 @@ describe('wrong parameter types (legacy era)', () => {
     ['tools/call', { name: 'text_stats', arguments: { text: 'a' }, task: 5 }, /task must be an object/],
     ['tools/call', { name: 'text_stats', arguments: { text: 'a' }, task: 'yes' }, /task must be an object/],
     ['tools/call', { name: 'text_stats', arguments: { text: 'a' }, task: [] }, /task must be an object/],
-    ['tools/call', { name: 'text_stats', arguments: { text: 'a' }, task: { ttl: '1000' } }, /task\.ttl must be a number/],
+    [
+      'tools/call',
+      { name: 'text_stats', arguments: { text: 'a' }, task: { ttl: '1000' } },
+      /task\.ttl must be a number/,
+    ],
     ['tools/call', { name: 'text_stats', arguments: { text: 'a' }, task: { ttl: null } }, /task\.ttl must be a number/],
     ['tools/call', { name: 'text_stats', arguments: { text: 'a' }, task: { ttl: [] } }, /task\.ttl must be a number/],
     ['tools/list', { cursor: 5 }, /cursor must be a string/],
@@ -114,19 +133,32 @@ describe('wrong parameter types (legacy era)', () => {
   it('starts nothing for a call it refuses', async () => {
     const carol = await connectClient(server.url, TOKENS.bob);
     const before = (await carol.experimental.tasks.listTasks()).tasks.length;
-    await post(rpc('tools/call', { name: 'text_stats', arguments: { text: 'a' }, task: 5 }), { authorization: `Bearer ${TOKENS.bob}` });
+    await post(rpc('tools/call', { name: 'text_stats', arguments: { text: 'a' }, task: 5 }), {
+      authorization: `Bearer ${TOKENS.bob}`,
+    });
     expect((await carol.experimental.tasks.listTasks()).tasks.length).toBe(before);
     await carol.close();
   });
 
   it('answers a tasks/list cursor with an out-of-range number with -32602', async () => {
-    const cursor = Buffer.from(JSON.stringify({ pk: 'alice#x', createdAt: 1e308, listOwner: 'alice' })).toString('base64url');
+    const cursor = Buffer.from(JSON.stringify({ pk: 'alice#x', createdAt: 1e308, listOwner: 'alice' })).toString(
+      'base64url',
+    );
     const { json } = await post(rpc('tasks/list', { cursor }));
     expect(json.error).toMatchObject({ code: -32602, message: expect.stringContaining('Invalid cursor') });
   });
 
   it('refuses a request ID longer than 256 characters with -32600 before anything runs', async () => {
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 'i'.repeat(500_000), method: 'tools/call', params: { name: 'text_stats', arguments: { text: 'a' }, _meta: { 'modelcontextprotocol.io/task': { taskId: 'long-id-1' } } } });
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 'i'.repeat(500_000),
+      method: 'tools/call',
+      params: {
+        name: 'text_stats',
+        arguments: { text: 'a' },
+        _meta: { 'modelcontextprotocol.io/task': { taskId: 'long-id-1' } },
+      },
+    });
     const { status, json } = await post(body);
     expect(status).toBe(400);
     expect(json.error).toMatchObject({ code: -32600, message: expect.stringContaining('256 characters') });
@@ -156,10 +188,17 @@ describe('wrong parameter types (modern era)', () => {
 });
 
 describe('batches', () => {
-  const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'text_stats', arguments: { text: 'a' }, task: {} } });
+  const call = (id: number) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'text_stats', arguments: { text: 'a' }, task: {} },
+  });
 
   it('refuses a JSON-RPC batch with -32600 and HTTP 400, and runs none of it', async () => {
-    const { status, json } = await post(JSON.stringify(Array.from({ length: 100 }, (_, index) => call(index + 1))), { authorization: `Bearer ${TOKENS.bob}` });
+    const { status, json } = await post(JSON.stringify(Array.from({ length: 100 }, (_, index) => call(index + 1))), {
+      authorization: `Bearer ${TOKENS.bob}`,
+    });
     expect(status).toBe(400);
     expect(json.error).toMatchObject({ code: -32600, message: expect.stringContaining('Batches are not supported') });
     const bobs = await connectClient(server.url, TOKENS.bob);
@@ -175,7 +214,11 @@ describe('batches', () => {
 
   it('refuses a batch in the modern era too', async () => {
     const message = modernRequest('tools/list');
-    const response = await fetch(server.url, { method: 'POST', headers: (await import('../support/modern-client.js')).modernHeaders(message, TOKENS.alice), body: JSON.stringify([message]) });
+    const response = await fetch(server.url, {
+      method: 'POST',
+      headers: (await import('../support/modern-client.js')).modernHeaders(message, TOKENS.alice),
+      body: JSON.stringify([message]),
+    });
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32600);
   });
@@ -199,11 +242,20 @@ describe('body size', () => {
 
 describe('tool calls', () => {
   it('answers an unknown tool with -32602 naming it', async () => {
-    await expect(alice.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Unknown tool: no_such_tool') });
+    await expect(alice.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('Unknown tool: no_such_tool'),
+    });
   });
 
   it('answers invalid arguments with -32602 and every reason, and starts nothing', async () => {
-    const call = alice.request({ method: 'tools/call', params: { name: 'analyze_documents', arguments: { documents: [], extra: 1 }, task: { ttl: 1000 } } }, CreateTaskResultSchema);
+    const call = alice.request(
+      {
+        method: 'tools/call',
+        params: { name: 'analyze_documents', arguments: { documents: [], extra: 1 }, task: { ttl: 1000 } },
+      },
+      CreateTaskResultSchema,
+    );
     const error = await call.then(
       () => expect.unreachable(),
       (rejection: { code: number; message: string }) => rejection,
@@ -227,8 +279,12 @@ describe('legacy-era corrections', () => {
   });
 
   it('offers the tasks capability only to a client that negotiates a revision that has tasks', async () => {
-    const initialize = (protocolVersion: string) => rpc('initialize', { protocolVersion, capabilities: {}, clientInfo: { name: 'old', version: '1' } });
-    const older = (await post(initialize('2025-06-18'))).json.result as { protocolVersion: string; capabilities: Record<string, unknown> };
+    const initialize = (protocolVersion: string) =>
+      rpc('initialize', { protocolVersion, capabilities: {}, clientInfo: { name: 'old', version: '1' } });
+    const older = (await post(initialize('2025-06-18'))).json.result as {
+      protocolVersion: string;
+      capabilities: Record<string, unknown>;
+    };
     expect(older.protocolVersion).toBe('2025-06-18');
     expect(older.capabilities).not.toHaveProperty('tasks');
     const current = (await post(initialize('2025-11-25'))).json.result as { capabilities: Record<string, unknown> };
@@ -248,11 +304,21 @@ describe('task IDs', () => {
   });
 
   it("treats another owner's task exactly like an unknown one, and leaves it untouched", async () => {
-    const { task } = await alice.request({ method: 'tools/call', params: { name: 'analyze_documents', arguments: { documents: ['a'], reviewSeconds: 30 }, task: {} } }, CreateTaskResultSchema);
+    const { task } = await alice.request(
+      {
+        method: 'tools/call',
+        params: { name: 'analyze_documents', arguments: { documents: ['a'], reviewSeconds: 30 }, task: {} },
+      },
+      CreateTaskResultSchema,
+    );
     const unknown = await post(rpc('tasks/get', { taskId: 'x'.repeat(32) }), { authorization: `Bearer ${TOKENS.bob}` });
     const foreign = await post(rpc('tasks/get', { taskId: task.taskId }), { authorization: `Bearer ${TOKENS.bob}` });
-    expect(foreign.json.error?.message.replace(task.taskId, 'ID')).toBe(unknown.json.error?.message.replace('x'.repeat(32), 'ID'));
-    await expect(bob.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)).rejects.toMatchObject({ code: -32602 });
+    expect(foreign.json.error?.message.replace(task.taskId, 'ID')).toBe(
+      unknown.json.error?.message.replace('x'.repeat(32), 'ID'),
+    );
+    await expect(bob.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)).rejects.toMatchObject({
+      code: -32602,
+    });
     await expect(bob.experimental.tasks.cancelTask(task.taskId)).rejects.toMatchObject({ code: -32602 });
     expect((await bob.experimental.tasks.listTasks()).tasks.map((listed) => listed.taskId)).not.toContain(task.taskId);
     expect((await alice.experimental.tasks.getTask(task.taskId)).status).toBe('working');
@@ -260,7 +326,10 @@ describe('task IDs', () => {
   });
 
   it('answers a cursor it did not make with -32602', async () => {
-    await expect(alice.experimental.tasks.listTasks('bm90LWEtY3Vyc29y')).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Invalid cursor') });
+    await expect(alice.experimental.tasks.listTasks('bm90LWEtY3Vyc29y')).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('Invalid cursor'),
+    });
   });
 });
 
@@ -269,8 +338,14 @@ describe('internal faults', () => {
     const broken = await startTestServer({}, { tableName: 'table-that-does-not-exist' });
     try {
       const client = await connectClient(broken.url);
-      const call = client.request({ method: 'tools/call', params: { name: 'text_stats', arguments: { text: 'a' }, task: {} } }, CreateTaskResultSchema);
-      await expect(call).rejects.toMatchObject({ code: -32603, message: expect.stringMatching(/^MCP error -32603: Internal error \(reference [0-9a-f-]{36}\)$/) });
+      const call = client.request(
+        { method: 'tools/call', params: { name: 'text_stats', arguments: { text: 'a' }, task: {} } },
+        CreateTaskResultSchema,
+      );
+      await expect(call).rejects.toMatchObject({
+        code: -32603,
+        message: expect.stringMatching(/^MCP error -32603: Internal error \(reference [0-9a-f-]{36}\)$/),
+      });
       const raw = await post(rpc('tasks/get', { taskId: 'x' }), {}, broken.url);
       expect(JSON.stringify(raw.json)).not.toMatch(/ResourceNotFound|at .*\.ts|node_modules/);
       expect((await client.listTools()).tools.length).toBeGreaterThan(0);
@@ -286,8 +361,17 @@ describe('tasks/result', () => {
     const impatient = await startTestServer({ resultWaitMs: 500 }, { tableName: server.tableName });
     try {
       const client = await connectClient(impatient.url, TOKENS.alice);
-      const { task } = await client.request({ method: 'tools/call', params: { name: 'analyze_documents', arguments: { documents: ['a'], reviewSeconds: 30 }, task: {} } }, CreateTaskResultSchema);
-      await expect(client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)).rejects.toMatchObject({ code: -32001, message: expect.stringMatching(/poll tasks\/get/) });
+      const { task } = await client.request(
+        {
+          method: 'tools/call',
+          params: { name: 'analyze_documents', arguments: { documents: ['a'], reviewSeconds: 30 }, task: {} },
+        },
+        CreateTaskResultSchema,
+      );
+      await expect(client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)).rejects.toMatchObject({
+        code: -32001,
+        message: expect.stringMatching(/poll tasks\/get/),
+      });
       await client.experimental.tasks.cancelTask(task.taskId);
       await client.close();
     } finally {
@@ -298,6 +382,8 @@ describe('tasks/result', () => {
 
 describe('after all of the above', () => {
   it('still completes a normal call', async () => {
-    expect((await alice.callTool({ name: 'text_stats', arguments: { text: 'still alive' } })).structuredContent).toMatchObject({ words: 2 });
+    expect(
+      (await alice.callTool({ name: 'text_stats', arguments: { text: 'still alive' } })).structuredContent,
+    ).toMatchObject({ words: 2 });
   });
 });

@@ -7,7 +7,16 @@ import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextproto
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { taskKey } from '../../lambda/core/task-key.js';
 import { RELATED_TASK, Sep1686Client, type JsonRpcMessage } from '../support/sep-1686-client.js';
-import { connectClient, createTestTable, exampleTools, GENEROUS_WAIT, localAwsClients, startTestServer, TOKENS, type TestServer } from '../support/local-backend.js';
+import {
+  connectClient,
+  createTestTable,
+  exampleTools,
+  GENEROUS_WAIT,
+  localAwsClients,
+  startTestServer,
+  TOKENS,
+  type TestServer,
+} from '../support/local-backend.js';
 
 let server: TestServer;
 let shortLived: TestServer;
@@ -29,12 +38,18 @@ const related = (taskId: string) => ({ [RELATED_TASK]: { taskId } });
 
 async function executionsOf(toolName: string, owner: string, taskId: string): Promise<{ status?: string }[]> {
   const stateMachineArn = exampleTools().find((tool) => tool.name === toolName)!.stateMachineArn;
-  const { executions = [] } = await localAwsClients().stepFunctions.send(new ListExecutionsCommand({ stateMachineArn, maxResults: 1000 }));
+  const { executions = [] } = await localAwsClients().stepFunctions.send(
+    new ListExecutionsCommand({ stateMachineArn, maxResults: 1000 }),
+  );
   // Every execution ever started for this (owner, task ID), whatever its nonce.
   return executions.filter((execution) => execution.name?.startsWith(`task-${taskKey(owner, taskId)}-`));
 }
 
-async function pollUntil(taskId: string, done: (status: string) => boolean, client = sep): Promise<Record<string, unknown>> {
+async function pollUntil(
+  taskId: string,
+  done: (status: string) => boolean,
+  client = sep,
+): Promise<Record<string, unknown>> {
   for (let attempt = 0; attempt < 600; attempt++) {
     const { response } = await client.taskRequest('tasks/get', taskId);
     if (response?.result && done(response.result['status'] as string)) return response.result;
@@ -49,30 +64,48 @@ describe('a task-augmented call with a client-made task ID', () => {
     let created: JsonRpcMessage | undefined;
     const statusesSeen = new Set<string>();
     let polling: Promise<void> | undefined;
-    const exchange = await sep.callToolAsTask('analyze_documents', { documents: ['one two', 'three'], reviewSeconds: 2 }, { taskId, keepAlive: 60_000 }, {
-      onMessage: (message) => {
-        if (message.method === 'notifications/tasks/created') {
-          created = message;
-          // Polled until the execution is seen running (the review window keeps it running for 2 s).
-          polling = vi
-            .waitUntil(async () => {
-              const status = (await sep.taskRequest('tasks/get', taskId)).response?.result?.['status'] as string;
-              statusesSeen.add(status);
-              return status !== 'submitted';
-            }, GENEROUS_WAIT)
-            .then(() => undefined);
-        }
+    const exchange = await sep.callToolAsTask(
+      'analyze_documents',
+      { documents: ['one two', 'three'], reviewSeconds: 2 },
+      { taskId, keepAlive: 60_000 },
+      {
+        onMessage: (message) => {
+          if (message.method === 'notifications/tasks/created') {
+            created = message;
+            // Polled until the execution is seen running (the review window keeps it running for 2 s).
+            polling = vi
+              .waitUntil(async () => {
+                const status = (await sep.taskRequest('tasks/get', taskId)).response?.result?.['status'] as string;
+                statusesSeen.add(status);
+                return status !== 'submitted';
+              }, GENEROUS_WAIT)
+              .then(() => undefined);
+          }
+        },
       },
-    });
+    );
     await polling;
-    expect(exchange.messages[0]).toEqual({ jsonrpc: '2.0', method: 'notifications/tasks/created', params: { _meta: related(taskId) } });
+    expect(exchange.messages[0]).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/tasks/created',
+      params: { _meta: related(taskId) },
+    });
     expect(created).toBeDefined();
     expect([...statusesSeen].every((status) => ['submitted', 'working'].includes(status))).toBe(true);
     expect(statusesSeen.has('working')).toBe(true);
-    expect(exchange.response?.result).toMatchObject({ structuredContent: { documentCount: 2, totalWords: 3 }, _meta: related(taskId) });
+    expect(exchange.response?.result).toMatchObject({
+      structuredContent: { documentCount: 2, totalWords: 3 },
+      _meta: related(taskId),
+    });
 
     const get = await sep.taskRequest('tasks/get', taskId);
-    expect(get.response?.result).toEqual({ taskId, status: 'completed', keepAlive: 60_000, pollFrequency: 200, _meta: related(taskId) });
+    expect(get.response?.result).toEqual({
+      taskId,
+      status: 'completed',
+      keepAlive: 60_000,
+      pollFrequency: 200,
+      _meta: related(taskId),
+    });
     const result = await sep.taskRequest('tasks/result', taskId);
     expect(result.response?.result).toMatchObject({ structuredContent: { documentCount: 2 }, _meta: related(taskId) });
     expect(await executionsOf('analyze_documents', 'alice', taskId)).toHaveLength(1);
@@ -83,7 +116,10 @@ describe('a task-augmented call with a client-made task ID', () => {
     const exchange = await sep.callToolAsTask('text_stats', { text: '   ' }, { taskId });
     expect(exchange.response?.result).toMatchObject({ isError: true });
     expect((await sep.taskRequest('tasks/get', taskId)).response?.result).toMatchObject({ status: 'completed' });
-    expect((await sep.taskRequest('tasks/result', taskId)).response?.result).toMatchObject({ isError: true, content: [{ text: 'The text has no words to count.' }] });
+    expect((await sep.taskRequest('tasks/result', taskId)).response?.result).toMatchObject({
+      isError: true,
+      content: [{ text: 'The text has no words to count.' }],
+    });
   });
 
   it('reports a failed execution as failed with the error in `error`', async () => {
@@ -91,13 +127,19 @@ describe('a task-augmented call with a client-made task ID', () => {
     await sep.callToolAsTask('export_report', { reportName: 'annual' }, { taskId });
     const task = (await sep.taskRequest('tasks/get', taskId)).response?.result;
     expect(task).toMatchObject({ taskId, status: 'failed', error: expect.stringMatching(/UpstreamUnavailable/) });
-    expect((await sep.taskRequest('tasks/result', taskId)).response?.error).toEqual({ code: -32602, message: "Cannot retrieve result: Task status is 'failed', not 'completed'" });
+    expect((await sep.taskRequest('tasks/result', taskId)).response?.error).toEqual({
+      code: -32602,
+      message: "Cannot retrieve result: Task status is 'failed', not 'completed'",
+    });
   });
 
   it('rejects a task ID it cannot use with -32602 and the reason', async () => {
     for (const bad of [42, '', 'has spaces', 'x'.repeat(129)]) {
       const exchange = await sep.callToolAsTask('text_stats', { text: 'a' }, { taskId: bad as string });
-      expect(exchange.response?.error).toMatchObject({ code: -32602, message: expect.stringContaining('taskId must be') });
+      expect(exchange.response?.error).toMatchObject({
+        code: -32602,
+        message: expect.stringContaining('taskId must be'),
+      });
     }
   });
 });
@@ -117,7 +159,12 @@ describe('retry safety', () => {
     const taskId = newTaskId();
     const dropped = new AbortController();
     const first = sep
-      .callToolAsTask('analyze_documents', { documents: ['x'], reviewSeconds: 1 }, { taskId }, { signal: dropped.signal, onMessage: () => dropped.abort() })
+      .callToolAsTask(
+        'analyze_documents',
+        { documents: ['x'], reviewSeconds: 1 },
+        { taskId },
+        { signal: dropped.signal, onMessage: () => dropped.abort() },
+      )
       .catch((error: unknown) => error);
     expect(await first).toBeInstanceOf(Error);
     const retry = await sep.callToolAsTask('analyze_documents', { documents: ['x'], reviewSeconds: 1 }, { taskId });
@@ -132,7 +179,9 @@ describe('retry safety', () => {
     await sep.callToolAsTask('text_stats', { text: 'alice words' }, { taskId });
     const bobs = await bob.callToolAsTask('text_stats', { text: 'bob has more words' }, { taskId });
     expect(bobs.response?.result).toMatchObject({ structuredContent: { words: 4 } });
-    expect((await sep.taskRequest('tasks/result', taskId)).response?.result).toMatchObject({ structuredContent: { words: 2 } });
+    expect((await sep.taskRequest('tasks/result', taskId)).response?.result).toMatchObject({
+      structuredContent: { words: 2 },
+    });
   });
 });
 
@@ -140,10 +189,16 @@ describe('results and retention', () => {
   it('refuses tasks/result before completion with the seed message', async () => {
     const taskId = newTaskId();
     // The short-lived server lets go of the original request after 1 s, with the task still running.
-    await new Sep1686Client(shortLived.url, TOKENS.alice).callToolAsTask('analyze_documents', { documents: ['x'], reviewSeconds: 30 }, { taskId });
+    await new Sep1686Client(shortLived.url, TOKENS.alice).callToolAsTask(
+      'analyze_documents',
+      { documents: ['x'], reviewSeconds: 30 },
+      { taskId },
+    );
     const early = await sep.taskRequest('tasks/result', taskId);
     expect(early.response?.error?.code).toBe(-32602);
-    expect(early.response?.error?.message).toMatch(/^Cannot retrieve result: Task status is '(submitted|working)', not 'completed'$/);
+    expect(early.response?.error?.message).toMatch(
+      /^Cannot retrieve result: Task status is '(submitted|working)', not 'completed'$/,
+    );
     await sep.taskRequest('tasks/delete', taskId);
   });
 
@@ -151,8 +206,14 @@ describe('results and retention', () => {
     const taskId = newTaskId();
     await sep.callToolAsTask('analyze_documents', { documents: ['x'], reviewSeconds: 4 }, { taskId, keepAlive: 3_000 });
     // The task ran for longer than keepAlive, yet it is still there after completing.
-    expect((await sep.taskRequest('tasks/get', taskId)).response?.result).toMatchObject({ status: 'completed', keepAlive: 3_000 });
-    const gone = await vi.waitUntil(async () => (await sep.taskRequest('tasks/get', taskId)).response?.error, GENEROUS_WAIT);
+    expect((await sep.taskRequest('tasks/get', taskId)).response?.result).toMatchObject({
+      status: 'completed',
+      keepAlive: 3_000,
+    });
+    const gone = await vi.waitUntil(
+      async () => (await sep.taskRequest('tasks/get', taskId)).response?.error,
+      GENEROUS_WAIT,
+    );
     expect(gone).toEqual({ code: -32602, message: 'Failed to retrieve task: Task has expired' });
     expect((await sep.taskRequest('tasks/result', taskId)).response?.error?.code).toBe(-32602);
   });
@@ -170,7 +231,10 @@ describe('results and retention', () => {
   });
 
   it('answers an unknown task with the seed not-found message', async () => {
-    expect((await sep.taskRequest('tasks/get', newTaskId())).response?.error).toEqual({ code: -32602, message: 'Failed to retrieve task: Task not found' });
+    expect((await sep.taskRequest('tasks/get', newTaskId())).response?.error).toEqual({
+      code: -32602,
+      message: 'Failed to retrieve task: Task not found',
+    });
   });
 });
 
@@ -178,24 +242,37 @@ describe('the request lifetime', () => {
   it('ends the stream with no response when the execution outlasts it; the task goes on and is fetched later', async () => {
     const client = new Sep1686Client(shortLived.url, TOKENS.alice);
     const taskId = newTaskId();
-    const exchange = await client.callToolAsTask('analyze_documents', { documents: ['slow'], reviewSeconds: 3 }, { taskId });
+    const exchange = await client.callToolAsTask(
+      'analyze_documents',
+      { documents: ['slow'], reviewSeconds: 3 },
+      { taskId },
+    );
     expect(exchange.status).toBe(200);
     expect(exchange.messages.map((message) => message.method)).toEqual(['notifications/tasks/created']);
     expect(exchange.response).toBeUndefined();
     await pollUntil(taskId, (status) => status === 'completed', client);
-    expect((await client.taskRequest('tasks/result', taskId)).response?.result).toMatchObject({ structuredContent: { documentCount: 1 } });
+    expect((await client.taskRequest('tasks/result', taskId)).response?.result).toMatchObject({
+      structuredContent: { documentCount: 1 },
+    });
   });
 });
 
 describe('tasks/delete', () => {
   it('stops a running task, removes it and its result at once, and then answers not found', async () => {
     const taskId = newTaskId();
-    await new Sep1686Client(shortLived.url, TOKENS.alice).callToolAsTask('analyze_documents', { documents: ['x'], reviewSeconds: 60 }, { taskId });
+    await new Sep1686Client(shortLived.url, TOKENS.alice).callToolAsTask(
+      'analyze_documents',
+      { documents: ['x'], reviewSeconds: 60 },
+      { taskId },
+    );
     const deleted = await sep.taskRequest('tasks/delete', taskId);
     expect(deleted.response?.result).toEqual({ _meta: related(taskId) });
     expect((await executionsOf('analyze_documents', 'alice', taskId))[0]?.status).toBe('ABORTED');
     for (const method of ['tasks/get', 'tasks/result', 'tasks/delete'] as const) {
-      expect((await sep.taskRequest(method, taskId)).response?.error).toEqual({ code: -32602, message: 'Failed to retrieve task: Task not found' });
+      expect((await sep.taskRequest(method, taskId)).response?.error).toEqual({
+        code: -32602,
+        message: 'Failed to retrieve task: Task not found',
+      });
     }
   });
 
@@ -213,7 +290,12 @@ describe('notifications/cancelled', () => {
     const requestId = `call-${randomUUID()}`;
     let original: Promise<unknown> | undefined;
     const announced = new Promise<void>((resolve) => {
-      original = sep.callToolAsTask('analyze_documents', { documents: ['x'], reviewSeconds: 60 }, { taskId }, { id: requestId, onMessage: () => resolve() });
+      original = sep.callToolAsTask(
+        'analyze_documents',
+        { documents: ['x'], reviewSeconds: 60 },
+        { taskId },
+        { id: requestId, onMessage: () => resolve() },
+      );
     });
     await announced;
     // Sent to the other server: in AWS the notification may reach any Lambda instance.
@@ -236,7 +318,12 @@ describe('notifications/cancelled', () => {
   it("cannot cancel another owner's task", async () => {
     const taskId = newTaskId();
     const requestId = `mine-${randomUUID()}`;
-    await new Sep1686Client(shortLived.url, TOKENS.alice).callToolAsTask('analyze_documents', { documents: ['x'], reviewSeconds: 30 }, { taskId }, { id: requestId });
+    await new Sep1686Client(shortLived.url, TOKENS.alice).callToolAsTask(
+      'analyze_documents',
+      { documents: ['x'], reviewSeconds: 30 },
+      { taskId },
+      { id: requestId },
+    );
     // The 202 is sent once the cancellation has been applied, so the status can be read right after it.
     expect(await new Sep1686Client(server.url, TOKENS.bob).notify('notifications/cancelled', { requestId })).toBe(202);
     expect((await sep.taskRequest('tasks/get', taskId)).response?.result?.['status']).not.toBe('cancelled');
@@ -258,7 +345,13 @@ describe('tasks/list', () => {
       cursor = page['nextCursor'] as string | undefined;
     } while (cursor);
     for (const taskId of ids) {
-      expect(seen).toContainEqual({ taskId, status: 'completed', keepAlive: 60_000, pollFrequency: 200, _meta: related(taskId) });
+      expect(seen).toContainEqual({
+        taskId,
+        status: 'completed',
+        keepAlive: 60_000,
+        pollFrequency: 200,
+        _meta: related(taskId),
+      });
     }
   });
 });
@@ -285,10 +378,18 @@ describe('both dialects on one server', () => {
   });
 
   it('answers a SEP-1686 client about a server-made task in its own shape', async () => {
-    const { task } = await sdk.request({ method: 'tools/call', params: { name: 'text_stats', arguments: { text: 'a b' }, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
+    const { task } = await sdk.request(
+      { method: 'tools/call', params: { name: 'text_stats', arguments: { text: 'a b' }, task: { ttl: 60_000 } } },
+      CreateTaskResultSchema,
+    );
     await pollUntil(task.taskId, (status) => status === 'completed');
     const seen = (await sep.taskRequest('tasks/get', task.taskId)).response?.result;
-    expect(seen).toMatchObject({ taskId: task.taskId, status: 'completed', pollFrequency: 200, _meta: related(task.taskId) });
+    expect(seen).toMatchObject({
+      taskId: task.taskId,
+      status: 'completed',
+      pollFrequency: 200,
+      _meta: related(task.taskId),
+    });
     expect(seen?.['keepAlive']).toBeLessThanOrEqual(60_000);
   });
 

@@ -4,7 +4,15 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, CreateTaskResultSchema, type Task } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { taskKey } from '../../lambda/core/task-key.js';
-import { connectClient, exampleTools, GENEROUS_WAIT, localAwsClients, startTestServer, TOKENS, type TestServer } from '../support/local-backend.js';
+import {
+  connectClient,
+  exampleTools,
+  GENEROUS_WAIT,
+  localAwsClients,
+  startTestServer,
+  TOKENS,
+  type TestServer,
+} from '../support/local-backend.js';
 
 let server: TestServer;
 let client: Client;
@@ -22,7 +30,11 @@ type Message = { type: string; task?: Task; result?: unknown; error?: Error };
 
 async function collect(name: string, args: Record<string, unknown>, ttl = 60_000): Promise<Message[]> {
   const messages: Message[] = [];
-  for await (const message of client.experimental.tasks.callToolStream({ name, arguments: args }, CallToolResultSchema, { task: { ttl } })) {
+  for await (const message of client.experimental.tasks.callToolStream(
+    { name, arguments: args },
+    CallToolResultSchema,
+    { task: { ttl } },
+  )) {
     messages.push(message as Message);
   }
   return messages;
@@ -38,7 +50,10 @@ async function until(taskId: string, done: (task: Task) => boolean): Promise<Tas
 }
 
 async function startTask(name: string, args: Record<string, unknown>, ttl = 60_000): Promise<Task> {
-  const result = await client.request({ method: 'tools/call', params: { name, arguments: args, task: { ttl } } }, CreateTaskResultSchema);
+  const result = await client.request(
+    { method: 'tools/call', params: { name, arguments: args, task: { ttl } } },
+    CreateTaskResultSchema,
+  );
   return result.task;
 }
 
@@ -49,7 +64,11 @@ describe('initialize and tools/list', () => {
 
   it('lists every registered state machine as a tool with its JSON Schema and optional task support', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(exampleTools().map((tool) => tool.name).sort());
+    expect(tools.map((tool) => tool.name).sort()).toEqual(
+      exampleTools()
+        .map((tool) => tool.name)
+        .sort(),
+    );
     const analyze = tools.find((tool) => tool.name === 'analyze_documents')!;
     expect(analyze.inputSchema).toMatchObject({ type: 'object', required: ['documents'] });
     expect(analyze.execution).toEqual({ taskSupport: 'optional' });
@@ -58,8 +77,14 @@ describe('initialize and tools/list', () => {
 
 describe('a task-augmented call', () => {
   it('returns a task at once, moves through working to completed, and tasks/result returns the tool result', async () => {
-    const messages = await collect('analyze_documents', { documents: ['The cat sat.', 'A dog ran far away.'], reviewSeconds: 2 });
-    expect(messages[0]).toMatchObject({ type: 'taskCreated', task: { status: 'working', ttl: 60_000, pollInterval: 200 } });
+    const messages = await collect('analyze_documents', {
+      documents: ['The cat sat.', 'A dog ran far away.'],
+      reviewSeconds: 2,
+    });
+    expect(messages[0]).toMatchObject({
+      type: 'taskCreated',
+      task: { status: 'working', ttl: 60_000, pollInterval: 200 },
+    });
     const statuses = messages.filter((message) => message.type === 'taskStatus').map((message) => message.task!.status);
     expect(statuses).toContain('working');
     expect(statuses.at(-1)).toBe('completed');
@@ -115,7 +140,10 @@ describe('a failing run', () => {
     const done = await until(task.taskId, (current) => current.status !== 'working');
     expect(done.status).toBe('failed');
     const result = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
-    expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'The text has no words to count.' }] });
+    expect(result).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: 'The text has no words to count.' }],
+    });
   });
 });
 
@@ -130,13 +158,18 @@ describe('a cancelled run', () => {
     const own = executions.filter((execution) => execution.name?.startsWith(`task-${taskKey('alice', task.taskId)}-`));
     expect(own.map((execution) => execution.status)).toEqual(['ABORTED']);
     expect((await client.experimental.tasks.getTask(task.taskId)).status).toBe('cancelled');
-    await expect(client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)).resolves.toMatchObject({ isError: true });
+    await expect(client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)).resolves.toMatchObject({
+      isError: true,
+    });
   });
 
   it('refuses to cancel a task that is already terminal with -32602', async () => {
     const task = await startTask('text_stats', { text: 'a' });
     await until(task.taskId, (current) => current.status === 'completed');
-    await expect(client.experimental.tasks.cancelTask(task.taskId)).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/has already finished/) });
+    await expect(client.experimental.tasks.cancelTask(task.taskId)).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/has already finished/),
+    });
   });
 });
 
@@ -144,9 +177,18 @@ describe('an expired task', () => {
   it('is gone once its ttl has passed, counted from creation', async () => {
     const task = await startTask('text_stats', { text: 'short lived' }, 3_000);
     expect((await client.experimental.tasks.getTask(task.taskId)).ttl).toBe(3_000);
-    const gone = await vi.waitUntil(() => client.experimental.tasks.getTask(task.taskId).then(() => undefined, (error: unknown) => error), GENEROUS_WAIT);
+    const gone = await vi.waitUntil(
+      () =>
+        client.experimental.tasks.getTask(task.taskId).then(
+          () => undefined,
+          (error: unknown) => error,
+        ),
+      GENEROUS_WAIT,
+    );
     expect(gone).toMatchObject({ code: -32602, message: expect.stringMatching(/Task has expired|Task not found/) });
-    await expect(client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)).rejects.toMatchObject({ code: -32602 });
+    await expect(client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)).rejects.toMatchObject({
+      code: -32602,
+    });
     const listed = await client.experimental.tasks.listTasks();
     expect(listed.tasks.map((listedTask) => listedTask.taskId)).not.toContain(task.taskId);
   });
@@ -156,7 +198,9 @@ describe('tasks/list', () => {
   it('shows each task as last recorded, so what a poll saw appears in the next page', async () => {
     const task = await startTask('text_stats', { text: 'polled' });
     await until(task.taskId, (polled) => polled.status === 'completed');
-    const listed = (await client.experimental.tasks.listTasks()).tasks.find((candidate) => candidate.taskId === task.taskId);
+    const listed = (await client.experimental.tasks.listTasks()).tasks.find(
+      (candidate) => candidate.taskId === task.taskId,
+    );
     expect(listed?.status).toBe('completed');
   });
 
@@ -164,7 +208,13 @@ describe('tasks/list', () => {
     const bob = await connectClient(server.url, TOKENS.bob);
     const created: string[] = [];
     for (let index = 0; index < 5; index++) {
-      const result = await bob.request({ method: 'tools/call', params: { name: 'text_stats', arguments: { text: `n${index}` }, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
+      const result = await bob.request(
+        {
+          method: 'tools/call',
+          params: { name: 'text_stats', arguments: { text: `n${index}` }, task: { ttl: 60_000 } },
+        },
+        CreateTaskResultSchema,
+      );
       created.push(result.task.taskId);
     }
     const seen: string[] = [];
@@ -190,9 +240,14 @@ describe('a plain tools/call without params.task', () => {
   });
 
   it('stops the execution and says so when it outlasts the configured bound', async () => {
-    const result = await client.callTool({ name: 'analyze_documents', arguments: { documents: ['x'], reviewSeconds: 60 } });
+    const result = await client.callTool({
+      name: 'analyze_documents',
+      arguments: { documents: ['x'], reviewSeconds: 60 },
+    });
     expect(result.isError).toBe(true);
-    expect((result.content as Array<{ text: string }>)[0]!.text).toMatch(/did not finish within 2 s, so its execution was stopped/);
+    expect((result.content as Array<{ text: string }>)[0]!.text).toMatch(
+      /did not finish within 2 s, so its execution was stopped/,
+    );
   });
 
   it('leaves no trace in tasks/list', async () => {

@@ -11,7 +11,13 @@ import { DynamoDbTaskStore } from '../../lambda/store/dynamodb-task-store.js';
 import type { TaskStore } from '../../lambda/store/task-store.js';
 import { ToolRegistry } from '../../lambda/tools/tool-registry.js';
 import { bind } from '../support/bind-methods.js';
-import { createTestTable, exampleTools, GENEROUS_WAIT, localAwsClients, silentLogger } from '../support/local-backend.js';
+import {
+  createTestTable,
+  exampleTools,
+  GENEROUS_WAIT,
+  localAwsClients,
+  silentLogger,
+} from '../support/local-backend.js';
 
 let tableName: string;
 beforeAll(async () => {
@@ -21,7 +27,8 @@ beforeAll(async () => {
 // One clock for the service and the store, moved on by the test: each poll below is due for a refresh.
 let clock = Date.now();
 const now = (): number => clock;
-const realStore = (): TaskStore => new DynamoDbTaskStore({ client: DynamoDBDocumentClient.from(localAwsClients().dynamoDb), tableName, now });
+const realStore = (): TaskStore =>
+  new DynamoDbTaskStore({ client: DynamoDBDocumentClient.from(localAwsClients().dynamoDb), tableName, now });
 const realExecutor = (): TaskExecutor => new StepFunctionsExecutor({ client: localAwsClients().stepFunctions });
 
 function service(parts: { store?: TaskStore; executor?: TaskExecutor; logger?: Logger }): TaskService {
@@ -36,16 +43,27 @@ function service(parts: { store?: TaskStore; executor?: TaskExecutor; logger?: L
 }
 
 // analyze_documents with a long review window ends up waiting in RequestedReviewWindow.
-const reviewing = (owner: string) => ({ owner, toolName: 'analyze_documents', arguments: { documents: ['one two three'], reviewSeconds: 600 }, origin: TaskOrigin.Mcp20251125 });
+const reviewing = (owner: string) => ({
+  owner,
+  toolName: 'analyze_documents',
+  arguments: { documents: ['one two three'], reviewSeconds: 600 },
+  origin: TaskOrigin.Mcp20251125,
+});
 
 describe('the current step of a running task', { timeout: 90_000 }, () => {
   it('is stored when a refresh finds it changed, and not written again while it stands still', async () => {
     const store = realStore();
     let writes = 0;
     let refreshes = 0;
-    const counting: TaskStore = { ...bind(store), recordCurrentStep: async (task, step) => (writes++, store.recordCurrentStep(task, step)) };
+    const counting: TaskStore = {
+      ...bind(store),
+      recordCurrentStep: async (task, step) => (writes++, store.recordCurrentStep(task, step)),
+    };
     const executor = realExecutor();
-    const describing: TaskExecutor = { ...bind(executor), describe: async (arn) => (refreshes++, executor.describe(arn)) };
+    const describing: TaskExecutor = {
+      ...bind(executor),
+      describe: async (arn) => (refreshes++, executor.describe(arn)),
+    };
     const tasks = service({ store: counting, executor: describing });
     const task = await tasks.createTask(reviewing('stepper'));
     const poll = async () => ((clock += 1_000), tasks.getTask('stepper', task.taskId));
@@ -61,10 +79,16 @@ describe('the current step of a running task', { timeout: 90_000 }, () => {
   it('never fails a poll: a history that cannot be read is logged and the status still moves on', async () => {
     const warnings: string[] = [];
     const logger: Logger = { ...silentLogger, warn: (message: string) => void warnings.push(message) };
-    const noHistory: TaskExecutor = { ...bind(realExecutor()), currentStep: async () => Promise.reject(new Error('AccessDeniedException')) };
+    const noHistory: TaskExecutor = {
+      ...bind(realExecutor()),
+      currentStep: async () => Promise.reject(new Error('AccessDeniedException')),
+    };
     const tasks = service({ executor: noHistory, logger });
     const task = await tasks.createTask(reviewing('no-history'));
-    await vi.waitUntil(async () => ((clock += 1_000), (await tasks.getTask('no-history', task.taskId)).status === 'working'), GENEROUS_WAIT);
+    await vi.waitUntil(
+      async () => ((clock += 1_000), (await tasks.getTask('no-history', task.taskId)).status === 'working'),
+      GENEROUS_WAIT,
+    );
     expect(warnings).toContain('Could not read the current step');
     expect((await realStore().get('no-history', task.taskId))?.currentStep).toBeUndefined();
     await tasks.cancelTask('no-history', task.taskId);

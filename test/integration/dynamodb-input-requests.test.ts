@@ -13,7 +13,10 @@ let tableName: string;
 const client = () => DynamoDBDocumentClient.from(localAwsClients().dynamoDb);
 const inputs = () => new DynamoDbInputRequests({ client: client(), tableName });
 const tasks = () => new DynamoDbTaskStore({ client: client(), tableName });
-const APPROVE: InputRequestMessage = { method: 'elicitation/create', params: { message: 'Approve?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } } };
+const APPROVE: InputRequestMessage = {
+  method: 'elicitation/create',
+  params: { message: 'Approve?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } },
+};
 
 async function storedTask(status: TaskStatus = TaskStatus.Working): Promise<TaskRecord & { key: string }> {
   const owner = `owner-${randomUUID()}`;
@@ -36,7 +39,13 @@ async function storedTask(status: TaskStatus = TaskStatus.Working): Promise<Task
   return { ...task, key };
 }
 
-const ask = (token: string, askedAt = Date.now()) => ({ key: inputKeyFor(token), request: APPROVE, taskToken: token, askedAt, deadlineAt: askedAt + 60_000 });
+const ask = (token: string, askedAt = Date.now()) => ({
+  key: inputKeyFor(token),
+  request: APPROVE,
+  taskToken: token,
+  askedAt,
+  deadlineAt: askedAt + 60_000,
+});
 const read = async (task: TaskRecord) => (await tasks().get(task.owner, task.taskId))!;
 
 beforeAll(async () => {
@@ -49,7 +58,13 @@ describe('DynamoDbInputRequests', () => {
     expect(await inputs().record(task.key, task.executionArn, ask('token-1'))).toBe(true);
     const stored = await read(task);
     expect(stored.status).toBe(TaskStatus.InputRequired);
-    expect(stored.inputRequests).toEqual({ [inputKeyFor('token-1')]: expect.objectContaining({ key: inputKeyFor('token-1'), request: APPROVE, state: 'outstanding' }) });
+    expect(stored.inputRequests).toEqual({
+      [inputKeyFor('token-1')]: expect.objectContaining({
+        key: inputKeyFor('token-1'),
+        request: APPROVE,
+        state: 'outstanding',
+      }),
+    });
     expect(JSON.stringify(stored)).not.toContain('token-1');
   });
 
@@ -109,7 +124,11 @@ describe('DynamoDbInputRequests', () => {
     await inputs().settle(task, inputKeyFor('b'), 'cb', 'expired', now);
     const stored = await read(task);
     expect(stored.status).toBe(TaskStatus.Working);
-    expect(Object.values(stored.inputRequests!).map((request) => request.state).sort()).toEqual(['answered', 'expired']);
+    expect(
+      Object.values(stored.inputRequests!)
+        .map((request) => request.state)
+        .sort(),
+    ).toEqual(['answered', 'expired']);
     const { Item } = await client().send(new GetCommand({ TableName: tableName, Key: { pk: task.key } }));
     expect(Item!['openInputKeys']).toBeUndefined();
   });
@@ -117,7 +136,12 @@ describe('DynamoDbInputRequests', () => {
   it('is never moved from input_required to working by execution news', async () => {
     const task = await storedTask();
     await inputs().record(task.key, task.executionArn, ask('a'));
-    await expect(tasks().update(task, { status: TaskStatus.Working, at: Date.now() })).rejects.toMatchObject({ name: 'IllegalTransitionError', from: TaskStatus.InputRequired });
-    expect((await tasks().update(task, { status: TaskStatus.Cancelled, at: Date.now() })).status).toBe(TaskStatus.Cancelled);
+    await expect(tasks().update(task, { status: TaskStatus.Working, at: Date.now() })).rejects.toMatchObject({
+      name: 'IllegalTransitionError',
+      from: TaskStatus.InputRequired,
+    });
+    expect((await tasks().update(task, { status: TaskStatus.Cancelled, at: Date.now() })).status).toBe(
+      TaskStatus.Cancelled,
+    );
   });
 });

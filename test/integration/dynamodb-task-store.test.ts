@@ -2,11 +2,22 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { IllegalTransitionError, InvalidCursorError, TaskAlreadyExistsError, TaskExpiredError, TaskNotFoundError } from '../../lambda/core/errors.js';
+import {
+  IllegalTransitionError,
+  InvalidCursorError,
+  TaskAlreadyExistsError,
+  TaskExpiredError,
+  TaskNotFoundError,
+} from '../../lambda/core/errors.js';
 import { RetentionClock, TaskOrigin, TaskStatus, type TaskRecord } from '../../lambda/core/task.js';
 import { taskKey } from '../../lambda/core/task-key.js';
 import { DynamoDbTaskStore } from '../../lambda/store/dynamodb-task-store.js';
-import { ACTIVE_EXPIRY_PARTITION_KEY, ACTIVE_EXPIRY_TTL_GRACE_MS, OWNER_INDEX_PARTITION_KEY, PARTITION_KEY } from '../../lambda/store/table-schema.js';
+import {
+  ACTIVE_EXPIRY_PARTITION_KEY,
+  ACTIVE_EXPIRY_TTL_GRACE_MS,
+  OWNER_INDEX_PARTITION_KEY,
+  PARTITION_KEY,
+} from '../../lambda/store/table-schema.js';
 import { createTestTable, localAwsClients } from '../support/local-backend.js';
 
 let tableName: string;
@@ -63,12 +74,18 @@ describe('DynamoDbTaskStore', () => {
     it('replaces a task the very millisecond a read first finds it expired, not a second later', async () => {
       // Within one whole second of the TTL attribute: only the millisecond expiry tells the two moments apart.
       clock = Math.ceil(clock / 1000) * 1000 + 10_000;
-      for (const retention of [{ ms: 1_500, clock: RetentionClock.FromCreation }, { ms: 500, clock: RetentionClock.FromCompletion }]) {
+      for (const retention of [
+        { ms: 1_500, clock: RetentionClock.FromCreation },
+        { ms: 500, clock: RetentionClock.FromCompletion },
+      ]) {
         const task = newTask({ retention, createdAt: clock, lastUpdatedAt: clock });
         await store().create(task);
-        if (retention.clock === RetentionClock.FromCompletion) await store().update(task, { status: TaskStatus.Completed, at: clock + 1_000 });
+        if (retention.clock === RetentionClock.FromCompletion)
+          await store().update(task, { status: TaskStatus.Completed, at: clock + 1_000 });
         clock += 1_499;
-        await expect(store().create({ ...task, createdAt: clock, lastUpdatedAt: clock })).rejects.toBeInstanceOf(TaskAlreadyExistsError);
+        await expect(store().create({ ...task, createdAt: clock, lastUpdatedAt: clock })).rejects.toBeInstanceOf(
+          TaskAlreadyExistsError,
+        );
         clock += 1;
         await expect(store().get(task.owner, task.taskId)).rejects.toBeInstanceOf(TaskExpiredError);
         await expect(store().create({ ...task, createdAt: clock, lastUpdatedAt: clock })).resolves.toBeUndefined();
@@ -86,9 +103,15 @@ describe('DynamoDbTaskStore', () => {
 
   describe('the TTL attribute', () => {
     it('is epoch seconds, rounded up, as DynamoDB TTL requires', async () => {
-      const task = newTask({ createdAt: 1_700_000_000_123, lastUpdatedAt: 1_700_000_000_123, retention: { ms: 10 ** 12, clock: RetentionClock.FromCreation } });
+      const task = newTask({
+        createdAt: 1_700_000_000_123,
+        lastUpdatedAt: 1_700_000_000_123,
+        retention: { ms: 10 ** 12, clock: RetentionClock.FromCreation },
+      });
       await store().create(task);
-      const { Item } = await documentClient().send(new GetCommand({ TableName: tableName, Key: { pk: taskKey(task.owner, task.taskId) } }));
+      const { Item } = await documentClient().send(
+        new GetCommand({ TableName: tableName, Key: { pk: taskKey(task.owner, task.taskId) } }),
+      );
       // Active, so kept past its end for the expiry sweep (see the next test).
       expect(Item?.['expiresAt']).toBe(Math.ceil((1_700_000_000_123 + 10 ** 12 + ACTIVE_EXPIRY_TTL_GRACE_MS) / 1000));
     });
@@ -96,8 +119,16 @@ describe('DynamoDbTaskStore', () => {
     it('keeps an active task past its end until the expiry sweep has had it, and a terminal one only until its end', async () => {
       const task = newTask({ retention: { ms: 60_000, clock: RetentionClock.FromCreation } });
       await store().create(task);
-      const item = async () => (await documentClient().send(new GetCommand({ TableName: tableName, Key: { pk: taskKey(task.owner, task.taskId) } }))).Item;
-      expect(await item()).toMatchObject({ expiresAt: Math.ceil((task.createdAt + 60_000 + ACTIVE_EXPIRY_TTL_GRACE_MS) / 1000), [ACTIVE_EXPIRY_PARTITION_KEY]: expect.any(String) });
+      const item = async () =>
+        (
+          await documentClient().send(
+            new GetCommand({ TableName: tableName, Key: { pk: taskKey(task.owner, task.taskId) } }),
+          )
+        ).Item;
+      expect(await item()).toMatchObject({
+        expiresAt: Math.ceil((task.createdAt + 60_000 + ACTIVE_EXPIRY_TTL_GRACE_MS) / 1000),
+        [ACTIVE_EXPIRY_PARTITION_KEY]: expect.any(String),
+      });
       await store().update(task, { status: TaskStatus.Completed, at: clock + 1_000 });
       const finished = await item();
       expect(finished?.['expiresAt']).toBe(Math.ceil((task.createdAt + 60_000) / 1000));
@@ -108,7 +139,9 @@ describe('DynamoDbTaskStore', () => {
       const task = newTask({ retention: { ms: 60_000, clock: RetentionClock.FromCompletion } });
       await store().create(task);
       await store().update(task, { status: TaskStatus.Completed, at: clock + 1_000 });
-      const { Item } = await documentClient().send(new GetCommand({ TableName: tableName, Key: { pk: taskKey(task.owner, task.taskId) } }));
+      const { Item } = await documentClient().send(
+        new GetCommand({ TableName: tableName, Key: { pk: taskKey(task.owner, task.taskId) } }),
+      );
       expect(Item?.['expiresAt']).toBe(Math.ceil((clock + 61_000) / 1000));
     });
   });
@@ -152,8 +185,19 @@ describe('DynamoDbTaskStore', () => {
       const task = newTask();
       await store().create(task);
       const output = JSON.stringify({ ok: true });
-      const updated = await store().update(task, { status: TaskStatus.Completed, output, toolError: true, at: clock + 5 });
-      expect(updated).toMatchObject({ status: 'completed', output, toolError: true, completedAt: clock + 5, lastUpdatedAt: clock + 5 });
+      const updated = await store().update(task, {
+        status: TaskStatus.Completed,
+        output,
+        toolError: true,
+        at: clock + 5,
+      });
+      expect(updated).toMatchObject({
+        status: 'completed',
+        output,
+        toolError: true,
+        completedAt: clock + 5,
+        lastUpdatedAt: clock + 5,
+      });
       expect(await store().get(task.owner, task.taskId)).toEqual(updated);
     });
 
@@ -171,7 +215,9 @@ describe('DynamoDbTaskStore', () => {
       const task = newTask({ retention: { ms: 10_000, clock: RetentionClock.FromCreation } });
       await store().create(task);
       clock += 10_000;
-      await expect(store().update(task, { status: TaskStatus.Completed, at: clock })).rejects.toBeInstanceOf(TaskNotFoundError);
+      await expect(store().update(task, { status: TaskStatus.Completed, at: clock })).rejects.toBeInstanceOf(
+        TaskNotFoundError,
+      );
     });
 
     it('lets exactly one of two racing terminal writes win', async () => {
@@ -191,7 +237,9 @@ describe('DynamoDbTaskStore', () => {
       const task = newTask({ retention: { ms: 1_000, clock: RetentionClock.FromCreation } });
       await store().create(task);
       clock += 5_000;
-      await expect(store().update(task, { status: TaskStatus.Completed, at: clock })).rejects.toBeInstanceOf(TaskNotFoundError);
+      await expect(store().update(task, { status: TaskStatus.Completed, at: clock })).rejects.toBeInstanceOf(
+        TaskNotFoundError,
+      );
     });
 
     it('refuses to update a newer task created under the same ID', async () => {
@@ -200,13 +248,17 @@ describe('DynamoDbTaskStore', () => {
       clock += 5_000;
       const renewed = { ...old, executionArn: `${old.executionArn}-renewed`, createdAt: clock, lastUpdatedAt: clock };
       await store().create(renewed);
-      await expect(store().update(old, { status: TaskStatus.Failed, at: clock })).rejects.toBeInstanceOf(TaskNotFoundError);
+      await expect(store().update(old, { status: TaskStatus.Failed, at: clock })).rejects.toBeInstanceOf(
+        TaskNotFoundError,
+      );
       expect(await store().claimRefresh(old, clock + 10_000, 1_000)).toBe(false);
       expect((await store().get(old.owner, old.taskId))?.status).toBe('working');
     });
 
     it('throws TaskNotFoundError for a task that is gone', async () => {
-      await expect(store().update(newTask(), { status: TaskStatus.Failed, at: clock })).rejects.toBeInstanceOf(TaskNotFoundError);
+      await expect(store().update(newTask(), { status: TaskStatus.Failed, at: clock })).rejects.toBeInstanceOf(
+        TaskNotFoundError,
+      );
     });
 
     it('clears a stale status message when the new status has none', async () => {
@@ -238,7 +290,11 @@ describe('DynamoDbTaskStore', () => {
   });
 
   describe('list', () => {
-    async function createMany(owner: string, count: number, origin: TaskRecord['origin'] = TaskOrigin.Mcp20251125): Promise<TaskRecord[]> {
+    async function createMany(
+      owner: string,
+      count: number,
+      origin: TaskRecord['origin'] = TaskOrigin.Mcp20251125,
+    ): Promise<TaskRecord[]> {
       const tasks: TaskRecord[] = [];
       for (let index = 0; index < count; index++) {
         const task = newTask({ owner, createdAt: clock + index, lastUpdatedAt: clock + index, origin });
@@ -287,7 +343,9 @@ describe('DynamoDbTaskStore', () => {
     });
 
     it('rejects a cursor that is not one of its own', async () => {
-      await expect(store().list('someone', { limit: 5, cursor: 'not-a-cursor' })).rejects.toBeInstanceOf(InvalidCursorError);
+      await expect(store().list('someone', { limit: 5, cursor: 'not-a-cursor' })).rejects.toBeInstanceOf(
+        InvalidCursorError,
+      );
       const doctored = Buffer.from(JSON.stringify({ pk: 'x', createdAt: 1 })).toString('base64url');
       await expect(store().list('someone', { limit: 5, cursor: doctored })).rejects.toBeInstanceOf(InvalidCursorError);
     });
@@ -350,7 +408,13 @@ describe('DynamoDbTaskStore', () => {
     async function plantForeignItem(reader: string, owner: string): Promise<TaskRecord> {
       const task = newTask({ owner, requestId: '"planted"' });
       await store().create(task);
-      const { Item } = await documentClient().send(new GetCommand({ TableName: tableName, Key: { [PARTITION_KEY]: taskKey(owner, task.taskId) }, ConsistentRead: true }));
+      const { Item } = await documentClient().send(
+        new GetCommand({
+          TableName: tableName,
+          Key: { [PARTITION_KEY]: taskKey(owner, task.taskId) },
+          ConsistentRead: true,
+        }),
+      );
       const planted = { ...Item, [PARTITION_KEY]: taskKey(reader, task.taskId), [OWNER_INDEX_PARTITION_KEY]: reader };
       await documentClient().send(new PutCommand({ TableName: tableName, Item: planted }));
       return task;
@@ -377,7 +441,12 @@ describe('DynamoDbTaskStore', () => {
     });
 
     it('lists a task as its summary: what the owner index holds, without output, input digest, request ID or step', async () => {
-      const { output, requestId, inputDigest, ...summary } = newTask({ requestId: '"listed"', output: '{"ok":true}', lastCheckedAt: clock, statusMessage: 'almost' });
+      const { output, requestId, inputDigest, ...summary } = newTask({
+        requestId: '"listed"',
+        output: '{"ok":true}',
+        lastCheckedAt: clock,
+        statusMessage: 'almost',
+      });
       const task = { ...summary, output, requestId, inputDigest };
       await store().create(task);
       await store().recordCurrentStep(task, 'Review');

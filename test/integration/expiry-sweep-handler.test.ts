@@ -11,7 +11,13 @@ import type { ExpirySweepReport } from '../../lambda/service/expiry-sweep.js';
 import { DEFAULT_SETTINGS } from '../../lambda/service/settings.js';
 import { startExpirySweepTimer } from '../../local/expiry-sweep-timer.js';
 import { localAwsEnvironment } from '../../local/local-aws.js';
-import { createTestTable, exampleTools, GENEROUS_WAIT, localAwsClients, silentLogger } from '../support/local-backend.js';
+import {
+  createTestTable,
+  exampleTools,
+  GENEROUS_WAIT,
+  localAwsClients,
+  silentLogger,
+} from '../support/local-backend.js';
 
 type Handler = (event: unknown, context: { getRemainingTimeInMillis(): number }) => Promise<ExpirySweepReport>;
 
@@ -44,7 +50,10 @@ describe('expiry-sweep Lambda handler', () => {
     const tableName = await createTestTable();
     // The environment the construct gives the function; the SDK reaches the stand-ins through AWS_ENDPOINT_URL_*.
     Object.assign(process.env, {
-      ...localAwsEnvironment({ dynamoDbEndpoint: inject('dynamoDbEndpoint'), stepFunctionsEndpoint: inject('stepFunctionsEndpoint') }),
+      ...localAwsEnvironment({
+        dynamoDbEndpoint: inject('dynamoDbEndpoint'),
+        stepFunctionsEndpoint: inject('stepFunctionsEndpoint'),
+      }),
       [ENV.tableName]: tableName,
     });
     ({ handler } = (await import('../../lambda/handlers/expiry-sweep.js')) as { handler: Handler });
@@ -72,7 +81,10 @@ describe('local expiry sweep timer', () => {
     const tableName = await createTestTable();
     const backend = await backendOn(tableName);
     const errors: unknown[] = [];
-    const timer = startExpirySweepTimer(createExpirySweep({ tableName }, clients, silentLogger), { intervalMs: 100, onError: (error) => errors.push(error) });
+    const timer = startExpirySweepTimer(createExpirySweep({ tableName }, clients, silentLogger), {
+      intervalMs: 100,
+      onError: (error) => errors.push(error),
+    });
     try {
       const task = await unreadSlowTask(backend);
       await vi.waitUntil(async () => (await executionStatus(task.executionArn)) === 'ABORTED', GENEROUS_WAIT);

@@ -18,7 +18,13 @@ import { DynamoDbTaskStore } from '../../lambda/store/dynamodb-task-store.js';
 import type { ExpiredTask, ExpirySweepStore } from '../../lambda/store/expiry-sweep-store.js';
 import { ACTIVE_EXPIRY_PARTITION_KEY, activeTasksKey, PARTITION_KEY } from '../../lambda/store/table-schema.js';
 import { ToolRegistry } from '../../lambda/tools/tool-registry.js';
-import { createTestTable, exampleTools, GENEROUS_WAIT, localAwsClients, silentLogger } from '../support/local-backend.js';
+import {
+  createTestTable,
+  exampleTools,
+  GENEROUS_WAIT,
+  localAwsClients,
+  silentLogger,
+} from '../support/local-backend.js';
 
 const clients = localAwsClients();
 const documents = DynamoDBDocumentClient.from(clients.dynamoDb);
@@ -27,7 +33,11 @@ const executor = new StepFunctionsExecutor({ client: clients.stepFunctions });
 /** A logger that keeps the audit records, so a test can count them. */
 function auditLog(): { logger: Logger; records: AuditRecord[] } {
   const records: AuditRecord[] = [];
-  const logger = { ...silentLogger, info: (message: string, extra: Record<string, unknown>) => void (message === 'audit' && records.push(extra['audit'] as AuditRecord)) };
+  const logger = {
+    ...silentLogger,
+    info: (message: string, extra: Record<string, unknown>) =>
+      void (message === 'audit' && records.push(extra['audit'] as AuditRecord)),
+  };
   return { logger, records };
 }
 
@@ -47,11 +57,30 @@ async function fixture() {
   });
   const sweepStore = new DynamoDbExpirySweepStore({ client: documents, tableName });
   const sweep = (parts: { at: number; executor?: TaskExecutor; store?: ExpirySweepStore; logger?: Logger }) =>
-    new ExpirySweep({ store: parts.store ?? sweepStore, slots: store, executor: parts.executor ?? executor, logger: parts.logger ?? silentLogger, now: () => parts.at });
+    new ExpirySweep({
+      store: parts.store ?? sweepStore,
+      slots: store,
+      executor: parts.executor ?? executor,
+      logger: parts.logger ?? silentLogger,
+      now: () => parts.at,
+    });
   const item = async (task: TaskRecord) =>
-    (await documents.send(new GetCommand({ TableName: tableName, Key: { [PARTITION_KEY]: taskKey(task.owner, task.taskId) }, ConsistentRead: true }))).Item;
-  const activeSlots = async (owner: string) =>
-    [...(((await documents.send(new GetCommand({ TableName: tableName, Key: { [PARTITION_KEY]: activeTasksKey(owner) }, ConsistentRead: true }))).Item?.['activeTasks'] as Set<string> | undefined) ?? [])];
+    (
+      await documents.send(
+        new GetCommand({
+          TableName: tableName,
+          Key: { [PARTITION_KEY]: taskKey(task.owner, task.taskId) },
+          ConsistentRead: true,
+        }),
+      )
+    ).Item;
+  const activeSlots = async (owner: string) => [
+    ...(((
+      await documents.send(
+        new GetCommand({ TableName: tableName, Key: { [PARTITION_KEY]: activeTasksKey(owner) }, ConsistentRead: true }),
+      )
+    ).Item?.['activeTasks'] as Set<string> | undefined) ?? []),
+  ];
   return { service, sweepStore, sweep, item, activeSlots };
 }
 
@@ -59,7 +88,13 @@ type Fixture = Awaited<ReturnType<typeof fixture>>;
 
 /** The issue's reproduction: a slow tool (a 240 s review window) with a short ttl, left unread. */
 function slowTask(f: Fixture, ttlMs = 1_000, owner = `owner-${randomUUID()}`): Promise<TaskRecord> {
-  return f.service.createTask({ owner, toolName: 'analyze_documents', arguments: { documents: ['one two three'], reviewSeconds: 240 }, origin: TaskOrigin.Mcp20251125, requestedRetentionMs: ttlMs });
+  return f.service.createTask({
+    owner,
+    toolName: 'analyze_documents',
+    arguments: { documents: ['one two three'], reviewSeconds: 240 },
+    origin: TaskOrigin.Mcp20251125,
+    requestedRetentionMs: ttlMs,
+  });
 }
 
 async function executionStatus(executionArn: string): Promise<string | undefined> {
@@ -96,10 +131,22 @@ describe('ExpirySweep', () => {
     await vi.waitUntil(async () => (await executionStatus(task.executionArn)) === 'ABORTED', GENEROUS_WAIT);
     const stored = await f.item(task);
     // Its TTL back at its end: nothing is left running, so DynamoDB may delete it.
-    expect(stored).toMatchObject({ status: TaskStatus.Cancelled, statusMessage: EXPIRED_STATUS_MESSAGE, expiresAt: Math.ceil((task.createdAt + 1_000) / 1000) });
+    expect(stored).toMatchObject({
+      status: TaskStatus.Cancelled,
+      statusMessage: EXPIRED_STATUS_MESSAGE,
+      expiresAt: Math.ceil((task.createdAt + 1_000) / 1000),
+    });
     expect(stored?.[ACTIVE_EXPIRY_PARTITION_KEY]).toBeUndefined();
     expect(await f.activeSlots(task.owner)).not.toContain(taskKey(task.owner, task.taskId));
-    expect(records).toEqual([{ event: AuditEvent.Expired, owner: task.owner, taskId: task.taskId, tool: 'analyze_documents', outcome: TaskStatus.Cancelled }]);
+    expect(records).toEqual([
+      {
+        event: AuditEvent.Expired,
+        owner: task.owner,
+        taskId: task.taskId,
+        tool: 'analyze_documents',
+        outcome: TaskStatus.Cancelled,
+      },
+    ]);
   });
 
   it('leaves an active task whose retention has not ended alone', async () => {
@@ -117,7 +164,13 @@ describe('ExpirySweep', () => {
   it('never touches a terminal task, however long ago it expired', async () => {
     const f = await fixture();
     const owner = `owner-${randomUUID()}`;
-    const task = await f.service.createTask({ owner, toolName: 'text_stats', arguments: { text: 'Done before it expires.' }, origin: TaskOrigin.Mcp20251125, requestedRetentionMs: 60_000 });
+    const task = await f.service.createTask({
+      owner,
+      toolName: 'text_stats',
+      arguments: { text: 'Done before it expires.' },
+      origin: TaskOrigin.Mcp20251125,
+      requestedRetentionMs: 60_000,
+    });
     await vi.waitUntil(async () => isTerminal((await f.service.getTask(owner, task.taskId)).status), GENEROUS_WAIT);
     const finished = await f.item(task);
     expect(finished?.[ACTIVE_EXPIRY_PARTITION_KEY]).toBeUndefined();
@@ -133,7 +186,14 @@ describe('ExpirySweep', () => {
   it('never finds a task whose retention runs from completion while it is active (it has no end yet)', async () => {
     const f = await fixture();
     const owner = `owner-${randomUUID()}`;
-    const task = await f.service.createTask({ owner, toolName: 'analyze_documents', arguments: { documents: ['a'], reviewSeconds: 240 }, origin: TaskOrigin.Sep1686, taskId: 'keep-alive', requestedRetentionMs: 1_000 });
+    const task = await f.service.createTask({
+      owner,
+      toolName: 'analyze_documents',
+      arguments: { documents: ['a'], reviewSeconds: 240 },
+      origin: TaskOrigin.Sep1686,
+      taskId: 'keep-alive',
+      requestedRetentionMs: 1_000,
+    });
 
     expect((await f.sweep({ at: task.createdAt + 24 * 60 * 60 * 1000 }).run()).found).toBe(0);
     expect(await executionStatus(task.executionArn)).toBe('RUNNING');
@@ -148,7 +208,10 @@ describe('ExpirySweep', () => {
     const second = countingStops();
     const { logger, records } = auditLog();
 
-    const reports = await Promise.all([f.sweep({ at, executor: first.executor, logger }).run(), f.sweep({ at, executor: second.executor, logger }).run()]);
+    const reports = await Promise.all([
+      f.sweep({ at, executor: first.executor, logger }).run(),
+      f.sweep({ at, executor: second.executor, logger }).run(),
+    ]);
 
     expect(reports[0]!.expired + reports[1]!.expired).toBe(3);
     for (const task of tasks) {
@@ -166,7 +229,10 @@ describe('ExpirySweep', () => {
     const faulty: ExpirySweepStore = {
       findExpiredActive: (now, limit) => f.sweepStore.findExpiredActive(now, limit),
       claim: (task, now, until) => f.sweepStore.claim(task, now, until),
-      finish: (task: ExpiredTask, change) => (task.taskId === failing!.taskId ? Promise.reject(new Error('ProvisionedThroughputExceededException')) : f.sweepStore.finish(task, change)),
+      finish: (task: ExpiredTask, change) =>
+        task.taskId === failing!.taskId
+          ? Promise.reject(new Error('ProvisionedThroughputExceededException'))
+          : f.sweepStore.finish(task, change),
     };
 
     const report = await f.sweep({ at, store: faulty }).run();
@@ -186,7 +252,11 @@ describe('ExpirySweep', () => {
     const at = task.createdAt + 1_000;
     const { executor: counting, stops } = countingStops();
 
-    expect(await f.sweep({ at, executor: counting }).run({ deadline: at })).toMatchObject({ found: 1, expired: 0, deferred: 1 });
+    expect(await f.sweep({ at, executor: counting }).run({ deadline: at })).toMatchObject({
+      found: 1,
+      expired: 0,
+      deferred: 1,
+    });
     expect(stops.size).toBe(0);
     expect(await f.sweep({ at }).run({ deadline: at + 1 })).toMatchObject({ found: 1, expired: 1 });
   });
@@ -196,7 +266,14 @@ describe('ExpirySweep', () => {
     const tasks = await Promise.all([slowTask(f, 1_000), slowTask(f, 2_000), slowTask(f, 3_000)]);
     const at = Math.max(...tasks.map((task) => task.createdAt)) + 3_000;
     const bounded = (run: number) =>
-      new ExpirySweep({ store: f.sweepStore, slots: { releaseActiveSlot: async () => {} }, executor, logger: silentLogger, now: () => at + run, settings: { maxTasksPerRun: 2 } });
+      new ExpirySweep({
+        store: f.sweepStore,
+        slots: { releaseActiveSlot: async () => {} },
+        executor,
+        logger: silentLogger,
+        now: () => at + run,
+        settings: { maxTasksPerRun: 2 },
+      });
 
     expect(await bounded(0).run()).toMatchObject({ found: 2, expired: 2 });
     expect((await f.item(tasks[2]!))?.['status']).not.toBe(TaskStatus.Cancelled);

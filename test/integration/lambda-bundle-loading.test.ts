@@ -27,23 +27,38 @@ function event(method: string, params: Record<string, unknown> = {}) {
   return {
     httpMethod: 'POST',
     path: '/mcp',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', host: 'localhost', 'mcp-protocol-version': '2025-11-25' },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      host: 'localhost',
+      'mcp-protocol-version': '2025-11-25',
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
     requestContext: { authorizer: { principalId: 'alice' } },
   };
 }
 
-const INITIALIZE = event('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'probe', version: '1.0.0' } });
+const INITIALIZE = event('initialize', {
+  protocolVersion: '2025-11-25',
+  capabilities: {},
+  clientInfo: { name: 'probe', version: '1.0.0' },
+});
 
 async function coldStart(events: unknown[], extraEnv: Record<string, string> = {}): Promise<Step[]> {
   const env = {
     ...process.env,
-    ...localAwsEnvironment({ dynamoDbEndpoint: inject('dynamoDbEndpoint'), stepFunctionsEndpoint: inject('stepFunctionsEndpoint') }),
+    ...localAwsEnvironment({
+      dynamoDbEndpoint: inject('dynamoDbEndpoint'),
+      stepFunctionsEndpoint: inject('stepFunctionsEndpoint'),
+    }),
     [ENV.tableName]: await createTestTable(),
     [ENV.toolCatalog]: JSON.stringify(exampleTools()),
     ...extraEnv,
   };
-  const { stdout } = await promisify(execFile)(process.execPath, [PROBE, MCP_HANDLER, JSON.stringify(events)], { env, encoding: 'utf8' });
+  const { stdout } = await promisify(execFile)(process.execPath, [PROBE, MCP_HANDLER, JSON.stringify(events)], {
+    env,
+    encoding: 'utf8',
+  });
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as Step[];
 }
 
@@ -77,7 +92,12 @@ describe('the MCP handler bundle at cold start', () => {
 describe('the MCP handler bundle with tracing on', () => {
   it('sends the X-Ray daemon a subsegment for the invocation, annotated cold start, and one per AWS call', async () => {
     const daemon = createSocket('udp4');
-    const segments: Array<{ name: string; namespace?: string; annotations?: Record<string, unknown>; aws?: { operation?: string } }> = [];
+    const segments: Array<{
+      name: string;
+      namespace?: string;
+      annotations?: Record<string, unknown>;
+      aws?: { operation?: string };
+    }> = [];
     // Each datagram is a header line, then the segment document.
     daemon.on('message', (message) => segments.push(JSON.parse(message.toString('utf8').split('\n')[1]!)));
     await new Promise<void>((resolve) => daemon.bind(0, '127.0.0.1', resolve));
@@ -97,7 +117,10 @@ describe('the MCP handler bundle with tracing on', () => {
       const invocation = segments.find((segment) => segment.name === '## index.handler')!;
       expect(invocation.annotations).toMatchObject({ ColdStart: true, Service: 'mcp-tasks' });
       await vi.waitUntil(() => segments.some((segment) => segment.namespace === 'aws'), { timeout: 10_000 });
-      expect(segments.find((segment) => segment.namespace === 'aws')).toMatchObject({ name: 'DynamoDB', aws: { operation: 'Query' } });
+      expect(segments.find((segment) => segment.namespace === 'aws')).toMatchObject({
+        name: 'DynamoDB',
+        aws: { operation: 'Query' },
+      });
     } finally {
       daemon.close();
     }

@@ -6,7 +6,11 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { ENV } from '../../lambda/handlers/environment.js';
 import { MCP_HTTP_ENV, packToolCatalog } from '../../lambda/handlers/mcp-http-environment.js';
-import { HTTP_INTEGRATION_CONTENT_TYPE, PRELUDE_DELIMITER_LENGTH, type StreamingHandler } from '../../lambda/handlers/response-streaming.js';
+import {
+  HTTP_INTEGRATION_CONTENT_TYPE,
+  PRELUDE_DELIMITER_LENGTH,
+  type StreamingHandler,
+} from '../../lambda/handlers/response-streaming.js';
 import { localAwsEnvironment } from '../../local/local-aws.js';
 import { createTestTable, exampleTools, GENEROUS_WAIT } from '../support/local-backend.js';
 import { modernRequest, sseMessagesOf, standardHeaders, type JsonRpcMessage } from '../support/modern-client.js';
@@ -28,12 +32,17 @@ type McpHandler = StreamingHandler<APIGatewayProxyEvent>;
 async function loadHandler(extraEnv: Record<string, string> = {}): Promise<McpHandler> {
   const tools = exampleTools();
   Object.assign(process.env, {
-    ...localAwsEnvironment({ dynamoDbEndpoint: inject('dynamoDbEndpoint'), stepFunctionsEndpoint: inject('stepFunctionsEndpoint') }),
+    ...localAwsEnvironment({
+      dynamoDbEndpoint: inject('dynamoDbEndpoint'),
+      stepFunctionsEndpoint: inject('stepFunctionsEndpoint'),
+    }),
     [ENV.tableName]: await createTestTable(),
     [ENV.pollIntervalMs]: '200',
     [ENV.resultWaitMs]: '30000',
     // The catalog exactly as the construct packs it into the function's environment.
-    [MCP_HTTP_ENV.packedToolCatalog]: packToolCatalog(tools.map(({ stateMachineArn: _, ...description }) => description)),
+    [MCP_HTTP_ENV.packedToolCatalog]: packToolCatalog(
+      tools.map(({ stateMachineArn: _, ...description }) => description),
+    ),
     [MCP_HTTP_ENV.toolStateMachineArns]: tools.map((tool) => tool.stateMachineArn).join(','),
     ...extraEnv,
   });
@@ -63,7 +72,10 @@ async function invoke(handler: McpHandler, event: APIGatewayProxyEvent): Promise
   const bytes = Buffer.concat(chunks);
   const delimiter = bytes.indexOf(Buffer.alloc(PRELUDE_DELIMITER_LENGTH));
   if (delimiter < 0) throw new Error(`no prelude delimiter in: ${bytes.toString()}`);
-  const prelude = JSON.parse(bytes.subarray(0, delimiter).toString('utf8')) as { statusCode: number; headers: Record<string, string> };
+  const prelude = JSON.parse(bytes.subarray(0, delimiter).toString('utf8')) as {
+    statusCode: number;
+    headers: Record<string, string>;
+  };
   return { contentType, ...prelude, body: bytes.subarray(delimiter + PRELUDE_DELIMITER_LENGTH).toString('utf8') };
 }
 
@@ -71,11 +83,25 @@ type Claims = Record<string, string>;
 
 /** Claims as the Cognito user pool authorizer passes them for an access token (all values are strings). */
 function accessTokenClaims(sub: string): Claims {
-  return { sub, client_id: '5example0client0id', token_use: 'access', scope: 'openid email mcp-tasks/invoke', iss: 'https://cognito-idp.us-east-1.amazonaws.com/us-east-1_Example', username: sub, exp: 'Mon Jun 02 12:00:00 UTC 2025' };
+  return {
+    sub,
+    client_id: '5example0client0id',
+    token_use: 'access',
+    scope: 'openid email mcp-tasks/invoke',
+    iss: 'https://cognito-idp.us-east-1.amazonaws.com/us-east-1_Example',
+    username: sub,
+    exp: 'Mon Jun 02 12:00:00 UTC 2025',
+  };
 }
 
 /** A REST API Lambda proxy event for /mcp on the `prod` stage, as API Gateway sends it. */
-function proxyEvent(options: { method?: string; body?: unknown; claims?: Claims | null; headers?: Record<string, string>; base64?: boolean }): APIGatewayProxyEvent {
+function proxyEvent(options: {
+  method?: string;
+  body?: unknown;
+  claims?: Claims | null;
+  headers?: Record<string, string>;
+  base64?: boolean;
+}): APIGatewayProxyEvent {
   const method = options.method ?? 'POST';
   const headers: Record<string, string> = {
     Host: DOMAIN,
@@ -126,27 +152,48 @@ function rpc(method: string, params: Record<string, unknown> = {}): Record<strin
   return { jsonrpc: '2.0', id: nextId++, method, params };
 }
 
-/** The JSON-RPC answer to a legacy request: a plain JSON body, or the end of a stream (a waiting call may ask the client for input on it). */
-async function call(handler: McpHandler, body: unknown, claims?: Claims | null): Promise<{ result?: Record<string, unknown>; error?: { message: string } }> {
+/**
+ * The JSON-RPC answer to a legacy request: a plain JSON body, or the end of a stream (a waiting call may ask the client
+ * for input on it).
+ */
+async function call(
+  handler: McpHandler,
+  body: unknown,
+  claims?: Claims | null,
+): Promise<{ result?: Record<string, unknown>; error?: { message: string } }> {
   const response = await invoke(handler, proxyEvent({ body, ...(claims !== undefined ? { claims } : {}) }));
-  if (!(response.headers['content-type'] ?? '').includes('text/event-stream')) return JSON.parse(response.body) as { result?: Record<string, unknown>; error?: { message: string } };
+  if (!(response.headers['content-type'] ?? '').includes('text/event-stream'))
+    return JSON.parse(response.body) as { result?: Record<string, unknown>; error?: { message: string } };
   const id = (body as { id?: unknown }).id;
-  return sseMessagesOf(response.body).find((answer) => answer.id === id && answer.method === undefined) as { result?: Record<string, unknown>; error?: { message: string } };
+  return sseMessagesOf(response.body).find((answer) => answer.id === id && answer.method === undefined) as {
+    result?: Record<string, unknown>;
+    error?: { message: string };
+  };
 }
 
 /**
  * A modern-era (2026-07-28) request through the handler: the `_meta` envelope in the body, the standard headers beside
  * it.
  */
-async function invokeModern(handler: McpHandler, message: JsonRpcMessage & { method: string }, claims: Claims): Promise<StreamedResponse> {
+async function invokeModern(
+  handler: McpHandler,
+  message: JsonRpcMessage & { method: string },
+  claims: Claims,
+): Promise<StreamedResponse> {
   return invoke(handler, proxyEvent({ body: message, claims, headers: standardHeaders(message) }));
 }
 
 /** The JSON-RPC answer to a modern request, from a plain JSON body or the end of a stream. */
-async function callModernEra(handler: McpHandler, method: string, params: Record<string, unknown>, claims: Claims): Promise<JsonRpcMessage> {
+async function callModernEra(
+  handler: McpHandler,
+  method: string,
+  params: Record<string, unknown>,
+  claims: Claims,
+): Promise<JsonRpcMessage> {
   const message = modernRequest(method, params);
   const response = await invokeModern(handler, message, claims);
-  if (!(response.headers['content-type'] ?? '').includes('text/event-stream')) return JSON.parse(response.body) as JsonRpcMessage;
+  if (!(response.headers['content-type'] ?? '').includes('text/event-stream'))
+    return JSON.parse(response.body) as JsonRpcMessage;
   return sseMessagesOf(response.body).find((answer) => answer.id === message.id && answer.method === undefined)!;
 }
 
@@ -158,7 +205,16 @@ describe('MCP Lambda handler', () => {
 
   describe('response streaming', () => {
     it('writes the API Gateway prelude (status, headers) and 8 NUL bytes before the body', async () => {
-      const response = await invoke(handler, proxyEvent({ body: rpc('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'test', version: '1' } }) }));
+      const response = await invoke(
+        handler,
+        proxyEvent({
+          body: rpc('initialize', {
+            protocolVersion: '2025-11-25',
+            capabilities: {},
+            clientInfo: { name: 'test', version: '1' },
+          }),
+        }),
+      );
       expect(response.contentType).toBe(HTTP_INTEGRATION_CONTENT_TYPE);
       expect(response.statusCode).toBe(200);
       expect(response.headers['content-type']).toContain('application/json');
@@ -180,31 +236,47 @@ describe('MCP Lambda handler', () => {
   describe('tools', () => {
     it('lists the tools of the packed catalog in its environment', async () => {
       const { result } = await call(handler, rpc('tools/list'));
-      expect((result?.['tools'] as { name: string }[]).map((tool) => tool.name)).toEqual(exampleTools().map((tool) => tool.name));
+      expect((result?.['tools'] as { name: string }[]).map((tool) => tool.name)).toEqual(
+        exampleTools().map((tool) => tool.name),
+      );
     });
   });
 
   describe('tasks and owners', () => {
     it('creates a task for the token subject and answers tasks/result with the tool result', async () => {
-      const created = await call(handler, rpc('tools/call', { name: 'text_stats', arguments: { text: 'one two three' }, task: { ttl: 60_000 } }));
+      const created = await call(
+        handler,
+        rpc('tools/call', { name: 'text_stats', arguments: { text: 'one two three' }, task: { ttl: 60_000 } }),
+      );
       const taskId = (created.result?.['task'] as { taskId: string }).taskId;
       const { result } = await call(handler, rpc('tasks/result', { taskId }));
       expect(result?.['structuredContent']).toMatchObject({ words: 3 });
     });
 
     it('keeps one owner’s task invisible to another', async () => {
-      const created = await call(handler, rpc('tools/call', { name: 'text_stats', arguments: { text: 'private words' }, task: { ttl: 60_000 } }));
+      const created = await call(
+        handler,
+        rpc('tools/call', { name: 'text_stats', arguments: { text: 'private words' }, task: { ttl: 60_000 } }),
+      );
       const taskId = (created.result?.['task'] as { taskId: string }).taskId;
       expect((await call(handler, rpc('tasks/get', { taskId }))).result?.['taskId']).toBe(taskId);
-      expect((await call(handler, rpc('tasks/get', { taskId }), accessTokenClaims('bob-sub'))).error?.message).toMatch(/not found/i);
+      expect((await call(handler, rpc('tasks/get', { taskId }), accessTokenClaims('bob-sub'))).error?.message).toMatch(
+        /not found/i,
+      );
     });
 
     it('takes a machine client’s client_id as the owner when the token has no subject', async () => {
       const machine = { client_id: `machine-${randomUUID()}`, token_use: 'access', scope: 'mcp-tasks/invoke' };
-      await call(handler, rpc('tools/call', { name: 'text_stats', arguments: { text: 'batch job' }, task: { ttl: 60_000 } }), machine);
+      await call(
+        handler,
+        rpc('tools/call', { name: 'text_stats', arguments: { text: 'batch job' }, task: { ttl: 60_000 } }),
+        machine,
+      );
       const listed = await call(handler, rpc('tasks/list'), machine);
       expect(listed.result?.['tasks']).toHaveLength(1);
-      expect((await call(handler, rpc('tasks/list'), { ...machine, client_id: 'another-machine' })).result?.['tasks']).toHaveLength(0);
+      expect(
+        (await call(handler, rpc('tasks/list'), { ...machine, client_id: 'another-machine' })).result?.['tasks'],
+      ).toHaveLength(0);
     });
   });
 
@@ -212,7 +284,12 @@ describe('MCP Lambda handler', () => {
     const alice = accessTokenClaims('alice-sub');
     const bob = accessTokenClaims('bob-sub');
 
-    async function createModernTask(name: string, args: Record<string, unknown>, claims: Claims, meta: Record<string, unknown> = {}): Promise<string> {
+    async function createModernTask(
+      name: string,
+      args: Record<string, unknown>,
+      claims: Claims,
+      meta: Record<string, unknown> = {},
+    ): Promise<string> {
       const { result } = await callModernEra(handler, 'tools/call', { name, arguments: args, _meta: meta }, claims);
       expect(result).toMatchObject({ resultType: 'task', status: 'working' });
       return result!['taskId'] as string;
@@ -230,12 +307,21 @@ describe('MCP Lambda handler', () => {
     it('answers another owner’s tasks/get and tasks/update -32602, as for a task that does not exist', async () => {
       const taskId = await createModernTask('text_stats', { text: 'private words' }, alice);
       expect((await callModernEra(handler, 'tasks/get', { taskId }, alice)).result?.['taskId']).toBe(taskId);
-      expect((await callModernEra(handler, 'tasks/get', { taskId }, bob)).error).toMatchObject({ code: -32602, message: expect.stringMatching(/not found/i) });
-      expect((await callModernEra(handler, 'tasks/update', { taskId, inputResponses: {} }, bob)).error).toMatchObject({ code: -32602 });
+      expect((await callModernEra(handler, 'tasks/get', { taskId }, bob)).error).toMatchObject({
+        code: -32602,
+        message: expect.stringMatching(/not found/i),
+      });
+      expect((await callModernEra(handler, 'tasks/update', { taskId, inputResponses: {} }, bob)).error).toMatchObject({
+        code: -32602,
+      });
     });
 
     it('does not let another owner cancel a task: -32602, and the task keeps working', async () => {
-      const taskId = await createModernTask('analyze_documents', { documents: ['long review'], reviewSeconds: 300 }, alice);
+      const taskId = await createModernTask(
+        'analyze_documents',
+        { documents: ['long review'], reviewSeconds: 300 },
+        alice,
+      );
       try {
         expect((await callModernEra(handler, 'tasks/cancel', { taskId }, bob)).error).toMatchObject({ code: -32602 });
         expect((await callModernEra(handler, 'tasks/get', { taskId }, alice)).result?.['status']).toBe('working');
@@ -245,21 +331,38 @@ describe('MCP Lambda handler', () => {
     });
 
     async function listen(taskId: string, claims: Claims): Promise<JsonRpcMessage[]> {
-      return sseMessagesOf((await invokeModern(handler, modernRequest('subscriptions/listen', { notifications: { taskIds: [taskId] } }), claims)).body);
+      return sseMessagesOf(
+        (
+          await invokeModern(
+            handler,
+            modernRequest('subscriptions/listen', { notifications: { taskIds: [taskId] } }),
+            claims,
+          )
+        ).body,
+      );
     }
 
     it('streams a subscription to the owner’s own task through the handler: acknowledgement, then the task', async () => {
       const taskId = await createModernTask('text_stats', { text: 'watched words' }, alice);
-      await vi.waitUntil(async () => (await callModernEra(handler, 'tasks/get', { taskId }, alice)).result?.['status'] === 'completed', GENEROUS_WAIT);
+      await vi.waitUntil(
+        async () => (await callModernEra(handler, 'tasks/get', { taskId }, alice)).result?.['status'] === 'completed',
+        GENEROUS_WAIT,
+      );
       const messages = await listen(taskId, alice);
-      expect(messages[0]).toMatchObject({ method: 'notifications/subscriptions/acknowledged', params: { notifications: { taskIds: [taskId] } } });
+      expect(messages[0]).toMatchObject({
+        method: 'notifications/subscriptions/acknowledged',
+        params: { notifications: { taskIds: [taskId] } },
+      });
       expect(messages[1]).toMatchObject({ method: 'notifications/tasks', params: { taskId, status: 'completed' } });
     });
 
     it('acknowledges another owner’s subscription with no task IDs, and sends them nothing about the task', async () => {
       const taskId = await createModernTask('text_stats', { text: 'watched words' }, alice);
       const messages = await listen(taskId, bob);
-      expect(messages[0]).toMatchObject({ method: 'notifications/subscriptions/acknowledged', params: { notifications: { taskIds: [] } } });
+      expect(messages[0]).toMatchObject({
+        method: 'notifications/subscriptions/acknowledged',
+        params: { notifications: { taskIds: [] } },
+      });
       expect(messages.filter((message) => message.method === 'notifications/tasks')).toEqual([]);
     });
 
@@ -275,7 +378,9 @@ describe('MCP Lambda handler', () => {
     it('answers a request without authorizer context 401, pointing at the protected resource metadata', async () => {
       const response = await invoke(handler, proxyEvent({ body: rpc('tools/list'), claims: null }));
       expect(response.statusCode).toBe(401);
-      expect(response.headers['www-authenticate']).toBe(`Bearer resource_metadata="https://${DOMAIN}/${STAGE}/.well-known/oauth-protected-resource"`);
+      expect(response.headers['www-authenticate']).toBe(
+        `Bearer resource_metadata="https://${DOMAIN}/${STAGE}/.well-known/oauth-protected-resource"`,
+      );
     });
 
     it('takes the owner from the authorizer claims only, not from owner-looking headers or params._meta', async () => {
@@ -287,11 +392,17 @@ describe('MCP Lambda handler', () => {
         task: { ttl: 60_000 },
         _meta: { owner: bob, sub: bob, client_id: bob, 'io.modelcontextprotocol/owner': bob },
       });
-      const created = JSON.parse((await invoke(handler, proxyEvent({ body, claims: accessTokenClaims('alice-sub'), headers: spoof }))).body) as { result?: Record<string, unknown> };
+      const created = JSON.parse(
+        (await invoke(handler, proxyEvent({ body, claims: accessTokenClaims('alice-sub'), headers: spoof }))).body,
+      ) as { result?: Record<string, unknown> };
       const taskId = (created.result?.['task'] as { taskId: string }).taskId;
       expect(taskId).toEqual(expect.any(String));
-      expect((await call(handler, rpc('tasks/get', { taskId }), accessTokenClaims('alice-sub'))).result?.['taskId']).toBe(taskId);
-      expect((await call(handler, rpc('tasks/get', { taskId }), accessTokenClaims(bob))).error?.message).toMatch(/not found/i);
+      expect(
+        (await call(handler, rpc('tasks/get', { taskId }), accessTokenClaims('alice-sub'))).result?.['taskId'],
+      ).toBe(taskId);
+      expect((await call(handler, rpc('tasks/get', { taskId }), accessTokenClaims(bob))).error?.message).toMatch(
+        /not found/i,
+      );
       expect((await call(handler, rpc('tasks/list'), accessTokenClaims(bob))).result?.['tasks']).toEqual([]);
     });
 
@@ -300,11 +411,20 @@ describe('MCP Lambda handler', () => {
       const response = await invoke(handler, event as APIGatewayProxyEvent);
       expect(response.statusCode).toBe(401);
       expect(JSON.parse(response.body)).toMatchObject({ error: { code: UNAUTHORIZED_ERROR_CODE } });
-      expect(response.headers['www-authenticate']).toMatch(/^Bearer resource_metadata="https:\/\/[^"]+\/\.well-known\/oauth-protected-resource"$/);
+      expect(response.headers['www-authenticate']).toMatch(
+        /^Bearer resource_metadata="https:\/\/[^"]+\/\.well-known\/oauth-protected-resource"$/,
+      );
     });
 
     it('takes no identity from what the client sends: a bearer token alone is not an owner', async () => {
-      const response = await invoke(handler, proxyEvent({ body: rpc('tools/list'), claims: null, headers: { Authorization: 'Bearer alice', 'X-Owner': 'alice' } }));
+      const response = await invoke(
+        handler,
+        proxyEvent({
+          body: rpc('tools/list'),
+          claims: null,
+          headers: { Authorization: 'Bearer alice', 'X-Owner': 'alice' },
+        }),
+      );
       expect(response.statusCode).toBe(401);
     });
   });
@@ -313,7 +433,11 @@ describe('MCP Lambda handler', () => {
 describe('MCP Lambda handler deployed open (openEndpoint)', () => {
   it('serves a request without authorizer context as the one fixed owner', async () => {
     const handler = await loadHandler({ [MCP_HTTP_ENV.openEndpointOwner]: 'anonymous' });
-    await call(handler, rpc('tools/call', { name: 'text_stats', arguments: { text: 'open door' }, task: { ttl: 60_000 } }), null);
+    await call(
+      handler,
+      rpc('tools/call', { name: 'text_stats', arguments: { text: 'open door' }, task: { ttl: 60_000 } }),
+      null,
+    );
     expect((await call(handler, rpc('tasks/list'), null)).result?.['tasks']).toHaveLength(1);
   });
 });
@@ -321,8 +445,14 @@ describe('MCP Lambda handler deployed open (openEndpoint)', () => {
 describe('MCP Lambda handler with CORS origins', () => {
   it('lets an allowed origin read the response, and no other', async () => {
     const handler = await loadHandler({ [MCP_HTTP_ENV.corsAllowOrigins]: 'https://app.example.com' });
-    const allowed = await invoke(handler, proxyEvent({ body: rpc('tools/list'), headers: { origin: 'https://app.example.com' } }));
-    const other = await invoke(handler, proxyEvent({ body: rpc('tools/list'), headers: { origin: 'https://evil.example.net' } }));
+    const allowed = await invoke(
+      handler,
+      proxyEvent({ body: rpc('tools/list'), headers: { origin: 'https://app.example.com' } }),
+    );
+    const other = await invoke(
+      handler,
+      proxyEvent({ body: rpc('tools/list'), headers: { origin: 'https://evil.example.net' } }),
+    );
     expect(allowed.headers['access-control-allow-origin']).toBe('https://app.example.com');
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
   });

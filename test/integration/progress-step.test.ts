@@ -31,7 +31,8 @@ async function storedTask(overrides: Partial<TaskRecord> = {}): Promise<TaskReco
     owner,
     toolName: 'analyze_documents',
     origin: TaskOrigin.Mcp20251125,
-    executionArn: 'arn:aws:states:us-east-1:000000000000:execution:analyze-documents:' +
+    executionArn:
+      'arn:aws:states:us-east-1:000000000000:execution:analyze-documents:' +
       executionNameFor(taskKey(owner, taskId), newExecutionNonce()),
     status: TaskStatus.Working,
     createdAt: now,
@@ -50,16 +51,34 @@ const reread = async (task: TaskRecord): Promise<TaskRecord> => (await store.get
 describe('progress step', () => {
   it('records a message, count and total that tasks/get shows as the status message', async () => {
     const task = await storedTask();
-    expect(await report({ execution: task.executionArn, message: 'Analysed {progress} of {total} documents', progress: 3, total: 5 })).toEqual({ recorded: true });
+    expect(
+      await report({
+        execution: task.executionArn,
+        message: 'Analysed {progress} of {total} documents',
+        progress: 3,
+        total: 5,
+      }),
+    ).toEqual({ recorded: true });
     const stored = await reread(task);
-    expect(stored.progress).toMatchObject({ message: 'Analysed {progress} of {total} documents', progress: 3, total: 5 });
+    expect(stored.progress).toMatchObject({
+      message: 'Analysed {progress} of {total} documents',
+      progress: 3,
+      total: 5,
+    });
     expect(statusMessageOf(stored)).toBe('Analysed 3 of 5 documents');
     expect(stored.lastUpdatedAt).toBeGreaterThanOrEqual(task.lastUpdatedAt);
   });
 
   it('adds up increments that reporters send concurrently, losing none', async () => {
     const task = await storedTask();
-    const reports = Array.from({ length: 20 }, () => report({ execution: task.executionArn, message: 'Analysed {progress} of {total} documents', increment: 1, total: 20 }));
+    const reports = Array.from({ length: 20 }, () =>
+      report({
+        execution: task.executionArn,
+        message: 'Analysed {progress} of {total} documents',
+        increment: 1,
+        total: 20,
+      }),
+    );
     expect(await Promise.all(reports)).toEqual(Array.from({ length: 20 }, () => ({ recorded: true })));
     expect(statusMessageOf(await reread(task))).toBe('Analysed 20 of 20 documents');
   });
@@ -74,7 +93,9 @@ describe('progress step', () => {
   it('drops a message older than the one stored', async () => {
     const task = await storedTask();
     await report({ execution: task.executionArn, message: 'Waiting for review', at: '2026-01-01T00:00:10.000Z' });
-    expect(await report({ execution: task.executionArn, message: 'Analysing', at: '2026-01-01T00:00:05.000Z' })).toEqual({ recorded: false });
+    expect(
+      await report({ execution: task.executionArn, message: 'Analysing', at: '2026-01-01T00:00:05.000Z' }),
+    ).toEqual({ recorded: false });
     expect(statusMessageOf(await reread(task))).toBe('Waiting for review');
   });
 
@@ -82,7 +103,9 @@ describe('progress step', () => {
     const task = await storedTask();
     await report({ execution: task.executionArn, message: 'Half way', progress: 1, total: 2 });
     await store.update(task, { status: TaskStatus.Completed, output: '{}', at: Date.now() });
-    expect(await report({ execution: task.executionArn, message: 'Too late', progress: 2, total: 2 })).toEqual({ recorded: false });
+    expect(await report({ execution: task.executionArn, message: 'Too late', progress: 2, total: 2 })).toEqual({
+      recorded: false,
+    });
     const stored = await reread(task);
     expect(stored.progress?.message).toBe('Half way');
     expect(statusMessageOf(stored)).toBeUndefined();
@@ -92,7 +115,12 @@ describe('progress step', () => {
     const task = await storedTask();
     const otherRun = task.executionArn.replace(/-[0-9a-f]{10}$/, '-0000000000');
     expect(await report({ execution: otherRun, message: 'Not mine' })).toEqual({ recorded: false });
-    expect(await report({ execution: 'arn:aws:states:us-east-1:000000000000:execution:analyze-documents:someone-elses-run', message: 'Foreign' })).toEqual({ recorded: false });
+    expect(
+      await report({
+        execution: 'arn:aws:states:us-east-1:000000000000:execution:analyze-documents:someone-elses-run',
+        message: 'Foreign',
+      }),
+    ).toEqual({ recorded: false });
     expect((await reread(task)).progress).toBeUndefined();
   });
 
@@ -105,6 +133,8 @@ describe('progress step', () => {
   it('refuses a payload without the execution ARN or with a negative count', async () => {
     await expect(report({ message: 'No execution' })).rejects.toBeInstanceOf(InvalidProgressReportError);
     const task = await storedTask();
-    await expect(report({ execution: task.executionArn, progress: -1 })).rejects.toBeInstanceOf(InvalidProgressReportError);
+    await expect(report({ execution: task.executionArn, progress: -1 })).rejects.toBeInstanceOf(
+      InvalidProgressReportError,
+    );
   });
 });

@@ -22,7 +22,10 @@ beforeAll(async () => {
   const tableName = await createTestTable();
   // The environment the construct gives the function; the SDK reaches the stand-ins through AWS_ENDPOINT_URL_*.
   Object.assign(process.env, {
-    ...localAwsEnvironment({ dynamoDbEndpoint: inject('dynamoDbEndpoint'), stepFunctionsEndpoint: inject('stepFunctionsEndpoint') }),
+    ...localAwsEnvironment({
+      dynamoDbEndpoint: inject('dynamoDbEndpoint'),
+      stepFunctionsEndpoint: inject('stepFunctionsEndpoint'),
+    }),
     [ENV.tableName]: tableName,
   });
   ({ handler } = (await import('../../lambda/handlers/status-sync.js')) as { handler: Handler });
@@ -35,7 +38,12 @@ beforeAll(async () => {
 afterAll(() => stepFunctions?.destroy());
 
 async function newTask(text = 'Status events push task state into DynamoDB.'): Promise<TaskRecord> {
-  return backend.service.createTask({ owner: `owner-${randomUUID()}`, toolName: 'text_stats', arguments: { text }, origin: TaskOrigin.Mcp20251125 });
+  return backend.service.createTask({
+    owner: `owner-${randomUUID()}`,
+    toolName: 'text_stats',
+    arguments: { text },
+    origin: TaskOrigin.Mcp20251125,
+  });
 }
 
 /** The stored record, read straight from the store: no refresh from Step Functions can hide what the handler wrote. */
@@ -72,7 +80,6 @@ async function withHandlerIn<T>(overrides: Record<string, string>, use: (fresh: 
   }
 }
 
-
 describe('status-sync handler', () => {
   describe('each execution status', () => {
     it('RUNNING moves a submitted task to working', async () => {
@@ -101,7 +108,9 @@ describe('status-sync handler', () => {
 
     it('FAILED fails the task, naming the error and its cause', async () => {
       const task = await newTask();
-      await handler(statusEvent(task, { status: 'FAILED', error: 'UpstreamUnavailable', cause: 'The reporting service is down' }));
+      await handler(
+        statusEvent(task, { status: 'FAILED', error: 'UpstreamUnavailable', cause: 'The reporting service is down' }),
+      );
       const record = await stored(task);
       expect(record.status).toBe(TaskStatus.Failed);
       expect(record.statusMessage).toContain('UpstreamUnavailable');
@@ -118,7 +127,9 @@ describe('status-sync handler', () => {
 
     it('ABORTED cancels the task', async () => {
       const task = await newTask();
-      await handler(statusEvent(task, { status: 'ABORTED', error: 'TaskCancelled', cause: 'Stopped from the console' }));
+      await handler(
+        statusEvent(task, { status: 'ABORTED', error: 'TaskCancelled', cause: 'Stopped from the console' }),
+      );
       expect((await stored(task)).status).toBe(TaskStatus.Cancelled);
     });
 
@@ -159,7 +170,9 @@ describe('status-sync handler', () => {
       const task = await newTask();
       const foreign = statusEvent(task, { status: 'SUCCEEDED', output: '{}' });
       const executionArn = task.executionArn.replace(/:[^:]+$/, ':nightly-batch-2024-06-01');
-      await expect(handler({ ...foreign, detail: { ...foreign.detail, executionArn, name: 'nightly-batch-2024-06-01' } })).resolves.toBeUndefined();
+      await expect(
+        handler({ ...foreign, detail: { ...foreign.detail, executionArn, name: 'nightly-batch-2024-06-01' } }),
+      ).resolves.toBeUndefined();
       expect((await stored(task)).status).toBe(TaskStatus.Submitted);
     });
 

@@ -98,7 +98,13 @@ describe('step functions emulator: state machines', () => {
     expect(created.creationDate).toBeInstanceOf(Date);
 
     const described = await sfn.send(new DescribeStateMachineCommand({ stateMachineArn: machineArn('catalog') }));
-    expect(described).toMatchObject({ name: 'catalog', status: 'ACTIVE', definition, roleArn: ROLE_ARN, type: 'STANDARD' });
+    expect(described).toMatchObject({
+      name: 'catalog',
+      status: 'ACTIVE',
+      definition,
+      roleArn: ROLE_ARN,
+      type: 'STANDARD',
+    });
     expect(described.creationDate?.getTime()).toBe(created.creationDate?.getTime());
 
     const listed = await sfn.send(new ListStateMachinesCommand({}));
@@ -114,7 +120,9 @@ describe('step functions emulator: state machines', () => {
 
   it('rejects bad names, bad definitions and unknown or malformed ARNs with the typed exceptions', async () => {
     await expect(createMachine(sfn, 'has space', passOnly)).rejects.toBeInstanceOf(InvalidName);
-    await expect(createMachine(sfn, 'unreachable', { StartAt: 'Nope', States: {} })).rejects.toBeInstanceOf(InvalidDefinition);
+    await expect(createMachine(sfn, 'unreachable', { StartAt: 'Nope', States: {} })).rejects.toBeInstanceOf(
+      InvalidDefinition,
+    );
     await expect(
       sfn.send(new CreateStateMachineCommand({ name: 'garbled', definition: '{oops', roleArn: ROLE_ARN })),
     ).rejects.toBeInstanceOf(InvalidDefinition);
@@ -259,7 +267,9 @@ describe('step functions emulator: executions', { timeout: 30_000 }, () => {
 
     const again = await sfn.send(new StopExecutionCommand({ executionArn, error: 'Other' }));
     expect(again.stopDate?.getTime()).toBe(stop.stopDate?.getTime());
-    await expect(sfn.send(new DescribeExecutionCommand({ executionArn }))).resolves.toMatchObject({ error: 'Cancelled' });
+    await expect(sfn.send(new DescribeExecutionCommand({ executionArn }))).resolves.toMatchObject({
+      error: 'Cancelled',
+    });
   });
 
   it('rejects bad execution names, inputs, machines and execution ARNs with the typed exceptions', async () => {
@@ -289,7 +299,11 @@ describe('step functions emulator: executions', { timeout: 30_000 }, () => {
     const stateMachineArn = await createMachine(sfn, 'listed', {
       StartAt: 'Route',
       States: {
-        Route: { Type: 'Choice', Choices: [{ Variable: '$.hold', BooleanEquals: true, Next: 'Hold' }], Default: 'Done' },
+        Route: {
+          Type: 'Choice',
+          Choices: [{ Variable: '$.hold', BooleanEquals: true, Next: 'Hold' }],
+          Default: 'Done',
+        },
         Hold: { Type: 'Wait', Seconds: 600, End: true },
         Done: { Type: 'Succeed' },
       },
@@ -304,7 +318,9 @@ describe('step functions emulator: executions', { timeout: 30_000 }, () => {
 
     const first = await sfn.send(new ListExecutionsCommand({ stateMachineArn, maxResults: 1 }));
     expect(first.executions?.map((e) => e.name)).toEqual(['held']);
-    const second = await sfn.send(new ListExecutionsCommand({ stateMachineArn, maxResults: 1, nextToken: first.nextToken }));
+    const second = await sfn.send(
+      new ListExecutionsCommand({ stateMachineArn, maxResults: 1, nextToken: first.nextToken }),
+    );
     expect(second.executions?.map((e) => e.executionArn)).toEqual([quick.executionArn]);
     expect(second.nextToken).toBeUndefined();
   });
@@ -316,7 +332,9 @@ describe('step functions emulator: StartExecution idempotency', { timeout: 30_00
     const gate = new Promise<void>((resolve) => {
       openGate = resolve;
     });
-    const own = await startStepFunctionsEmulator({ lambdaHandlers: { gated: async (event: unknown) => (await gate, event) } });
+    const own = await startStepFunctionsEmulator({
+      lambdaHandlers: { gated: async (event: unknown) => (await gate, event) },
+    });
     const ownSfn = client(own.url);
     try {
       const stateMachineArn = await createMachine(ownSfn, 'gated', {
@@ -330,9 +348,9 @@ describe('step functions emulator: StartExecution idempotency', { timeout: 30_00
       expect(repeat.startDate?.getTime()).toBe(first.startDate?.getTime());
       expect(own.executionsStarted).toBe(1);
 
-      await expect(
-        ownSfn.send(new StartExecutionCommand({ ...start, input: '{"order":43}' })),
-      ).rejects.toBeInstanceOf(ExecutionAlreadyExists);
+      await expect(ownSfn.send(new StartExecutionCommand({ ...start, input: '{"order":43}' }))).rejects.toBeInstanceOf(
+        ExecutionAlreadyExists,
+      );
 
       openGate();
       const done = await settled(ownSfn, first.executionArn ?? '');

@@ -1,6 +1,13 @@
 // The emulator's GetExecutionHistory, driven by the real @aws-sdk/client-sfn SFNClient: the events a run records,
 // in AWS's types and order, reversed and paged as the API does.
-import { CreateStateMachineCommand, ExecutionDoesNotExist, GetExecutionHistoryCommand, SFNClient, StartExecutionCommand, type HistoryEvent } from '@aws-sdk/client-sfn';
+import {
+  CreateStateMachineCommand,
+  ExecutionDoesNotExist,
+  GetExecutionHistoryCommand,
+  SFNClient,
+  StartExecutionCommand,
+  type HistoryEvent,
+} from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startStepFunctionsEmulator, type StepFunctionsEmulator } from '../../local/step-functions/emulator.js';
 import { GENEROUS_WAIT } from '../support/local-backend.js';
@@ -11,8 +18,15 @@ let emulator: StepFunctionsEmulator;
 let sfn: SFNClient;
 
 beforeAll(async () => {
-  emulator = await startStepFunctionsEmulator({ lambdaHandlers: { double: (event: unknown) => ({ value: (event as { value: number }).value * 2 }) } });
-  sfn = new SFNClient({ endpoint: emulator.url, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
+  emulator = await startStepFunctionsEmulator({
+    lambdaHandlers: { double: (event: unknown) => ({ value: (event as { value: number }).value * 2 }) },
+  });
+  sfn = new SFNClient({
+    endpoint: emulator.url,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 1,
+  });
 });
 afterAll(async () => {
   sfn?.destroy();
@@ -20,13 +34,17 @@ afterAll(async () => {
 });
 
 async function start(name: string, definition: object, input: unknown): Promise<string> {
-  const { stateMachineArn } = await sfn.send(new CreateStateMachineCommand({ name, roleArn: ROLE_ARN, definition: JSON.stringify(definition) }));
+  const { stateMachineArn } = await sfn.send(
+    new CreateStateMachineCommand({ name, roleArn: ROLE_ARN, definition: JSON.stringify(definition) }),
+  );
   const { executionArn } = await sfn.send(new StartExecutionCommand({ stateMachineArn, input: JSON.stringify(input) }));
   return executionArn!;
 }
 
-const history = async (executionArn: string, options: { reverseOrder?: boolean; maxResults?: number; nextToken?: string; includeExecutionData?: boolean } = {}) =>
-  sfn.send(new GetExecutionHistoryCommand({ executionArn, ...options }));
+const history = async (
+  executionArn: string,
+  options: { reverseOrder?: boolean; maxResults?: number; nextToken?: string; includeExecutionData?: boolean } = {},
+) => sfn.send(new GetExecutionHistoryCommand({ executionArn, ...options }));
 const types = (events: HistoryEvent[] | undefined): string[] => (events ?? []).map((event) => event.type ?? '');
 
 const PASS_TASK = {
@@ -36,12 +54,22 @@ const PASS_TASK = {
     Double: { Type: 'Task', Resource: 'arn:aws:lambda:us-east-1:000000000000:function:double', End: true },
   },
 };
-const FINISHED = ['ExecutionStarted', 'PassStateEntered', 'PassStateExited', 'TaskStateEntered', 'TaskStateExited', 'ExecutionSucceeded'];
+const FINISHED = [
+  'ExecutionStarted',
+  'PassStateEntered',
+  'PassStateExited',
+  'TaskStateEntered',
+  'TaskStateExited',
+  'ExecutionSucceeded',
+];
 
 describe('step functions emulator: GetExecutionHistory', { timeout: 30_000 }, () => {
   it('lists a finished run’s events oldest first, with ids, names, input and output', async () => {
     const executionArn = await start('history-order', PASS_TASK, { n: 21 });
-    await vi.waitUntil(async () => types((await history(executionArn)).events).includes('ExecutionSucceeded'), GENEROUS_WAIT);
+    await vi.waitUntil(
+      async () => types((await history(executionArn)).events).includes('ExecutionSucceeded'),
+      GENEROUS_WAIT,
+    );
     const { events, nextToken } = await history(executionArn);
     expect(types(events)).toEqual(FINISHED);
     expect(nextToken).toBeUndefined();
@@ -54,7 +82,10 @@ describe('step functions emulator: GetExecutionHistory', { timeout: 30_000 }, ()
 
   it('reverses the order, pages with maxResults and nextToken, and leaves out the data when asked', async () => {
     const executionArn = await start('history-pages', PASS_TASK, { n: 1 });
-    await vi.waitUntil(async () => types((await history(executionArn)).events).includes('ExecutionSucceeded'), GENEROUS_WAIT);
+    await vi.waitUntil(
+      async () => types((await history(executionArn)).events).includes('ExecutionSucceeded'),
+      GENEROUS_WAIT,
+    );
     const first = await history(executionArn, { reverseOrder: true, maxResults: 4, includeExecutionData: false });
     expect(types(first.events)).toEqual([...FINISHED].reverse().slice(0, 4));
     expect(first.events![0]!.executionSucceededEventDetails?.output).toBeUndefined();
@@ -65,8 +96,15 @@ describe('step functions emulator: GetExecutionHistory', { timeout: 30_000 }, ()
   });
 
   it('shows a running execution in the state it has entered and not exited', async () => {
-    const executionArn = await start('history-waiting', { StartAt: 'Hold', States: { Hold: { Type: 'Wait', Seconds: 600, End: true } } }, {});
-    await vi.waitUntil(async () => types((await history(executionArn)).events).includes('WaitStateEntered'), GENEROUS_WAIT);
+    const executionArn = await start(
+      'history-waiting',
+      { StartAt: 'Hold', States: { Hold: { Type: 'Wait', Seconds: 600, End: true } } },
+      {},
+    );
+    await vi.waitUntil(
+      async () => types((await history(executionArn)).events).includes('WaitStateEntered'),
+      GENEROUS_WAIT,
+    );
     const { events } = await history(executionArn, { reverseOrder: true });
     expect(types(events)).toEqual(['WaitStateEntered', 'ExecutionStarted']);
     expect(events![0]!.stateEnteredEventDetails?.name).toBe('Hold');

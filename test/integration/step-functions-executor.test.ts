@@ -38,13 +38,21 @@ describe('StepFunctionsExecutor', () => {
   it('derives the execution ARN before starting, and the start returns that ARN', async () => {
     const name = `exec-${randomUUID()}`;
     const expected = executor().executionArnFor(machine('text_stats'), name);
-    const { executionArn } = await executor().start({ stateMachineArn: machine('text_stats'), executionName: name, input: '{"text":"a b"}' });
+    const { executionArn } = await executor().start({
+      stateMachineArn: machine('text_stats'),
+      executionName: name,
+      input: '{"text":"a b"}',
+    });
     expect(executionArn).toBe(expected);
   });
 
   it('starts one execution however often the same start is retried, running or closed', async () => {
     const stateMachineArn = machine('analyze_documents');
-    const request = { stateMachineArn, executionName: `retry-${randomUUID()}`, input: '{"documents":["a"],"reviewSeconds":1}' };
+    const request = {
+      stateMachineArn,
+      executionName: `retry-${randomUUID()}`,
+      input: '{"documents":["a"],"reviewSeconds":1}',
+    };
     const first = await executor().start(request);
     const again = await executor().start(request);
     expect(again.executionArn).toBe(first.executionArn);
@@ -55,15 +63,27 @@ describe('StepFunctionsExecutor', () => {
   });
 
   it('describes a finished execution with its output', async () => {
-    const { executionArn } = await executor().start({ stateMachineArn: machine('text_stats'), executionName: `d-${randomUUID()}`, input: '{"text":"one two"}' });
+    const { executionArn } = await executor().start({
+      stateMachineArn: machine('text_stats'),
+      executionName: `d-${randomUUID()}`,
+      input: '{"text":"one two"}',
+    });
     const execution = await describeUntilClosed(executionArn);
     expect(execution).toMatchObject({ status: 'SUCCEEDED' });
     expect(JSON.parse(execution!.output!)).toMatchObject({ words: 2 });
   });
 
   it('describes a failed execution with its error and cause', async () => {
-    const { executionArn } = await executor().start({ stateMachineArn: machine('export_report'), executionName: `f-${randomUUID()}`, input: '{"reportName":"q3"}' });
-    expect(await describeUntilClosed(executionArn)).toMatchObject({ status: 'FAILED', error: 'UpstreamUnavailable', cause: expect.stringContaining("'q3'") });
+    const { executionArn } = await executor().start({
+      stateMachineArn: machine('export_report'),
+      executionName: `f-${randomUUID()}`,
+      input: '{"reportName":"q3"}',
+    });
+    expect(await describeUntilClosed(executionArn)).toMatchObject({
+      status: 'FAILED',
+      error: 'UpstreamUnavailable',
+      cause: expect.stringContaining("'q3'"),
+    });
   });
 
   it('answers null for an execution that does not exist', async () => {
@@ -77,34 +97,70 @@ describe('StepFunctionsExecutor', () => {
       input: '{"documents":["a"],"reviewSeconds":60}',
     });
     await executor().stop(executionArn, { error: 'TaskCancelled', cause: 'test' });
-    expect(await executor().describe(executionArn)).toMatchObject({ status: 'ABORTED', error: 'TaskCancelled', cause: 'test' });
+    expect(await executor().describe(executionArn)).toMatchObject({
+      status: 'ABORTED',
+      error: 'TaskCancelled',
+      cause: 'test',
+    });
     await expect(executor().stop(executionArn, { error: 'TaskCancelled', cause: 'again' })).resolves.toBeUndefined();
-    await expect(executor().stop(executor().executionArnFor(machine('text_stats'), 'ghost'), { error: 'x', cause: 'y' })).resolves.toBeUndefined();
+    await expect(
+      executor().stop(executor().executionArnFor(machine('text_stats'), 'ghost'), { error: 'x', cause: 'y' }),
+    ).resolves.toBeUndefined();
   });
 
   it('reports a definite refusal as ExecutionStartError', async () => {
     const missing = 'arn:aws:states:us-east-1:000000000000:stateMachine:does-not-exist';
-    await expect(executor().start({ stateMachineArn: missing, executionName: 'x', input: '{}' })).rejects.toBeInstanceOf(ExecutionStartError);
-    await expect(executor().start({ stateMachineArn: machine('text_stats'), executionName: 'x', input: 'not json' })).rejects.toBeInstanceOf(ExecutionStartError);
+    await expect(
+      executor().start({ stateMachineArn: missing, executionName: 'x', input: '{}' }),
+    ).rejects.toBeInstanceOf(ExecutionStartError);
+    await expect(
+      executor().start({ stateMachineArn: machine('text_stats'), executionName: 'x', input: 'not json' }),
+    ).rejects.toBeInstanceOf(ExecutionStartError);
   });
 
-  it('refuses an input over 256 KiB as the caller\'s fault', async () => {
+  it("refuses an input over 256 KiB as the caller's fault", async () => {
     const input = JSON.stringify({ documents: Array.from({ length: 4 }, () => 'x'.repeat(80_000)), reviewSeconds: 1 });
-    const start = executor().start({ stateMachineArn: machine('analyze_documents'), executionName: `big-${randomUUID()}`, input });
+    const start = executor().start({
+      stateMachineArn: machine('analyze_documents'),
+      executionName: `big-${randomUUID()}`,
+      input,
+    });
     await expect(start).rejects.toMatchObject({ name: 'ExecutionStartError', fault: 'input' });
   });
 
   // Refusals the emulator cannot produce, injected into a real client before it sends anything.
   const refusals: [string, SFNServiceException, string][] = [
-    ['a name that breaks a constraint', new ValidationException({ message: "1 validation error detected: Value at 'name' failed to satisfy constraint", $metadata: {} }), 'configuration'],
-    ['a machine being deleted', new StateMachineDeleting({ message: 'State Machine is being deleted', $metadata: {} }), 'configuration'],
+    [
+      'a name that breaks a constraint',
+      new ValidationException({
+        message: "1 validation error detected: Value at 'name' failed to satisfy constraint",
+        $metadata: {},
+      }),
+      'configuration',
+    ],
+    [
+      'a machine being deleted',
+      new StateMachineDeleting({ message: 'State Machine is being deleted', $metadata: {} }),
+      'configuration',
+    ],
     ['an unusable key', new KmsAccessDeniedException({ message: 'KMS access denied', $metadata: {} }), 'configuration'],
-    ['too many open executions', new ExecutionLimitExceeded({ message: 'Execution limit exceeded', $metadata: {} }), 'capacity'],
+    [
+      'too many open executions',
+      new ExecutionLimitExceeded({ message: 'Execution limit exceeded', $metadata: {} }),
+      'capacity',
+    ],
   ];
   it.each(refusals)('reports %s as a definite refusal', async (_, refusal, fault) => {
     const client = sfn();
-    client.middlewareStack.add(() => async () => Promise.reject(refusal), { step: 'initialize', name: 'injectRefusal' });
-    const start = new StepFunctionsExecutor({ client }).start({ stateMachineArn: machine('text_stats'), executionName: `r-${randomUUID()}`, input: '{}' });
+    client.middlewareStack.add(() => async () => Promise.reject(refusal), {
+      step: 'initialize',
+      name: 'injectRefusal',
+    });
+    const start = new StepFunctionsExecutor({ client }).start({
+      stateMachineArn: machine('text_stats'),
+      executionName: `r-${randomUUID()}`,
+      input: '{}',
+    });
     await expect(start).rejects.toMatchObject({ name: 'ExecutionStartError', fault });
   });
 
@@ -113,8 +169,17 @@ describe('StepFunctionsExecutor', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const { port } = closed.address() as { port: number };
     await new Promise((resolve) => closed.close(resolve));
-    const client = new SFNClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: `http://127.0.0.1:${port}`, maxAttempts: 1 });
-    const start = new StepFunctionsExecutor({ client }).start({ stateMachineArn: machine('text_stats'), executionName: 'x', input: '{}' });
+    const client = new SFNClient({
+      region: LOCAL_REGION,
+      credentials: LOCAL_CREDENTIALS,
+      endpoint: `http://127.0.0.1:${port}`,
+      maxAttempts: 1,
+    });
+    const start = new StepFunctionsExecutor({ client }).start({
+      stateMachineArn: machine('text_stats'),
+      executionName: 'x',
+      input: '{}',
+    });
     await expect(start).rejects.toThrow();
     await expect(start).rejects.not.toBeInstanceOf(ExecutionStartError);
   });

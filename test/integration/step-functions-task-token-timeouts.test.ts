@@ -11,7 +11,11 @@ const heartbeat = (taskToken: string) => fixture.sfn.send(new SendTaskHeartbeatC
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Starts a machine that asks, and on the listed errors goes on to a Pass state that keeps the error in $.failure. */
-async function startAskOrHandle(askFields: Record<string, unknown>, errorEquals: string[], label: string): Promise<string> {
+async function startAskOrHandle(
+  askFields: Record<string, unknown>,
+  errorEquals: string[],
+  label: string,
+): Promise<string> {
   const catcher = { ErrorEquals: errorEquals, ResultPath: '$.failure', Next: 'Handled' };
   const stateMachineArn = await createMachine({
     StartAt: 'Ask',
@@ -99,7 +103,10 @@ describe('step functions emulator: heartbeats and timeouts of waiting tasks', ()
       StartAt: 'Ask',
       States: { Ask: askState({ TimeoutSecondsPath: '$.limit', HeartbeatSecondsPath: '$.beat', End: true }) },
     });
-    for (const limits of [{ limit: 0, beat: 1 }, { limit: 5, beat: 'soon' }]) {
+    for (const limits of [
+      { limit: 0, beat: 1 },
+      { limit: 5, beat: 'soon' },
+    ]) {
       const executionArn = await start(stateMachineArn, { label: randomUUID(), ...limits });
       await expect(settled(executionArn)).resolves.toMatchObject({ status: 'FAILED', error: 'States.Runtime' });
     }

@@ -116,9 +116,9 @@ describe('step functions emulator: answering task tokens', () => {
     const label = randomUUID();
     const executionArn = await start(await createMachine(single), { label });
     const taskToken = await tokenFor(label);
-    await expect(fixture.sfn.send(new SendTaskSuccessCommand({ taskToken, output: '{not json' }))).rejects.toBeInstanceOf(
-      InvalidOutput,
-    );
+    await expect(
+      fixture.sfn.send(new SendTaskSuccessCommand({ taskToken, output: '{not json' })),
+    ).rejects.toBeInstanceOf(InvalidOutput);
     await expect(describeExecution(executionArn)).resolves.toMatchObject({ status: 'RUNNING' });
     await succeed(taskToken, 'fine');
     await expect(settled(executionArn)).resolves.toMatchObject({ status: 'SUCCEEDED', output: '"fine"' });

@@ -17,7 +17,13 @@ import { DynamoDbTaskStore } from '../../lambda/store/dynamodb-task-store.js';
 import { PARTITION_KEY } from '../../lambda/store/table-schema.js';
 import { LOCAL_ACCOUNT, LOCAL_REGION, localAwsEnvironment } from '../../local/local-aws.js';
 import { useInputBackend } from '../support/input-backend.js';
-import { createTestTable, exampleTools, GENEROUS_WAIT, localAwsClients, silentLogger } from '../support/local-backend.js';
+import {
+  createTestTable,
+  exampleTools,
+  GENEROUS_WAIT,
+  localAwsClients,
+  silentLogger,
+} from '../support/local-backend.js';
 import { callModern, modernRequest } from '../support/modern-client.js';
 import { statusEvent } from '../support/status-events.js';
 import type { ExecutionStatusChangeEvent } from '../../lambda/handlers/execution-status-event.js';
@@ -43,7 +49,11 @@ function emitted(): EmittedMetric[] {
     .flatMap((chunk) => chunk.split('\n'))
     .filter((line) => line.includes('"_aws"'))
     .flatMap((line) => {
-      const record = JSON.parse(line) as Record<string, unknown> & { _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] } };
+      const record = JSON.parse(line) as Record<string, unknown> & {
+        _aws: {
+          CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[];
+        };
+      };
       return record._aws.CloudWatchMetrics.flatMap((directive) =>
         directive.Metrics.map((metric) => ({
           namespace: directive.Namespace,
@@ -57,14 +67,20 @@ function emitted(): EmittedMetric[] {
 }
 
 function named(name: string, dimensions: Record<string, string>): EmittedMetric[] {
-  return emitted().filter((metric) => metric.name === name && Object.entries(dimensions).every(([key, value]) => metric.dimensions[key] === value));
+  return emitted().filter(
+    (metric) =>
+      metric.name === name && Object.entries(dimensions).every(([key, value]) => metric.dimensions[key] === value),
+  );
 }
 
 beforeAll(async () => {
   const tableName = await createTestTable();
   // The environment the construct gives the functions, metrics on (vitest.config turns them off for other tests).
   Object.assign(process.env, {
-    ...localAwsEnvironment({ dynamoDbEndpoint: inject('dynamoDbEndpoint'), stepFunctionsEndpoint: inject('stepFunctionsEndpoint') }),
+    ...localAwsEnvironment({
+      dynamoDbEndpoint: inject('dynamoDbEndpoint'),
+      stepFunctionsEndpoint: inject('stepFunctionsEndpoint'),
+    }),
     [ENV.tableName]: tableName,
     POWERTOOLS_METRICS_DISABLED: 'false',
     POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
@@ -75,7 +91,12 @@ beforeAll(async () => {
   const metrics = new PowertoolsTaskMetrics();
   const clients = countAwsCallFailures(localAwsClients(), metrics);
   stepFunctions = clients.stepFunctions;
-  backend = createBackend({ tableName, tools: exampleTools(), settings: DEFAULT_SETTINGS }, clients, silentLogger, metrics);
+  backend = createBackend(
+    { tableName, tools: exampleTools(), settings: DEFAULT_SETTINGS },
+    clients,
+    silentLogger,
+    metrics,
+  );
 });
 
 afterAll(() => {
@@ -86,26 +107,45 @@ afterAll(() => {
 beforeEach(() => {
   printed = [];
   // Captured, not passed through: the EMF lines are what is under test, and the run's output stays readable.
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => (printed.push(String(chunk)), true));
+  vi.spyOn(process.stdout, 'write').mockImplementation(
+    (chunk: string | Uint8Array) => (printed.push(String(chunk)), true),
+  );
 });
 
 afterEach(() => vi.restoreAllMocks());
 
 async function newTask(): Promise<TaskRecord> {
-  return backend.service.createTask({ owner: `owner-${randomUUID()}`, toolName: 'text_stats', arguments: { text: 'count these words' }, origin: TaskOrigin.Mcp20251125 });
+  return backend.service.createTask({
+    owner: `owner-${randomUUID()}`,
+    toolName: 'text_stats',
+    arguments: { text: 'count these words' },
+    origin: TaskOrigin.Mcp20251125,
+  });
 }
-
 
 describe('task metrics (EMF on stdout)', () => {
   it('a created task counts once in TasksCreated, under its tool, the namespace and the service', async () => {
     await newTask();
     const created = named(METRIC.TasksCreated, { [DIMENSION.tool]: 'text_stats' });
-    expect(created).toEqual([{ namespace: METRICS_NAMESPACE, name: METRIC.TasksCreated, unit: 'Count', value: 1, dimensions: { service: SERVICE_NAME, tool: 'text_stats' } }]);
+    expect(created).toEqual([
+      {
+        namespace: METRICS_NAMESPACE,
+        name: METRIC.TasksCreated,
+        unit: 'Count',
+        value: 1,
+        dimensions: { service: SERVICE_NAME, tool: 'text_stats' },
+      },
+    ]);
   });
 
   it('a task the status-sync handler completes counts once in TasksCompleted, with its time to completion', async () => {
     const task = await newTask();
-    await vi.waitUntil(async () => (await stepFunctions.send(new DescribeExecutionCommand({ executionArn: task.executionArn }))).status !== 'RUNNING', GENEROUS_WAIT);
+    await vi.waitUntil(
+      async () =>
+        (await stepFunctions.send(new DescribeExecutionCommand({ executionArn: task.executionArn }))).status !==
+        'RUNNING',
+      GENEROUS_WAIT,
+    );
     // Output dropped from the event (as for a large one), so the handler describes the execution.
     await handler(statusEvent(task, { status: 'SUCCEEDED', output: null, outputDetails: { included: false } }));
     const stored = await backend.store.get(task.owner, task.taskId);
@@ -126,12 +166,17 @@ describe('task metrics (EMF on stdout)', () => {
     // The fault alone is made up: Step Functions answering every DescribeExecution with a throttle.
     clients.stepFunctions.middlewareStack.add(
       () => async () => {
-        throw Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException', $metadata: { httpStatusCode: 400 } });
+        throw Object.assign(new Error('Rate exceeded'), {
+          name: 'ThrottlingException',
+          $metadata: { httpStatusCode: 400 },
+        });
       },
       { step: 'deserialize', name: 'throttleFault' },
     );
     const executionArn = `arn:aws:states:${LOCAL_REGION}:${LOCAL_ACCOUNT}:execution:none:task-x`;
-    await expect(clients.stepFunctions.send(new DescribeExecutionCommand({ executionArn }))).rejects.toMatchObject({ name: 'ThrottlingException' });
+    await expect(clients.stepFunctions.send(new DescribeExecutionCommand({ executionArn }))).rejects.toMatchObject({
+      name: 'ThrottlingException',
+    });
     clients.stepFunctions.destroy();
     clients.dynamoDb.destroy();
 
@@ -148,17 +193,24 @@ describe('task metrics (EMF on stdout)', () => {
     // The fault alone is made up: DynamoDB throttling every call.
     clients.dynamoDb.middlewareStack.add(
       () => async () => {
-        throw Object.assign(new Error('Rate exceeded'), { name: 'ProvisionedThroughputExceededException', $metadata: { httpStatusCode: 400 } });
+        throw Object.assign(new Error('Rate exceeded'), {
+          name: 'ProvisionedThroughputExceededException',
+          $metadata: { httpStatusCode: 400 },
+        });
       },
       { step: 'deserialize', name: 'throttleFault' },
     );
     const store = new DynamoDbTaskStore({ client: DynamoDBDocumentClient.from(clients.dynamoDb), tableName: 'any' });
     await expect(store.get('owner', 'task')).rejects.toMatchObject({ name: 'ProvisionedThroughputExceededException' });
-    await expect(store.countCreation('owner', { start: 0, ms: 60_000 }, 5)).rejects.toMatchObject({ name: 'ProvisionedThroughputExceededException' });
+    await expect(store.countCreation('owner', { start: 0, ms: 60_000 }, 5)).rejects.toMatchObject({
+      name: 'ProvisionedThroughputExceededException',
+    });
     clients.stepFunctions.destroy();
     clients.dynamoDb.destroy();
 
-    const operations = named(METRIC.AwsCallThrottles, { [DIMENSION.awsService]: 'DynamoDB' }).map((metric) => metric.dimensions[DIMENSION.operation]);
+    const operations = named(METRIC.AwsCallThrottles, { [DIMENSION.awsService]: 'DynamoDB' }).map(
+      (metric) => metric.dimensions[DIMENSION.operation],
+    );
     // Every attempt of each call (the SDK retries a throttle), under the name CloudWatch and IAM give the operation.
     expect(new Set(operations)).toEqual(new Set(['GetItem', 'UpdateItem']));
     expect(named(METRIC.AwsCallErrors, { [DIMENSION.awsService]: 'DynamoDB' })).toHaveLength(operations.length);
@@ -169,11 +221,16 @@ describe('task metrics (EMF on stdout)', () => {
     countAwsCallFailures(clients, new PowertoolsTaskMetrics());
     clients.dynamoDb.middlewareStack.add(
       () => async () => {
-        throw Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException', $metadata: { httpStatusCode: 400 } });
+        throw Object.assign(new Error('The conditional request failed'), {
+          name: 'ConditionalCheckFailedException',
+          $metadata: { httpStatusCode: 400 },
+        });
       },
       { step: 'deserialize', name: 'conditionFault' },
     );
-    await expect(clients.dynamoDb.send(new DescribeTableCommand({ TableName: 'any' }))).rejects.toMatchObject({ name: 'ConditionalCheckFailedException' });
+    await expect(clients.dynamoDb.send(new DescribeTableCommand({ TableName: 'any' }))).rejects.toMatchObject({
+      name: 'ConditionalCheckFailedException',
+    });
     clients.stepFunctions.destroy();
     clients.dynamoDb.destroy();
     expect(named(METRIC.AwsCallErrors, {})).toEqual([]);
@@ -183,15 +240,22 @@ describe('task metrics (EMF on stdout)', () => {
 describe('input wait (EMF on stdout, through the MCP handler)', () => {
   // The example refund_order workflow asks for approval; both servers record into CloudWatch metrics. Made before the
   // environment above is set, so the service name is given here, as the environment would give it.
-  const inputs = useInputBackend({ metrics: new PowertoolsTaskMetrics(new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME })) });
+  const inputs = useInputBackend({
+    metrics: new PowertoolsTaskMetrics(new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME })),
+  });
   const where = { [DIMENSION.tool]: 'refund_order' };
 
   async function askedRefund(orderId: string): Promise<{ taskId: string; key: string }> {
-    const created = await callModern(inputs.servers[0].url, modernRequest('tools/call', { name: 'refund_order', arguments: { orderId, approvalTimeoutSeconds: 600 } }));
+    const created = await callModern(
+      inputs.servers[0].url,
+      modernRequest('tools/call', { name: 'refund_order', arguments: { orderId, approvalTimeoutSeconds: 600 } }),
+    );
     const taskId = created.result!['taskId'] as string;
     const key = await vi.waitUntil(async () => {
       const task = (await callModern(inputs.servers[0].url, modernRequest('tasks/get', { taskId }))).result!;
-      return task['status'] === 'input_required' ? Object.keys(task['inputRequests'] as Record<string, unknown>)[0] : undefined;
+      return task['status'] === 'input_required'
+        ? Object.keys(task['inputRequests'] as Record<string, unknown>)[0]
+        : undefined;
     }, GENEROUS_WAIT);
     return { taskId, key };
   }
@@ -202,7 +266,11 @@ describe('input wait (EMF on stdout, through the MCP handler)', () => {
   /** The stored request's ask and answer times (the TOKENS.alice owner is `alice`). */
   async function storedRequest(taskId: string, key: string): Promise<{ askedAt: number; settledAt?: number }> {
     const documents = DynamoDBDocumentClient.from(localAwsClients().dynamoDb);
-    const read = new GetCommand({ TableName: inputs.servers[0].tableName, Key: { [PARTITION_KEY]: taskKey('alice', taskId) }, ConsistentRead: true });
+    const read = new GetCommand({
+      TableName: inputs.servers[0].tableName,
+      Key: { [PARTITION_KEY]: taskKey('alice', taskId) },
+      ConsistentRead: true,
+    });
     const { Item } = await documents.send(read);
     return (Item!['inputRequests'] as Record<string, { askedAt: number; settledAt?: number }>)[key]!;
   }
@@ -218,7 +286,13 @@ describe('input wait (EMF on stdout, through the MCP handler)', () => {
     const stored = await storedRequest(taskId, key);
     expect(stored.settledAt).toBeGreaterThanOrEqual(stored.askedAt);
     expect(named(METRIC.InputWaitTime, where)).toEqual([
-      { namespace: METRICS_NAMESPACE, name: METRIC.InputWaitTime, unit: 'Milliseconds', value: stored.settledAt! - stored.askedAt, dimensions: { service: SERVICE_NAME, tool: 'refund_order' } },
+      {
+        namespace: METRICS_NAMESPACE,
+        name: METRIC.InputWaitTime,
+        unit: 'Milliseconds',
+        value: stored.settledAt! - stored.askedAt,
+        dimensions: { service: SERVICE_NAME, tool: 'refund_order' },
+      },
     ]);
   });
 

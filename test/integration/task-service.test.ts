@@ -5,7 +5,14 @@ import { createServer } from 'node:net';
 import { ListExecutionsCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { ExecutionStartError, IllegalTransitionError, StartOutcomeUnknownError, TaskAlreadyExistsError, TaskLimitExceededError, TaskNotFoundError } from '../../lambda/core/errors.js';
+import {
+  ExecutionStartError,
+  IllegalTransitionError,
+  StartOutcomeUnknownError,
+  TaskAlreadyExistsError,
+  TaskLimitExceededError,
+  TaskNotFoundError,
+} from '../../lambda/core/errors.js';
 import { TaskOrigin, TaskStatus } from '../../lambda/core/task.js';
 import { StepFunctionsExecutor } from '../../lambda/executor/step-functions-executor.js';
 import type { TaskExecutor } from '../../lambda/executor/task-executor.js';
@@ -16,17 +23,32 @@ import type { TaskStore } from '../../lambda/store/task-store.js';
 import { ToolRegistry } from '../../lambda/tools/tool-registry.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/local-aws.js';
 import { bind } from '../support/bind-methods.js';
-import { createTestTable, exampleTools, GENEROUS_WAIT, localAwsClients, silentLogger } from '../support/local-backend.js';
+import {
+  createTestTable,
+  exampleTools,
+  GENEROUS_WAIT,
+  localAwsClients,
+  silentLogger,
+} from '../support/local-backend.js';
 
 let tableName: string;
 beforeAll(async () => {
   tableName = await createTestTable();
 });
 
-const realStore = (): TaskStore => new DynamoDbTaskStore({ client: DynamoDBDocumentClient.from(localAwsClients().dynamoDb), tableName });
+const realStore = (): TaskStore =>
+  new DynamoDbTaskStore({ client: DynamoDBDocumentClient.from(localAwsClients().dynamoDb), tableName });
 const realExecutor = (): TaskExecutor => new StepFunctionsExecutor({ client: localAwsClients().stepFunctions });
 
-function service(parts: { store?: TaskStore; executor?: TaskExecutor; settings?: Partial<TaskServiceSettings>; now?: () => number; logger?: Logger } = {}): TaskService {
+function service(
+  parts: {
+    store?: TaskStore;
+    executor?: TaskExecutor;
+    settings?: Partial<TaskServiceSettings>;
+    now?: () => number;
+    logger?: Logger;
+  } = {},
+): TaskService {
   return new TaskService({
     ...(parts.now ? { now: parts.now } : {}),
     store: parts.store ?? realStore(),
@@ -46,7 +68,9 @@ const analyze = (owner: string, reviewSeconds = 1) => ({
 
 async function executionCount(toolName: string, executionArn: string): Promise<number> {
   const stateMachineArn = exampleTools().find((tool) => tool.name === toolName)!.stateMachineArn;
-  const { executions = [] } = await localAwsClients().stepFunctions.send(new ListExecutionsCommand({ stateMachineArn, maxResults: 1000 }));
+  const { executions = [] } = await localAwsClients().stepFunctions.send(
+    new ListExecutionsCommand({ stateMachineArn, maxResults: 1000 }),
+  );
   return executions.filter((execution) => execution.executionArn === executionArn).length;
 }
 
@@ -69,27 +93,46 @@ describe('TaskService', () => {
     it('starts nothing when the task cannot be stored', async () => {
       let started = 0;
       const executor = realExecutor();
-      const counting: TaskExecutor = { ...bind(executor), start: async (request) => (started++, executor.start(request)) };
-      const failingStore: TaskStore = { ...bind(realStore()), create: async () => Promise.reject(new Error('ProvisionedThroughputExceededException')) };
-      await expect(service({ store: failingStore, executor: counting }).createTask(analyze('no-store'))).rejects.toThrow('ProvisionedThroughputExceeded');
+      const counting: TaskExecutor = {
+        ...bind(executor),
+        start: async (request) => (started++, executor.start(request)),
+      };
+      const failingStore: TaskStore = {
+        ...bind(realStore()),
+        create: async () => Promise.reject(new Error('ProvisionedThroughputExceededException')),
+      };
+      await expect(
+        service({ store: failingStore, executor: counting }).createTask(analyze('no-store')),
+      ).rejects.toThrow('ProvisionedThroughputExceeded');
       expect(started).toBe(0);
     });
 
     it('removes the task when Step Functions refuses the start for good', async () => {
-      const refusing: TaskExecutor = { ...bind(realExecutor()), start: async () => Promise.reject(new ExecutionStartError('StateMachineDoesNotExist', 'configuration')) };
-      await expect(service({ executor: refusing }).createTask(analyze('refused'))).rejects.toBeInstanceOf(ExecutionStartError);
+      const refusing: TaskExecutor = {
+        ...bind(realExecutor()),
+        start: async () => Promise.reject(new ExecutionStartError('StateMachineDoesNotExist', 'configuration')),
+      };
+      await expect(service({ executor: refusing }).createTask(analyze('refused'))).rejects.toBeInstanceOf(
+        ExecutionStartError,
+      );
       expect((await realStore().list('refused', { limit: 10 })).tasks).toEqual([]);
     });
 
     it('refuses at once an input Step Functions will not take, and keeps no task', async () => {
-      const create = service().createTask({ ...analyze('too-big'), arguments: { documents: hugeDocuments(), reviewSeconds: 1 } });
+      const create = service().createTask({
+        ...analyze('too-big'),
+        arguments: { documents: hugeDocuments(), reviewSeconds: 1 },
+      });
       await expect(create).rejects.toMatchObject({ name: 'ExecutionStartError', fault: 'input' });
       expect((await realStore().list('too-big', { limit: 10 })).tasks).toEqual([]);
     });
 
     it('keeps the task when the start answer is lost after the execution started, and the task then completes', async () => {
       const executor = realExecutor();
-      const lossy: TaskExecutor = { ...bind(executor), start: async (request) => (await executor.start(request), Promise.reject(new Error('socket hang up'))) };
+      const lossy: TaskExecutor = {
+        ...bind(executor),
+        start: async (request) => (await executor.start(request), Promise.reject(new Error('socket hang up'))),
+      };
       const task = await service({ executor: lossy }).createTask(analyze('lossy'));
       const finished = await service().waitForTerminal('lossy', task.taskId, { timeoutMs: 60_000 });
       expect(finished.status).toBe('completed');
@@ -98,11 +141,20 @@ describe('TaskService', () => {
 
     it('fails a task whose execution never started once the start grace period has passed', async () => {
       // A crash between the task write and the start looks the same: a task whose execution does not exist.
-      const crashing: TaskExecutor = { ...bind(realExecutor()), start: async () => Promise.reject(new Error('process crashed')) };
+      const crashing: TaskExecutor = {
+        ...bind(realExecutor()),
+        start: async () => Promise.reject(new Error('process crashed')),
+      };
       const task = await service({ executor: crashing }).createTask(analyze('crashed'));
-      const withinGrace = await service({ settings: { startGraceMs: 60_000 } }).waitForTerminal('crashed', task.taskId, { timeoutMs: 500 });
+      const withinGrace = await service({ settings: { startGraceMs: 60_000 } }).waitForTerminal(
+        'crashed',
+        task.taskId,
+        { timeoutMs: 500 },
+      );
       expect(withinGrace.status).toBe('submitted');
-      const afterGrace = await service({ settings: { startGraceMs: 0 } }).waitForTerminal('crashed', task.taskId, { timeoutMs: 10_000 });
+      const afterGrace = await service({ settings: { startGraceMs: 0 } }).waitForTerminal('crashed', task.taskId, {
+        timeoutMs: 10_000,
+      });
       expect(afterGrace).toMatchObject({ status: 'failed', statusMessage: expect.stringMatching(/was not found/) });
     });
   });
@@ -117,10 +169,15 @@ describe('TaskService', () => {
     });
 
     it('repairs a first attempt that died between its two writes when the same call is retried, with one execution', async () => {
-      const crashing: TaskExecutor = { ...bind(realExecutor()), start: async () => Promise.reject(new Error('process crashed')) };
+      const crashing: TaskExecutor = {
+        ...bind(realExecutor()),
+        start: async () => Promise.reject(new Error('process crashed')),
+      };
       const first = await service({ executor: crashing }).createTask(sepCall('retrier', 'retry-1', 'same words'));
       expect(await realExecutor().describe(first.executionArn)).toBeNull();
-      await expect(service().createTask(sepCall('retrier', 'retry-1', 'same words'))).rejects.toBeInstanceOf(TaskAlreadyExistsError);
+      await expect(service().createTask(sepCall('retrier', 'retry-1', 'same words'))).rejects.toBeInstanceOf(
+        TaskAlreadyExistsError,
+      );
       expect(await realExecutor().describe(first.executionArn)).not.toBeNull();
       expect(await executionCount('text_stats', first.executionArn)).toBe(1);
     });
@@ -138,7 +195,11 @@ describe('TaskService', () => {
           return started;
         },
       };
-      const analyzeLong = { ...sepCall('racer', 'race-1', 'x'), toolName: 'analyze_documents', arguments: { documents: ['x'], reviewSeconds: 60 } };
+      const analyzeLong = {
+        ...sepCall('racer', 'race-1', 'x'),
+        toolName: 'analyze_documents',
+        arguments: { documents: ['x'], reviewSeconds: 60 },
+      };
       await service({ executor: racing }).createTask(analyzeLong);
       expect(await realExecutor().describe(startedArn)).toMatchObject({ status: 'ABORTED' });
     });
@@ -164,7 +225,11 @@ describe('TaskService', () => {
         failed: () => failed,
       };
     }
-    const analyzeLong = (owner: string, taskId: string) => ({ ...sepCall(owner, taskId, 'x'), toolName: 'analyze_documents', arguments: { documents: ['x'], reviewSeconds: 60 } });
+    const analyzeLong = (owner: string, taskId: string) => ({
+      ...sepCall(owner, taskId, 'x'),
+      toolName: 'analyze_documents',
+      arguments: { documents: ['x'], reviewSeconds: 60 },
+    });
 
     it('keeps the execution running when reading the task right after the start fails briefly', async () => {
       const flaky = readsFailingAfterCreate(2);
@@ -194,9 +259,14 @@ describe('TaskService', () => {
     });
 
     it('never starts the work of a different call that reuses a task ID', async () => {
-      const crashing: TaskExecutor = { ...bind(realExecutor()), start: async () => Promise.reject(new Error('process crashed')) };
+      const crashing: TaskExecutor = {
+        ...bind(realExecutor()),
+        start: async () => Promise.reject(new Error('process crashed')),
+      };
       const first = await service({ executor: crashing }).createTask(sepCall('reuser', 'reused-1', 'original'));
-      await expect(service().createTask(sepCall('reuser', 'reused-1', 'different'))).rejects.toBeInstanceOf(TaskAlreadyExistsError);
+      await expect(service().createTask(sepCall('reuser', 'reused-1', 'different'))).rejects.toBeInstanceOf(
+        TaskAlreadyExistsError,
+      );
       expect(await realExecutor().describe(first.executionArn)).toBeNull();
     });
   });
@@ -204,11 +274,19 @@ describe('TaskService', () => {
   describe('polling a task', () => {
     it('moves a submitted task to working once its execution is seen running', async () => {
       const task = await service().createTask(analyze('seen-running', 30));
-      expect(await vi.waitUntil(async () => (await service().getTask('seen-running', task.taskId)).status === 'working', GENEROUS_WAIT)).toBe(true);
+      expect(
+        await vi.waitUntil(
+          async () => (await service().getTask('seen-running', task.taskId)).status === 'working',
+          GENEROUS_WAIT,
+        ),
+      ).toBe(true);
     });
 
     it('answers with the stored status while Step Functions is throttling', async () => {
-      const throttled: TaskExecutor = { ...bind(realExecutor()), describe: async () => Promise.reject(new Error('ThrottlingException')) };
+      const throttled: TaskExecutor = {
+        ...bind(realExecutor()),
+        describe: async () => Promise.reject(new Error('ThrottlingException')),
+      };
       const task = await service().createTask(analyze('throttled'));
       await new Promise((resolve) => setTimeout(resolve, 150));
       expect((await service({ executor: throttled }).getTask('throttled', task.taskId)).status).toBe('submitted');
@@ -216,12 +294,21 @@ describe('TaskService', () => {
 
     it('answers with the stored status when recording a status change fails, and records it on a later poll', async () => {
       const task = await service().createTask(analyze('write-fails', 30));
-      await vi.waitUntil(async () => (await realExecutor().describe(task.executionArn))?.status === 'RUNNING', GENEROUS_WAIT);
+      await vi.waitUntil(
+        async () => (await realExecutor().describe(task.executionArn))?.status === 'RUNNING',
+        GENEROUS_WAIT,
+      );
       await new Promise((resolve) => setTimeout(resolve, 150));
-      const failingWrites: TaskStore = { ...bind(realStore()), update: async () => Promise.reject(new Error('InternalServerError')) };
+      const failingWrites: TaskStore = {
+        ...bind(realStore()),
+        update: async () => Promise.reject(new Error('InternalServerError')),
+      };
       expect((await service({ store: failingWrites }).getTask('write-fails', task.taskId)).status).toBe('submitted');
       expect((await realStore().get('write-fails', task.taskId))?.status).toBe('submitted');
-      await vi.waitUntil(async () => (await service().getTask('write-fails', task.taskId)).status === 'working', GENEROUS_WAIT);
+      await vi.waitUntil(
+        async () => (await service().getTask('write-fails', task.taskId)).status === 'working',
+        GENEROUS_WAIT,
+      );
       await service().cancelTask('write-fails', task.taskId);
     });
 
@@ -230,10 +317,22 @@ describe('TaskService', () => {
       let clock = Date.now();
       const now = (): number => clock;
       const executor = realExecutor();
-      const counting: TaskExecutor = { ...bind(executor), describe: async (arn) => (describes++, executor.describe(arn)) };
+      const counting: TaskExecutor = {
+        ...bind(executor),
+        describe: async (arn) => (describes++, executor.describe(arn)),
+      };
       // Separate service objects stand for separate Lambda instances sharing the table; one clock for all.
       const instances = Array.from({ length: 10 }, () =>
-        service({ executor: counting, now, store: new DynamoDbTaskStore({ client: DynamoDBDocumentClient.from(localAwsClients().dynamoDb), tableName, now }), settings: { refreshIntervalMs: 400 } }),
+        service({
+          executor: counting,
+          now,
+          store: new DynamoDbTaskStore({
+            client: DynamoDBDocumentClient.from(localAwsClients().dynamoDb),
+            tableName,
+            now,
+          }),
+          settings: { refreshIntervalMs: 400 },
+        }),
       );
       const task = await instances[0]!.createTask(analyze('counted', 30));
       await Promise.all(instances.map((instance) => instance.getTask('counted', task.taskId)));
@@ -269,16 +368,23 @@ describe('TaskService', () => {
     });
 
     it('leaves the task cancellable when stopping the execution fails', async () => {
-      const broken: TaskExecutor = { ...bind(realExecutor()), stop: async () => Promise.reject(new Error('ServiceUnavailable')) };
+      const broken: TaskExecutor = {
+        ...bind(realExecutor()),
+        stop: async () => Promise.reject(new Error('ServiceUnavailable')),
+      };
       const task = await service().createTask(analyze('retry-cancel', 60));
-      await expect(service({ executor: broken }).cancelTask('retry-cancel', task.taskId)).rejects.toThrow('ServiceUnavailable');
+      await expect(service({ executor: broken }).cancelTask('retry-cancel', task.taskId)).rejects.toThrow(
+        'ServiceUnavailable',
+      );
       expect((await service().cancelTask('retry-cancel', task.taskId)).status).toBe('cancelled');
     });
 
     it('a completion that arrives after the cancellation does not undo it', async () => {
       const task = await service().createTask(analyze('race', 60));
       await service().cancelTask('race', task.taskId);
-      await expect(realStore().update(task, { status: TaskStatus.Completed, at: Date.now() })).rejects.toBeInstanceOf(IllegalTransitionError);
+      await expect(realStore().update(task, { status: TaskStatus.Completed, at: Date.now() })).rejects.toBeInstanceOf(
+        IllegalTransitionError,
+      );
       expect((await service().getTask('race', task.taskId)).status).toBe('cancelled');
     });
   });
@@ -286,11 +392,19 @@ describe('TaskService', () => {
   describe('a large result', () => {
     it('is stored once and returned whole, within the DynamoDB item limit', async () => {
       // Close to Step Functions' 256 KB output limit; stored twice (text and structured) it would not fit in 400 KB.
-      const output = JSON.stringify({ rows: Array.from({ length: 2_500 }, (_, index) => ({ index, text: 'x'.repeat(80) })) });
+      const output = JSON.stringify({
+        rows: Array.from({ length: 2_500 }, (_, index) => ({ index, text: 'x'.repeat(80) })),
+      });
       expect(output.length).toBeGreaterThan(240_000);
-      const bigOutput: TaskExecutor = { ...bind(realExecutor()), describe: async () => ({ status: 'SUCCEEDED', output }) };
+      const bigOutput: TaskExecutor = {
+        ...bind(realExecutor()),
+        describe: async () => ({ status: 'SUCCEEDED', output }),
+      };
       const task = await service().createTask(analyze('big'));
-      const done = await service({ executor: bigOutput, settings: { pollIntervalMs: 1, refreshIntervalMs: 1 } }).waitForTerminal('big', task.taskId, { timeoutMs: 10_000 });
+      const done = await service({
+        executor: bigOutput,
+        settings: { pollIntervalMs: 1, refreshIntervalMs: 1 },
+      }).waitForTerminal('big', task.taskId, { timeoutMs: 10_000 });
       expect(done.status).toBe('completed');
       const result = await service().resultOf(done);
       expect((result?.structuredContent as { rows: unknown[] }).rows).toHaveLength(2_500);
@@ -301,13 +415,23 @@ describe('TaskService', () => {
     it('stops the execution when the caller goes away', async () => {
       const executor = realExecutor();
       let startedArn = '';
-      const capturing: TaskExecutor = { ...bind(executor), start: async (request) => ((startedArn = request.executionName), executor.start(request)) };
+      const capturing: TaskExecutor = {
+        ...bind(executor),
+        start: async (request) => ((startedArn = request.executionName), executor.start(request)),
+      };
       const gone = new AbortController();
       setTimeout(() => gone.abort(), 300);
-      const result = await service({ executor: capturing }).runToCompletion('leaver', 'analyze_documents', { documents: ['x'], reviewSeconds: 60 }, gone.signal);
+      const result = await service({ executor: capturing }).runToCompletion(
+        'leaver',
+        'analyze_documents',
+        { documents: ['x'], reviewSeconds: 60 },
+        gone.signal,
+      );
       expect(result).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/went away/) }] });
       const stateMachineArn = exampleTools().find((tool) => tool.name === 'analyze_documents')!.stateMachineArn;
-      expect(await executor.describe(executor.executionArnFor(stateMachineArn, startedArn))).toMatchObject({ status: 'ABORTED' });
+      expect(await executor.describe(executor.executionArnFor(stateMachineArn, startedArn))).toMatchObject({
+        status: 'ABORTED',
+      });
     });
 
     /** A store that records the execution ARN it is given and fails every read from the `healthyReads`+1st on. */
@@ -318,14 +442,20 @@ describe('TaskService', () => {
       return {
         ...bind(store),
         create: async (task) => ((executionArn = task.executionArn), store.create(task)),
-        get: async (owner, taskId) => (++reads > healthyReads ? Promise.reject(new Error('ServiceUnavailable')) : store.get(owner, taskId)),
+        get: async (owner, taskId) =>
+          ++reads > healthyReads ? Promise.reject(new Error('ServiceUnavailable')) : store.get(owner, taskId),
         executionArn: () => executionArn,
       };
     }
 
     it('stops the execution when the store fails while the call waits', async () => {
       const dying = storeDyingAfter(0);
-      await expect(service({ store: dying }).runToCompletion('store-dies', 'analyze_documents', { documents: ['x'], reviewSeconds: 60 })).rejects.toThrow('ServiceUnavailable');
+      await expect(
+        service({ store: dying }).runToCompletion('store-dies', 'analyze_documents', {
+          documents: ['x'],
+          reviewSeconds: 60,
+        }),
+      ).rejects.toThrow('ServiceUnavailable');
       expect(await realExecutor().describe(dying.executionArn())).toMatchObject({ status: 'ABORTED' });
     });
 
@@ -333,14 +463,24 @@ describe('TaskService', () => {
       // One read while waiting (the bound is zero), then the cancellation's read fails.
       const dying = storeDyingAfter(1);
       await expect(
-        service({ store: dying, settings: { directCallTimeoutMs: 0 } }).runToCompletion('store-dies-late', 'analyze_documents', { documents: ['x'], reviewSeconds: 60 }),
+        service({ store: dying, settings: { directCallTimeoutMs: 0 } }).runToCompletion(
+          'store-dies-late',
+          'analyze_documents',
+          { documents: ['x'], reviewSeconds: 60 },
+        ),
       ).rejects.toThrow('ServiceUnavailable');
       expect(await realExecutor().describe(dying.executionArn())).toMatchObject({ status: 'ABORTED' });
     });
 
     it('answers at once with a tool error when Step Functions refuses the input', async () => {
-      const result = await service().runToCompletion('plain-too-big', 'analyze_documents', { documents: hugeDocuments(), reviewSeconds: 1 });
-      expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringMatching(/refused the tool input/) }] });
+      const result = await service().runToCompletion('plain-too-big', 'analyze_documents', {
+        documents: hugeDocuments(),
+        reviewSeconds: 1,
+      });
+      expect(result).toMatchObject({
+        isError: true,
+        content: [{ type: 'text', text: expect.stringMatching(/refused the tool input/) }],
+      });
       expect((await realStore().list('plain-too-big', { limit: 10 })).tasks).toEqual([]);
     });
 
@@ -349,9 +489,15 @@ describe('TaskService', () => {
       let executionArn = '';
       const lossy: TaskExecutor = {
         ...bind(executor),
-        start: async (request) => ((executionArn = (await executor.start(request)).executionArn), Promise.reject(new Error('socket hang up'))),
+        start: async (request) => (
+          (executionArn = (await executor.start(request)).executionArn),
+          Promise.reject(new Error('socket hang up'))
+        ),
       };
-      const call = service({ executor: lossy }).runToCompletion('plain-lossy', 'analyze_documents', { documents: ['x'], reviewSeconds: 60 });
+      const call = service({ executor: lossy }).runToCompletion('plain-lossy', 'analyze_documents', {
+        documents: ['x'],
+        reviewSeconds: 60,
+      });
       await expect(call).rejects.toMatchObject({ name: 'StartOutcomeUnknownError', stopped: true });
       expect(await executor.describe(executionArn)).toMatchObject({ status: 'ABORTED' });
     });
@@ -362,13 +508,22 @@ describe('TaskService', () => {
       const { port } = closed.address() as { port: number };
       await new Promise((resolve) => closed.close(resolve));
       const unreachable = new StepFunctionsExecutor({
-        client: new SFNClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: `http://127.0.0.1:${port}`, maxAttempts: 1 }),
+        client: new SFNClient({
+          region: LOCAL_REGION,
+          credentials: LOCAL_CREDENTIALS,
+          endpoint: `http://127.0.0.1:${port}`,
+          maxAttempts: 1,
+        }),
       });
-      const call = service({ executor: unreachable }).runToCompletion('plain-unreachable', 'text_stats', { text: 'a b' });
+      const call = service({ executor: unreachable }).runToCompletion('plain-unreachable', 'text_stats', {
+        text: 'a b',
+      });
       const error = await call.catch((thrown: unknown) => thrown);
       expect(error).toBeInstanceOf(StartOutcomeUnknownError);
       expect(error).toMatchObject({ stopped: false });
-      expect(await realStore().get('plain-unreachable', (error as StartOutcomeUnknownError).taskId)).toMatchObject({ status: 'submitted' });
+      expect(await realStore().get('plain-unreachable', (error as StartOutcomeUnknownError).taskId)).toMatchObject({
+        status: 'submitted',
+      });
     });
 
     it('returns the result when the execution finishes within the bound', async () => {
@@ -377,19 +532,30 @@ describe('TaskService', () => {
     });
 
     it('stops the execution and says so when the bound passes first', async () => {
-      const result = await service({ settings: { directCallTimeoutMs: 500 } }).runToCompletion('bounded', 'analyze_documents', { documents: ['x'], reviewSeconds: 60 });
-      expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringMatching(/did not finish within .* was stopped/) }] });
+      const result = await service({ settings: { directCallTimeoutMs: 500 } }).runToCompletion(
+        'bounded',
+        'analyze_documents',
+        { documents: ['x'], reviewSeconds: 60 },
+      );
+      expect(result).toMatchObject({
+        isError: true,
+        content: [{ type: 'text', text: expect.stringMatching(/did not finish within .* was stopped/) }],
+      });
     });
   });
 
   describe('per-owner limits', () => {
-    const limited = (parts: Parameters<typeof service>[0] = {}) => service({ ...parts, settings: { maxActiveTasksPerOwner: 2, ...parts.settings } });
+    const limited = (parts: Parameters<typeof service>[0] = {}) =>
+      service({ ...parts, settings: { maxActiveTasksPerOwner: 2, ...parts.settings } });
     const newOwner = (prefix: string) => `${prefix}-${randomUUID()}`;
 
     function countingStarts(): { executor: TaskExecutor; started: () => number } {
       let started = 0;
       const executor = realExecutor();
-      return { executor: { ...bind(executor), start: async (request) => (started++, executor.start(request)) }, started: () => started };
+      return {
+        executor: { ...bind(executor), start: async (request) => (started++, executor.start(request)) },
+        started: () => started,
+      };
     }
 
     it('refuses a task past the active-task limit, and stores and starts nothing for it', async () => {
@@ -398,7 +564,12 @@ describe('TaskService', () => {
       await limited().createTask(analyze(owner, 60));
       const { executor, started } = countingStarts();
       const refused = limited({ executor }).createTask(analyze(owner, 60));
-      await expect(refused).rejects.toMatchObject({ name: 'TaskLimitExceededError', limit: 'active-tasks', max: 2, retryAfterSeconds: expect.any(Number) });
+      await expect(refused).rejects.toMatchObject({
+        name: 'TaskLimitExceededError',
+        limit: 'active-tasks',
+        max: 2,
+        retryAfterSeconds: expect.any(Number),
+      });
       expect(started()).toBe(0);
       expect((await realStore().list(owner, { limit: 10 })).tasks).toHaveLength(2);
     });
@@ -414,9 +585,16 @@ describe('TaskService', () => {
 
     it('frees a slot when a task finishes', async () => {
       const owner = newOwner('finishes');
-      const quick = await limited().createTask({ owner, toolName: 'text_stats', arguments: { text: 'a b' }, origin: TaskOrigin.Mcp20251125 });
+      const quick = await limited().createTask({
+        owner,
+        toolName: 'text_stats',
+        arguments: { text: 'a b' },
+        origin: TaskOrigin.Mcp20251125,
+      });
       await limited().createTask(analyze(owner, 60));
-      expect((await limited().waitForTerminal(owner, quick.taskId, { timeoutMs: GENEROUS_WAIT.timeout })).status).toBe('completed');
+      expect((await limited().waitForTerminal(owner, quick.taskId, { timeoutMs: GENEROUS_WAIT.timeout })).status).toBe(
+        'completed',
+      );
       await expect(limited().createTask(analyze(owner, 60))).resolves.toMatchObject({ status: 'submitted' });
     });
 
@@ -443,7 +621,9 @@ describe('TaskService', () => {
       const owner = newOwner('plain-limit');
       await limited({ settings: { maxActiveTasksPerOwner: 1 } }).createTask(analyze(owner, 60));
       const { executor, started } = countingStarts();
-      const call = limited({ executor, settings: { maxActiveTasksPerOwner: 1 } }).runToCompletion(owner, 'text_stats', { text: 'a' });
+      const call = limited({ executor, settings: { maxActiveTasksPerOwner: 1 } }).runToCompletion(owner, 'text_stats', {
+        text: 'a',
+      });
       await expect(call).rejects.toMatchObject({ name: 'TaskLimitExceededError', limit: 'active-tasks' });
       expect(started()).toBe(0);
     });
@@ -452,7 +632,8 @@ describe('TaskService', () => {
       const owner = newOwner('rate');
       const t = Date.now();
       const windowEnd = t - (t % 60_000) + 60_000;
-      const rated = (now: number, executor?: TaskExecutor) => service({ now: () => now, settings: { maxTaskCreationsPerMinute: 2 }, ...(executor ? { executor } : {}) });
+      const rated = (now: number, executor?: TaskExecutor) =>
+        service({ now: () => now, settings: { maxTaskCreationsPerMinute: 2 }, ...(executor ? { executor } : {}) });
       const quick = { owner, toolName: 'text_stats', arguments: { text: 'a' }, origin: TaskOrigin.Mcp20251125 };
       await rated(t).createTask(quick);
       await rated(t).createTask(quick);
@@ -470,7 +651,11 @@ describe('TaskService', () => {
   describe('the audit trail', () => {
     function capturing(): { logger: Logger; records: unknown[] } {
       const records: unknown[] = [];
-      const logger = { ...silentLogger, info: (message: string, extra: Record<string, unknown>) => void (message === 'audit' && records.push(extra['audit'])) };
+      const logger = {
+        ...silentLogger,
+        info: (message: string, extra: Record<string, unknown>) =>
+          void (message === 'audit' && records.push(extra['audit'])),
+      };
       return { logger, records };
     }
 
@@ -478,7 +663,14 @@ describe('TaskService', () => {
       const { logger, records } = capturing();
       const audited = service({ logger });
       const owner = `audit-${randomUUID()}`;
-      await audited.createTask({ owner, toolName: 'text_stats', arguments: { text: 'a b' }, origin: TaskOrigin.Sep1686, taskId: 'audited', requestId: 'req-1' });
+      await audited.createTask({
+        owner,
+        toolName: 'text_stats',
+        arguments: { text: 'a b' },
+        origin: TaskOrigin.Sep1686,
+        taskId: 'audited',
+        requestId: 'req-1',
+      });
       const done = await audited.waitForTerminal(owner, 'audited', { timeoutMs: GENEROUS_WAIT.timeout });
       await audited.resultOf(done);
       await audited.deleteTask(owner, 'audited');

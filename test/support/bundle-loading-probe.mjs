@@ -30,8 +30,15 @@ const { handler } = await import(entry);
 const steps = [{ step: 'import', packages: packagesLoaded() }];
 for (const event of events) {
   let written = '';
-  const stream = Object.assign(new Writable({ write: (chunk, _encoding, done) => ((written += chunk.toString()), done()) }), { setContentType: () => {} });
+  const stream = Object.assign(
+    new Writable({ write: (chunk, _encoding, done) => ((written += chunk.toString()), done()) }),
+    { setContentType: () => {} },
+  );
   await handler(event, stream);
-  steps.push({ step: JSON.parse(event.body).method, answer: written.slice(written.indexOf('\0'.repeat(8)) + 8), packages: packagesLoaded() });
+  steps.push({
+    step: JSON.parse(event.body).method,
+    answer: written.slice(written.indexOf('\0'.repeat(8)) + 8),
+    packages: packagesLoaded(),
+  });
 }
 console.log(JSON.stringify(steps));

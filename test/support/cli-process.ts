@@ -26,7 +26,10 @@ export interface CliRun {
 export function runCli(bundle: string, args: readonly string[], env: Record<string, string> = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const { CI: _ci, MCP_TASKS_URL: _url, MCP_TASKS_TOKEN: _token, ...inherited } = process.env;
-    const child = spawn(process.execPath, [bundle, ...args], { env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bundle, ...args], {
+      env: { ...inherited, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -45,7 +48,10 @@ export class TmuxSession {
 
   /** Starts `command` (a shell command line) in a 120x30 terminal, on a socket of its own that `kill` removes. */
   static async start(command: string): Promise<TmuxSession> {
-    const socket = join(tmpdir(), `mcp-tasks-cli-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.sock`);
+    const socket = join(
+      tmpdir(),
+      `mcp-tasks-cli-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.sock`,
+    );
     const session = new TmuxSession(socket, 'cli');
     await session.tmux('new-session', '-d', '-s', session.name, '-x', '120', '-y', '30', command);
     return session;

@@ -24,7 +24,10 @@ let infrastructure: LocalInfrastructure<'example' | 'conformance'> | undefined;
 
 export async function setup(project: TestProject): Promise<void> {
   // Both catalogs on the one emulator, so a test can serve either.
-  infrastructure = await startLocalInfrastructure({ example: EXAMPLE_TOOLS, conformance: CONFORMANCE_TOOLS }, { progressTableName: PROGRESS_TABLE_NAME });
+  infrastructure = await startLocalInfrastructure(
+    { example: EXAMPLE_TOOLS, conformance: CONFORMANCE_TOOLS },
+    { progressTableName: PROGRESS_TABLE_NAME },
+  );
   await infrastructure.createTable(PROGRESS_TABLE_NAME);
   project.provide('progressTableName', PROGRESS_TABLE_NAME);
   project.provide('dynamoDbEndpoint', infrastructure.dynamoDbEndpoint);

@@ -40,14 +40,19 @@ export function useInputBackend(options: { metrics?: TaskMetrics } = {}): InputB
 
   beforeAll(async () => {
     const tableName = await createTestTable();
-    const endpoints = { dynamoDbEndpoint: inject('dynamoDbEndpoint'), stepFunctionsEndpoint: inject('stepFunctionsEndpoint') };
+    const endpoints = {
+      dynamoDbEndpoint: inject('dynamoDbEndpoint'),
+      stepFunctionsEndpoint: inject('stepFunctionsEndpoint'),
+    };
     const { dynamoDb } = localClients(endpoints);
     const tool = EXAMPLE_TOOLS.find((candidate) => candidate.name === 'refund_order')!;
     // The example's own Lambda steps, with the ask step bound to this fixture's table (in AWS: its environment).
     const lambdaHandlers: Record<string, (event: unknown) => Promise<unknown>> = {};
     for (const step of Object.values(tool.lambdaSteps)) {
       if (step.functionName === ASK_STEP.functionName) continue;
-      lambdaHandlers[step.functionName] = ((await import(step.entry)) as { handler: (event: unknown) => Promise<unknown> }).handler;
+      lambdaHandlers[step.functionName] = (
+        (await import(step.entry)) as { handler: (event: unknown) => Promise<unknown> }
+      ).handler;
     }
     const inputs = new DynamoDbInputRequests({ client: DynamoDBDocumentClient.from(dynamoDb), tableName });
     lambdaHandlers[ASK_STEP.functionName] = createAskStep({ inputs }) as (event: unknown) => Promise<unknown>;
@@ -55,7 +60,11 @@ export function useInputBackend(options: { metrics?: TaskMetrics } = {}): InputB
     const own = { ...endpoints, stepFunctionsEndpoint: emulator.url };
     sfn = localClients(own).stepFunctions;
     const { stateMachineArn } = await sfn.send(
-      new CreateStateMachineCommand({ name: 'refund-order', definition: definitionWithArns(tool, (step) => lambdaArn(step.functionName)), roleArn: `arn:aws:iam::${LOCAL_ACCOUNT}:role/local` }),
+      new CreateStateMachineCommand({
+        name: 'refund-order',
+        definition: definitionWithArns(tool, (step) => lambdaArn(step.functionName)),
+        roleArn: `arn:aws:iam::${LOCAL_ACCOUNT}:role/local`,
+      }),
     );
     const tools: ToolDefinition[] = [{ ...toolDescription(tool), stateMachineArn: stateMachineArn! }];
     serverSfn = localClients(own).stepFunctions;
@@ -74,7 +83,8 @@ export function useInputBackend(options: { metrics?: TaskMetrics } = {}): InputB
       { step: 'initialize', name: 'injectSendTaskSuccessFaults' },
     );
     const clients = { dynamoDb, stepFunctions: serverSfn };
-    const server = () => startTestServer({}, { tableName, tools, clients, ...(options.metrics ? { metrics: options.metrics } : {}) });
+    const server = () =>
+      startTestServer({}, { tableName, tools, clients, ...(options.metrics ? { metrics: options.metrics } : {}) });
     servers = [await server(), await server()];
   });
 

@@ -14,7 +14,10 @@ import { createTaskTable } from '../../local/task-table.js';
 export const silentLogger = { info: () => {}, warn: () => {}, error: () => {} };
 
 export function localAwsClients() {
-  return localClients({ dynamoDbEndpoint: inject('dynamoDbEndpoint'), stepFunctionsEndpoint: inject('stepFunctionsEndpoint') });
+  return localClients({
+    dynamoDbEndpoint: inject('dynamoDbEndpoint'),
+    stepFunctionsEndpoint: inject('stepFunctionsEndpoint'),
+  });
 }
 
 /** The example tools, registered on the shared emulator: what test servers serve unless told otherwise. */
@@ -58,23 +61,38 @@ export interface TestServer {
 
 export async function startTestServer(
   settings: Partial<TaskServiceSettings> = {},
-  options: { tableName?: string; tools?: ToolDefinition[]; resolveOwner?: OwnerResolver; clients?: ReturnType<typeof localAwsClients>; metrics?: TaskMetrics } = {},
+  options: {
+    tableName?: string;
+    tools?: ToolDefinition[];
+    resolveOwner?: OwnerResolver;
+    clients?: ReturnType<typeof localAwsClients>;
+    metrics?: TaskMetrics;
+  } = {},
 ): Promise<TestServer> {
   const tableName = options.tableName ?? (await createTestTable());
   const backend = createBackend(
-    { tableName, tools: options.tools ?? exampleTools(), settings: { ...DEFAULT_SETTINGS, pollIntervalMs: 200, refreshIntervalMs: 200, ...settings }, allowedHosts: LOOPBACK_HOSTS },
+    {
+      tableName,
+      tools: options.tools ?? exampleTools(),
+      settings: { ...DEFAULT_SETTINGS, pollIntervalMs: 200, refreshIntervalMs: 200, ...settings },
+      allowedHosts: LOOPBACK_HOSTS,
+    },
     options.clients ?? localAwsClients(),
     silentLogger,
     options.metrics,
   );
-  const server = await startDevServer(backend.app, { resolveOwner: options.resolveOwner ?? bearerTokenOwners({ [TOKENS.alice]: 'alice', [TOKENS.bob]: 'bob' }) });
+  const server = await startDevServer(backend.app, {
+    resolveOwner: options.resolveOwner ?? bearerTokenOwners({ [TOKENS.alice]: 'alice', [TOKENS.bob]: 'bob' }),
+  });
   return { url: server.url, backend, tableName, close: server.close };
 }
 
 /** The official MCP client, connected over Streamable HTTP with a bearer token. */
 export async function connectClient(url: string, token: string = TOKENS.alice): Promise<Client> {
   const client = new Client({ name: 'test-client', version: '1.0.0' }, { capabilities: {} });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+  );
   return client;
 }
 

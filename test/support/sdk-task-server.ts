@@ -4,7 +4,10 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { InMemoryTaskMessageQueue, InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
+import {
+  InMemoryTaskMessageQueue,
+  InMemoryTaskStore,
+} from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -17,10 +20,21 @@ export interface SdkTaskServer {
 
 /** One McpServer per session (the SDK binds a server to one transport), all sharing one task store. */
 function newSession(taskStore: InMemoryTaskStore, stepMs: number): McpServer {
-  const server = new McpServer({ name: 'sdk-task-server', version: '1.0.0' }, { capabilities: { tasks: { requests: { tools: { call: {} } }, list: {}, cancel: {} } }, taskStore, taskMessageQueue: new InMemoryTaskMessageQueue() });
+  const server = new McpServer(
+    { name: 'sdk-task-server', version: '1.0.0' },
+    {
+      capabilities: { tasks: { requests: { tools: { call: {} } }, list: {}, cancel: {} } },
+      taskStore,
+      taskMessageQueue: new InMemoryTaskMessageQueue(),
+    },
+  );
   server.experimental.tasks.registerToolTask(
     'count_up',
-    { description: 'Counts to `to`, one step at a time, reporting progress.', inputSchema: { to: z.number().int().min(1) }, execution: { taskSupport: 'required' } },
+    {
+      description: 'Counts to `to`, one step at a time, reporting progress.',
+      inputSchema: { to: z.number().int().min(1) },
+      execution: { taskSupport: 'required' },
+    },
     {
       async createTask({ to }, extra) {
         const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl ?? null });
@@ -30,9 +44,17 @@ function newSession(taskStore: InMemoryTaskStore, stepMs: number): McpServer {
             await new Promise((resolve) => setTimeout(resolve, stepMs));
             await extra.taskStore.updateTaskStatus(task.taskId, 'working', `Counted ${step} of ${to}`);
             // No related request: the response that created the task is over, so this goes on the session's stream.
-            if (progressToken !== undefined) await server.server.notification({ method: 'notifications/progress', params: { progressToken, progress: step, total: to } }).catch(() => {});
+            if (progressToken !== undefined)
+              await server.server
+                .notification({
+                  method: 'notifications/progress',
+                  params: { progressToken, progress: step, total: to },
+                })
+                .catch(() => {});
           }
-          await extra.taskStore.storeTaskResult(task.taskId, 'completed', { content: [{ type: 'text', text: `Counted to ${to}.` }] });
+          await extra.taskStore.storeTaskResult(task.taskId, 'completed', {
+            content: [{ type: 'text', text: `Counted to ${to}.` }],
+          });
         })();
         return { task };
       },
@@ -58,7 +80,10 @@ export async function startSdkTaskServer(options: { stepMs?: number } = {}): Pro
       const parsed = request.method === 'POST' ? await body(request) : undefined;
       let transport = typeof sessionId === 'string' ? transports.get(sessionId) : undefined;
       if (!transport && request.method === 'POST' && isInitializeRequest(parsed)) {
-        const created = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void transports.set(id, created) });
+        const created = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (id) => void transports.set(id, created),
+        });
         await newSession(taskStore, options.stepMs ?? 200).connect(created);
         transport = created;
       }

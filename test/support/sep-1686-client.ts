@@ -29,10 +29,18 @@ export class Sep1686Client {
     private readonly token: string,
   ) {}
 
-  private async post(body: unknown, signal?: AbortSignal, onMessage?: (message: JsonRpcMessage) => void): Promise<Exchange> {
+  private async post(
+    body: unknown,
+    signal?: AbortSignal,
+    onMessage?: (message: JsonRpcMessage) => void,
+  ): Promise<Exchange> {
     const response = await fetch(this.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${this.token}` },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${this.token}`,
+      },
       body: JSON.stringify(body),
       ...(signal ? { signal } : {}),
     });
@@ -47,7 +55,11 @@ export class Sep1686Client {
         while ((end = buffer.indexOf('\n\n')) >= 0) {
           const event = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
-          const data = event.split('\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trim()).join('\n');
+          const data = event
+            .split('\n')
+            .filter((line) => line.startsWith('data:'))
+            .map((line) => line.slice(5).trim())
+            .join('\n');
           if (data === '') continue;
           const message = JSON.parse(data) as JsonRpcMessage;
           messages.push(message);
@@ -59,13 +71,23 @@ export class Sep1686Client {
       if (text !== '') messages.push(JSON.parse(text) as JsonRpcMessage);
     }
     const id = (body as { id?: unknown }).id;
-    const answer = messages.find((message) => message.id === id && (message.result !== undefined || message.error !== undefined));
+    const answer = messages.find(
+      (message) => message.id === id && (message.result !== undefined || message.error !== undefined),
+    );
     return { status: response.status, messages, ...(answer ? { response: answer } : {}) };
   }
 
   /** Sends a request; `onMessage` sees each streamed message as it arrives. */
-  request(method: string, params: Record<string, unknown>, options: { id?: string | number; signal?: AbortSignal; onMessage?: (message: JsonRpcMessage) => void } = {}): Promise<Exchange> {
-    return this.post({ jsonrpc: '2.0', id: options.id ?? `req-${nextId++}`, method, params }, options.signal, options.onMessage);
+  request(
+    method: string,
+    params: Record<string, unknown>,
+    options: { id?: string | number; signal?: AbortSignal; onMessage?: (message: JsonRpcMessage) => void } = {},
+  ): Promise<Exchange> {
+    return this.post(
+      { jsonrpc: '2.0', id: options.id ?? `req-${nextId++}`, method, params },
+      options.signal,
+      options.onMessage,
+    );
   }
 
   async notify(method: string, params: Record<string, unknown>): Promise<number> {
@@ -73,7 +95,12 @@ export class Sep1686Client {
   }
 
   /** A task-augmented tools/call as in seed section 3.1. */
-  callToolAsTask(name: string, args: Record<string, unknown>, task: { taskId: string; keepAlive?: number }, options: { id?: string | number; signal?: AbortSignal; onMessage?: (message: JsonRpcMessage) => void } = {}): Promise<Exchange> {
+  callToolAsTask(
+    name: string,
+    args: Record<string, unknown>,
+    task: { taskId: string; keepAlive?: number },
+    options: { id?: string | number; signal?: AbortSignal; onMessage?: (message: JsonRpcMessage) => void } = {},
+  ): Promise<Exchange> {
     return this.request('tools/call', { name, arguments: args, _meta: { [TASK_META]: task } }, options);
   }
 

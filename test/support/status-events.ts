@@ -1,11 +1,18 @@
 // Step Functions status-change events as EventBridge delivers them, for tests that drive the status-sync handler.
 import { randomUUID } from 'node:crypto';
 import type { TaskRecord } from '../../lambda/core/task.js';
-import { EXECUTION_STATUS_CHANGE, type ExecutionStatusChangeDetail, type ExecutionStatusChangeEvent } from '../../lambda/handlers/execution-status-event.js';
+import {
+  EXECUTION_STATUS_CHANGE,
+  type ExecutionStatusChangeDetail,
+  type ExecutionStatusChangeEvent,
+} from '../../lambda/handlers/execution-status-event.js';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from '../../local/local-aws.js';
 
 /** An event for the task's execution, shaped as EventBridge delivers it from Step Functions (STANDARD machine). */
-export function statusEvent(task: TaskRecord, detail: Partial<ExecutionStatusChangeDetail> & Pick<ExecutionStatusChangeDetail, 'status'>): ExecutionStatusChangeEvent {
+export function statusEvent(
+  task: TaskRecord,
+  detail: Partial<ExecutionStatusChangeDetail> & Pick<ExecutionStatusChangeDetail, 'status'>,
+): ExecutionStatusChangeEvent {
   const name = task.executionArn.split(':').at(-1)!;
   const stateMachineArn = task.executionArn.replace(':execution:', ':stateMachine:').replace(`:${name}`, '');
   const finished = detail.status !== 'RUNNING' && detail.status !== 'PENDING_REDRIVE';

@@ -119,6 +119,7 @@ export function useTaskTokenFixture(): TaskTokenFixture {
       }, GENEROUS_WAIT);
       return execution as DescribeExecutionCommandOutput;
     },
-    succeed: (taskToken, output) => sfn().send(new SendTaskSuccessCommand({ taskToken, output: JSON.stringify(output) })),
+    succeed: (taskToken, output) =>
+      sfn().send(new SendTaskSuccessCommand({ taskToken, output: JSON.stringify(output) })),
   };
 }

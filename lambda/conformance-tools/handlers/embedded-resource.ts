@@ -2,4 +2,11 @@
 import { result, type FixtureResult } from './content.js';
 
 export const handler = async (): Promise<FixtureResult> =>
-  result({ type: 'resource', resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' } });
+  result({
+    type: 'resource',
+    resource: {
+      uri: 'test://embedded-resource',
+      mimeType: 'text/plain',
+      text: 'This is an embedded resource content.',
+    },
+  });

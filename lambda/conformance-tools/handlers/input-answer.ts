@@ -16,7 +16,11 @@ export interface InputAnswerEvent {
 
 export const handler = async (event: InputAnswerEvent): Promise<FixtureResult> => {
   const { label, answer } = event;
-  if (answer.error !== undefined) return toolError(`The client could not answer (error ${answer.error.code}: ${answer.error.message}); it may lack the capability this tool needs.`);
+  if (answer.error !== undefined)
+    return toolError(
+      `The client could not answer (error ${answer.error.code}: ${answer.error.message}); it may lack the capability ` +
+        `this tool needs.`,
+    );
   // A sampling answer: the model's text.
   if (answer.action === undefined) {
     const content = answer.content as { type?: string; text?: string } | undefined;

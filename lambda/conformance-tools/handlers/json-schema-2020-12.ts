@@ -10,4 +10,5 @@ export interface ContactArguments {
   readonly email?: string;
 }
 
-export const handler = async (args: ContactArguments): Promise<FixtureResult> => result(text(`JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}`));
+export const handler = async (args: ContactArguments): Promise<FixtureResult> =>
+  result(text(`JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}`));

@@ -4,5 +4,9 @@ import { RED_PIXEL_PNG, result, text, type FixtureResult } from './content.js';
 export const handler = async (): Promise<FixtureResult> =>
   result(text('Multiple content types test:'), RED_PIXEL_PNG, {
     type: 'resource',
-    resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: JSON.stringify({ test: 'data', value: 123 }) },
+    resource: {
+      uri: 'test://mixed-content-resource',
+      mimeType: 'application/json',
+      text: JSON.stringify({ test: 'data', value: 123 }),
+    },
   });

@@ -2,7 +2,10 @@
 // the amount; without one, the whole order is refunded.
 interface ApprovedRefund {
   readonly order: { readonly orderId: string; readonly amount: number; readonly currency: string };
-  readonly approval: { readonly action: 'accept'; readonly content: { readonly approve: true; readonly amount?: number; readonly note?: string } };
+  readonly approval: {
+    readonly action: 'accept';
+    readonly content: { readonly approve: true; readonly amount?: number; readonly note?: string };
+  };
 }
 
 export const handler = async (input: ApprovedRefund) => {

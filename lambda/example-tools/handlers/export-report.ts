@@ -9,5 +9,7 @@ class UpstreamUnavailable extends Error {
 }
 
 export const handler = async (input: { reportName: string }): Promise<never> => {
-  throw new UpstreamUnavailable(`The reporting service did not accept report '${input.reportName}': it is unavailable.`);
+  throw new UpstreamUnavailable(
+    `The reporting service did not accept report '${input.reportName}': it is unavailable.`,
+  );
 };

@@ -18,7 +18,10 @@ const greeting = new sfn.Pass(stack, 'Greet', {
 const greet = new sfn.StateMachine(stack, 'GreetMachine', {
   stateMachineType: sfn.StateMachineType.STANDARD,
   definitionBody: sfn.DefinitionBody.fromChainable(greeting),
-  logs: { destination: new logs.LogGroup(stack, 'GreetLogs', { removalPolicy: RemovalPolicy.DESTROY }), level: sfn.LogLevel.ALL },
+  logs: {
+    destination: new logs.LogGroup(stack, 'GreetLogs', { removalPolicy: RemovalPolicy.DESTROY }),
+    level: sfn.LogLevel.ALL,
+  },
   tracingEnabled: true,
 });
 Validations.of(greet.role).acknowledge({
@@ -26,7 +29,10 @@ Validations.of(greet.role).acknowledge({
   reason: 'CloudWatch Logs log delivery and X-Ray actions support no resource-level permissions.',
 });
 
-const endpoint = new McpTaskEndpoint(stack, 'Mcp', { removalPolicy: RemovalPolicy.DESTROY, createApiGatewayAccountRole: true });
+const endpoint = new McpTaskEndpoint(stack, 'Mcp', {
+  removalPolicy: RemovalPolicy.DESTROY,
+  createApiGatewayAccountRole: true,
+});
 endpoint.addTool({
   name: 'greet',
   description: 'Greets someone by name.',
@@ -35,7 +41,9 @@ endpoint.addTool({
 });
 
 if (process.argv.includes('--unlogged-machine')) {
-  new sfn.StateMachine(stack, 'UnloggedMachine', { definitionBody: sfn.DefinitionBody.fromChainable(new sfn.Pass(stack, 'Nothing')) });
+  new sfn.StateMachine(stack, 'UnloggedMachine', {
+    definitionBody: sfn.DefinitionBody.fromChainable(new sfn.Pass(stack, 'Nothing')),
+  });
 }
 
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -17,17 +17,25 @@ describe('execution status translation', () => {
   it('SUCCEEDED with an object output is completed with structured content and its text', () => {
     const outcome = outcomeOfExecution({ status: 'SUCCEEDED', output: '{"total":3}' });
     expect(outcome).toEqual({ status: 'completed', output: '{"total":3}' });
-    expect(toolResultOf(outcome)).toEqual({ content: [{ type: 'text', text: '{"total":3}' }], structuredContent: { total: 3 } });
+    expect(toolResultOf(outcome)).toEqual({
+      content: [{ type: 'text', text: '{"total":3}' }],
+      structuredContent: { total: 3 },
+    });
   });
 
   it('SUCCEEDED with a non-object output is completed with text only', () => {
     expect(resultOf({ status: 'SUCCEEDED', output: '"done"' })).toEqual({ content: [{ type: 'text', text: 'done' }] });
     expect(resultOf({ status: 'SUCCEEDED', output: '[1,2]' })).toEqual({ content: [{ type: 'text', text: '[1,2]' }] });
-    expect(resultOf({ status: 'SUCCEEDED', output: 'not json' })).toEqual({ content: [{ type: 'text', text: 'not json' }] });
+    expect(resultOf({ status: 'SUCCEEDED', output: 'not json' })).toEqual({
+      content: [{ type: 'text', text: 'not json' }],
+    });
   });
 
   it('SUCCEEDED with an output marked isError is completed with a tool error result', () => {
-    const outcome = outcomeOfExecution({ status: 'SUCCEEDED', output: '{"isError":true,"content":[{"type":"text","text":"no words"}]}' });
+    const outcome = outcomeOfExecution({
+      status: 'SUCCEEDED',
+      output: '{"isError":true,"content":[{"type":"text","text":"no words"}]}',
+    });
     expect(outcome).toMatchObject({ status: 'completed', toolError: true });
     expect(toolResultOf(outcome)).toEqual({ content: [{ type: 'text', text: 'no words' }], isError: true });
   });
@@ -36,7 +44,10 @@ describe('execution status translation', () => {
     const outcome = outcomeOfExecution({ status: 'FAILED', error: 'UpstreamUnavailable', cause: 'service down' });
     expect(outcome.status).toBe('failed');
     expect(outcome.statusMessage).toBe('Execution failed: UpstreamUnavailable: service down');
-    expect(toolResultOf(outcome)).toEqual({ content: [{ type: 'text', text: 'Execution failed: UpstreamUnavailable: service down' }], isError: true });
+    expect(toolResultOf(outcome)).toEqual({
+      content: [{ type: 'text', text: 'Execution failed: UpstreamUnavailable: service down' }],
+      isError: true,
+    });
   });
 
   it('TIMED_OUT is failed and says it timed out', () => {

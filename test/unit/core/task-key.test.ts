@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { executionNameFor, executionNameOf, newExecutionNonce, taskKey, taskKeyFromExecutionName } from '../../../lambda/core/task-key.js';
+import {
+  executionNameFor,
+  executionNameOf,
+  newExecutionNonce,
+  taskKey,
+  taskKeyFromExecutionName,
+} from '../../../lambda/core/task-key.js';
 
 describe('task key', () => {
   it('is deterministic per owner and task ID', () => {

@@ -4,7 +4,9 @@ import { activityChanged, progressChanged, progressText, statusMessageOf } from 
 
 describe('progressText', () => {
   it('fills {progress} and {total} into the message', () => {
-    expect(progressText({ message: 'Analysed {progress} of {total} documents', progress: 3, total: 5, at: 1 })).toBe('Analysed 3 of 5 documents');
+    expect(progressText({ message: 'Analysed {progress} of {total} documents', progress: 3, total: 5, at: 1 })).toBe(
+      'Analysed 3 of 5 documents',
+    );
   });
 
   it('counts {secondsLeft} down to the deadline, never below zero', () => {
@@ -53,6 +55,8 @@ describe('activityChanged', () => {
     expect(activityChanged({ currentStep: 'Fetch' }, { currentStep: 'Parse' })).toBe(true);
     expect(activityChanged({ currentStep: 'Fetch' }, { currentStep: 'Fetch' })).toBe(false);
     expect(activityChanged({ currentStep: 'Fetch' }, {})).toBe(false);
-    expect(activityChanged({ currentStep: 'Fetch' }, { currentStep: 'Fetch', progress: { at: 1, progress: 1 } })).toBe(true);
+    expect(activityChanged({ currentStep: 'Fetch' }, { currentStep: 'Fetch', progress: { at: 1, progress: 1 } })).toBe(
+      true,
+    );
   });
 });

@@ -1,5 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { canTransition, expiresAt, FIRST_WAIT_STEP_MS, isExpired, isRefreshDue, isTerminal, nextWaitStepMs, pollRefreshIntervalMs, RetentionClock, statusesThatMayBecome, TaskStatus } from '../../../lambda/core/task.js';
+import {
+  canTransition,
+  expiresAt,
+  FIRST_WAIT_STEP_MS,
+  isExpired,
+  isRefreshDue,
+  isTerminal,
+  nextWaitStepMs,
+  pollRefreshIntervalMs,
+  RetentionClock,
+  statusesThatMayBecome,
+  TaskStatus,
+} from '../../../lambda/core/task.js';
 
 const ALL = Object.values(TaskStatus);
 const ACTIVE = ALL.filter((status) => !isTerminal(status));
@@ -13,7 +25,8 @@ describe('task status transitions', () => {
   });
 
   it('lets an active task reach every terminal status', () => {
-    for (const from of ACTIVE) for (const to of TERMINAL) expect(canTransition(from, to), `${from} -> ${to}`).toBe(true);
+    for (const from of ACTIVE)
+      for (const to of TERMINAL) expect(canTransition(from, to), `${from} -> ${to}`).toBe(true);
   });
 
   it('never moves a task back to submitted, nor to the status it already has', () => {
@@ -58,7 +71,12 @@ describe('retention', () => {
   });
 
   it('never expires a task with unlimited retention', () => {
-    expect(isExpired({ createdAt: created, completedAt: created, retention: { ms: null, clock: RetentionClock.FromCreation } }, Number.MAX_SAFE_INTEGER)).toBe(false);
+    expect(
+      isExpired(
+        { createdAt: created, completedAt: created, retention: { ms: null, clock: RetentionClock.FromCreation } },
+        Number.MAX_SAFE_INTEGER,
+      ),
+    ).toBe(false);
   });
 });
 

@@ -8,7 +8,10 @@ describe('tool result from state machine output', () => {
   });
 
   it('does not treat a content field that is not a list of blocks as MCP content', () => {
-    expect(toolResultFromOutput({ content: 'plain' })).toEqual({ content: [{ type: 'text', text: '{"content":"plain"}' }], structuredContent: { content: 'plain' } });
+    expect(toolResultFromOutput({ content: 'plain' })).toEqual({
+      content: [{ type: 'text', text: '{"content":"plain"}' }],
+      structuredContent: { content: 'plain' },
+    });
   });
 
   it('marks an object output with isError true as a tool error', () => {

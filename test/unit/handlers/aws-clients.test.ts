@@ -42,7 +42,9 @@ describe('defaultClients', () => {
 
   it('gives up on a Step Functions endpoint that never answers, after a bounded number of attempts', async () => {
     const { stepFunctions } = defaultClients();
-    const call = stepFunctions.send(new DescribeExecutionCommand({ executionArn: 'arn:aws:states:us-east-1:000000000000:execution:m:e' }));
+    const call = stepFunctions.send(
+      new DescribeExecutionCommand({ executionArn: 'arn:aws:states:us-east-1:000000000000:execution:m:e' }),
+    );
     await expect(call).rejects.toMatchObject({ name: 'TimeoutError', $metadata: { attempts: AWS_MAX_ATTEMPTS } });
     stepFunctions.destroy();
   });

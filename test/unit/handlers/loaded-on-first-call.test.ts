@@ -11,7 +11,11 @@ interface Part {
 
 function counting(failures = 0): { load: () => Promise<Part>; loads: () => number } {
   let loads = 0;
-  const part: Part = { name: () => 'real', double: (value) => Promise.resolve(value * 2), triple: (value) => Promise.resolve(value * 3) };
+  const part: Part = {
+    name: () => 'real',
+    double: (value) => Promise.resolve(value * 2),
+    triple: (value) => Promise.resolve(value * 3),
+  };
   return {
     load: () => (++loads <= failures ? Promise.reject(new Error(`load ${loads} failed`)) : Promise.resolve(part)),
     loads: () => loads,

@@ -1,11 +1,24 @@
 // Answers checked against the input request they answer (issue 8).
 import { describe, expect, it } from 'vitest';
-import { inputKeyFor, inputNeverCameMessage, inputRequestProblems, type InputRequest, type InputRequestMessage } from '../../../lambda/core/input-request.js';
+import {
+  inputKeyFor,
+  inputNeverCameMessage,
+  inputRequestProblems,
+  type InputRequest,
+  type InputRequestMessage,
+} from '../../../lambda/core/input-request.js';
 import { answerProblems } from '../../../lambda/input/answer-validation.js';
 
 const FORM: InputRequestMessage = {
   method: 'elicitation/create',
-  params: { message: 'Refund?', requestedSchema: { type: 'object', properties: { approve: { type: 'boolean' }, amount: { type: 'number', maximum: 10 } }, required: ['approve'] } },
+  params: {
+    message: 'Refund?',
+    requestedSchema: {
+      type: 'object',
+      properties: { approve: { type: 'boolean' }, amount: { type: 'number', maximum: 10 } },
+      required: ['approve'],
+    },
+  },
 };
 
 describe('answerProblems', () => {
@@ -19,19 +32,35 @@ describe('answerProblems', () => {
   });
 
   it('refuses content that breaks the requested schema, naming the field', () => {
-    expect(answerProblems(FORM, { action: 'accept', content: { amount: 3 } })).toEqual(["content must have required property 'approve'"]);
-    expect(answerProblems(FORM, { action: 'accept', content: { approve: true, amount: 11 } })).toEqual(['content.amount must be <= 10']);
+    expect(answerProblems(FORM, { action: 'accept', content: { amount: 3 } })).toEqual([
+      "content must have required property 'approve'",
+    ]);
+    expect(answerProblems(FORM, { action: 'accept', content: { approve: true, amount: 11 } })).toEqual([
+      'content.amount must be <= 10',
+    ]);
   });
 
   it('refuses an unknown action, a missing form and non-form values', () => {
     expect(answerProblems(FORM, { action: 'maybe' })).toHaveLength(1);
     expect(answerProblems(FORM, { action: 'accept' })).toHaveLength(1);
-    expect(answerProblems(FORM, { action: 'accept', content: { approve: { nested: true } } })).toEqual(['content.approve must be a string, number, boolean or array of strings']);
+    expect(answerProblems(FORM, { action: 'accept', content: { approve: { nested: true } } })).toEqual([
+      'content.approve must be a string, number, boolean or array of strings',
+    ]);
   });
 
   it('checks sampling and roots answers by their result shapes', () => {
-    expect(answerProblems({ method: 'sampling/createMessage', params: { messages: [], maxTokens: 5 } }, { role: 'assistant', model: 'm', content: { type: 'text', text: 'hi' } })).toEqual([]);
-    expect(answerProblems({ method: 'sampling/createMessage', params: { messages: [], maxTokens: 5 } }, { role: 'assistant' })).toHaveLength(2);
+    expect(
+      answerProblems(
+        { method: 'sampling/createMessage', params: { messages: [], maxTokens: 5 } },
+        { role: 'assistant', model: 'm', content: { type: 'text', text: 'hi' } },
+      ),
+    ).toEqual([]);
+    expect(
+      answerProblems(
+        { method: 'sampling/createMessage', params: { messages: [], maxTokens: 5 } },
+        { role: 'assistant' },
+      ),
+    ).toHaveLength(2);
     expect(answerProblems({ method: 'roots/list' }, { roots: [{ uri: 'file:///x' }] })).toEqual([]);
     expect(answerProblems({ method: 'roots/list' }, { roots: [{}] })).toHaveLength(1);
   });
@@ -48,12 +77,21 @@ describe('the input request model', () => {
     expect(inputRequestProblems(FORM)).toEqual([]);
     expect(inputRequestProblems({ method: 'tools/call' })).toHaveLength(1);
     expect(inputRequestProblems({ method: 'elicitation/create', params: { message: 'x' } })).toHaveLength(1);
-    expect(inputRequestProblems({ method: 'elicitation/create', params: { mode: 'url', message: 'x', requestedSchema: {} } })).toHaveLength(1);
+    expect(
+      inputRequestProblems({
+        method: 'elicitation/create',
+        params: { mode: 'url', message: 'x', requestedSchema: {} },
+      }),
+    ).toHaveLength(1);
   });
 
   it('says the input never came while a request is unanswered, and nothing once all are answered', () => {
-    const request = (state: InputRequest['state']): Record<string, InputRequest> => ({ k: { key: 'k', request: FORM, state, askedAt: 0 } });
-    expect(inputNeverCameMessage(request('outstanding'), 'Execution failed: States.Timeout')).toBe('The input requested ("Refund?") never came before its deadline (Execution failed: States.Timeout).');
+    const request = (state: InputRequest['state']): Record<string, InputRequest> => ({
+      k: { key: 'k', request: FORM, state, askedAt: 0 },
+    });
+    expect(inputNeverCameMessage(request('outstanding'), 'Execution failed: States.Timeout')).toBe(
+      'The input requested ("Refund?") never came before its deadline (Execution failed: States.Timeout).',
+    );
     expect(inputNeverCameMessage(request('expired'), undefined, 'States.Timeout')).toContain('never came');
     // A refused repeat of a delivered answer is also `expired`: without a timeout it proves nothing.
     expect(inputNeverCameMessage(request('expired'), 'Execution failed: BoomError')).toBeUndefined();

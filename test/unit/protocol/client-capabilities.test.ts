@@ -5,7 +5,12 @@ const TASKS = 'io.modelcontextprotocol/tasks';
 
 describe('missing client capabilities', () => {
   it('finds nothing missing when every required capability and extension is declared', () => {
-    expect(missingCapabilities({ sampling: {}, extensions: { [TASKS]: {} } }, { sampling: {}, elicitation: {}, extensions: { [TASKS]: {}, other: {} } })).toBeUndefined();
+    expect(
+      missingCapabilities(
+        { sampling: {}, extensions: { [TASKS]: {} } },
+        { sampling: {}, elicitation: {}, extensions: { [TASKS]: {}, other: {} } },
+      ),
+    ).toBeUndefined();
   });
 
   it('names an undeclared capability in the ClientCapabilities shape', () => {
@@ -13,7 +18,9 @@ describe('missing client capabilities', () => {
   });
 
   it('names only the undeclared extensions', () => {
-    expect(missingCapabilities({ extensions: { [TASKS]: {}, 'acme/x': {} } }, { extensions: { 'acme/x': {} } })).toEqual({ extensions: { [TASKS]: {} } });
+    expect(
+      missingCapabilities({ extensions: { [TASKS]: {}, 'acme/x': {} } }, { extensions: { 'acme/x': {} } }),
+    ).toEqual({ extensions: { [TASKS]: {} } });
     expect(missingCapabilities({ extensions: { [TASKS]: {} } }, {})).toEqual({ extensions: { [TASKS]: {} } });
   });
 

@@ -2,7 +2,11 @@
 import { describe, expect, it } from 'vitest';
 import type { TaskProgress } from '../../../lambda/core/task-progress.js';
 import type { TaskRecord } from '../../../lambda/core/task.js';
-import { progressNotifier, progressTokenOf, type ProgressNotification } from '../../../lambda/protocol/progress-notifications.js';
+import {
+  progressNotifier,
+  progressTokenOf,
+  type ProgressNotification,
+} from '../../../lambda/protocol/progress-notifications.js';
 
 const withProgress = (progress: TaskProgress | undefined) => ({ status: 'working', progress }) as TaskRecord;
 
@@ -15,7 +19,9 @@ async function notificationsFor(reports: (TaskProgress | undefined)[]): Promise<
 
 describe('progressNotifier', () => {
   it('sends the workflow’s count, total and message', async () => {
-    expect(await notificationsFor([{ message: '{progress} of {total}', progress: 1, total: 3, at: 1 }])).toEqual([{ progressToken: 'token', progress: 1, total: 3, message: '1 of 3' }]);
+    expect(await notificationsFor([{ message: '{progress} of {total}', progress: 1, total: 3, at: 1 }])).toEqual([
+      { progressToken: 'token', progress: 1, total: 3, message: '1 of 3' },
+    ]);
   });
 
   it('never sends a count that does not rise', async () => {
@@ -29,7 +35,12 @@ describe('progressNotifier', () => {
   });
 
   it('numbers the messages of a workflow that reports no count', async () => {
-    const sent = await notificationsFor([undefined, { message: 'Fetching', at: 1 }, { message: 'Fetching', at: 2 }, { message: 'Parsing', at: 3 }]);
+    const sent = await notificationsFor([
+      undefined,
+      { message: 'Fetching', at: 1 },
+      { message: 'Fetching', at: 2 },
+      { message: 'Parsing', at: 3 },
+    ]);
     expect(sent.map((params) => [params.progress, params.message])).toEqual([
       [1, 'Fetching'],
       [2, 'Parsing'],
@@ -39,7 +50,8 @@ describe('progressNotifier', () => {
   it('tells of each new current step of a workflow that reports no progress, as its statusMessage says it', async () => {
     const sent: ProgressNotification['params'][] = [];
     const notify = progressNotifier('token', async (notification) => void sent.push(notification.params));
-    for (const currentStep of [undefined, 'Fetch', 'Fetch', 'Parse']) await notify({ status: 'working', currentStep } as TaskRecord);
+    for (const currentStep of [undefined, 'Fetch', 'Fetch', 'Parse'])
+      await notify({ status: 'working', currentStep } as TaskRecord);
     expect(sent).toEqual([
       { progressToken: 'token', progress: 1, message: 'Running Fetch' },
       { progressToken: 'token', progress: 2, message: 'Running Parse' },
@@ -49,7 +61,11 @@ describe('progressNotifier', () => {
   it('leaves the current step out once the workflow reports progress: the progress is what statusMessage shows', async () => {
     const sent: ProgressNotification['params'][] = [];
     const notify = progressNotifier('token', async (notification) => void sent.push(notification.params));
-    await notify({ status: 'working', currentStep: 'Analyse', progress: { message: '{progress} of {total}', progress: 1, total: 2, at: 1 } } as TaskRecord);
+    await notify({
+      status: 'working',
+      currentStep: 'Analyse',
+      progress: { message: '{progress} of {total}', progress: 1, total: 2, at: 1 },
+    } as TaskRecord);
     expect(sent).toEqual([{ progressToken: 'token', progress: 1, total: 2, message: '1 of 2' }]);
   });
 });

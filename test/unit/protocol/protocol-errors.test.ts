@@ -7,21 +7,38 @@ const logger = { info: () => {}, warn: () => {}, error: () => {} };
 
 describe('toMcpError', () => {
   it('answers a refused input as invalid params with the reason', () => {
-    expect(toMcpError(new ExecutionStartError('Step Functions refused the tool input: too long', 'input'), logger)).toMatchObject({ code: -32602, message: expect.stringMatching(/too long/) });
+    expect(
+      toMcpError(new ExecutionStartError('Step Functions refused the tool input: too long', 'input'), logger),
+    ).toMatchObject({ code: -32602, message: expect.stringMatching(/too long/) });
   });
 
   it('answers a capacity refusal as retryable', () => {
-    expect(toMcpError(new ExecutionStartError('Execution limit exceeded', 'capacity'), logger)).toMatchObject({ code: -32603, message: expect.stringMatching(/nothing was started/), data: { retryable: true } });
+    expect(toMcpError(new ExecutionStartError('Execution limit exceeded', 'capacity'), logger)).toMatchObject({
+      code: -32603,
+      message: expect.stringMatching(/nothing was started/),
+      data: { retryable: true },
+    });
   });
 
   it('answers a configuration refusal without the vendor message', () => {
-    const error = toMcpError(new ExecutionStartError('arn:aws:states:us-east-1:123456789012:stateMachine:x does not exist', 'configuration'), logger);
-    expect(error).toMatchObject({ code: -32603, message: expect.stringMatching(/unavailable/), data: { retryable: false } });
+    const error = toMcpError(
+      new ExecutionStartError('arn:aws:states:us-east-1:123456789012:stateMachine:x does not exist', 'configuration'),
+      logger,
+    );
+    expect(error).toMatchObject({
+      code: -32603,
+      message: expect.stringMatching(/unavailable/),
+      data: { retryable: false },
+    });
     expect(error.message).not.toMatch(/arn:/);
   });
 
   it('answers an unanswered start with whether the call is safe to retry', () => {
-    expect(toMcpError(new StartOutcomeUnknownError('t1', true), logger)).toMatchObject({ code: -32603, message: expect.stringMatching(/Retry the call/), data: { retryable: true } });
+    expect(toMcpError(new StartOutcomeUnknownError('t1', true), logger)).toMatchObject({
+      code: -32603,
+      message: expect.stringMatching(/Retry the call/),
+      data: { retryable: true },
+    });
   });
 
   it('answers a per-owner limit as a retryable server error naming the limit and when to retry', () => {
@@ -30,6 +47,9 @@ describe('toMcpError', () => {
       message: expect.stringMatching(/60 per minute; retry in 17 s/),
       data: { retryable: true, retryAfterSeconds: 17, limit: 'creations-per-minute', max: 60 },
     });
-    expect(toMcpError(new TaskLimitExceededError('active-tasks', 100, 2), logger)).toMatchObject({ code: -32000, message: expect.stringMatching(/100 active tasks \(the limit\)/) });
+    expect(toMcpError(new TaskLimitExceededError('active-tasks', 100, 2), logger)).toMatchObject({
+      code: -32000,
+      message: expect.stringMatching(/100 active tasks \(the limit\)/),
+    });
   });
 });

@@ -6,12 +6,31 @@ import { DefaultJsonSchemaValidator } from '../../../lambda/protocol/server-sdk-
 const SCHEMAS: Array<{ name: string; schema: Record<string, unknown>; inputs: unknown[] }> = [
   {
     name: 'a 2020-12 schema (no $schema): prefixItems, formats, required',
-    schema: { type: 'object', properties: { pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], items: false }, email: { type: 'string', format: 'email' } }, required: ['email'] },
-    inputs: [{ email: 'a@example.com', pair: ['x', 1] }, { email: 'not-an-email' }, { email: 'a@example.com', pair: ['x', 1, 2] }, { pair: ['x', 1] }],
+    schema: {
+      type: 'object',
+      properties: {
+        pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], items: false },
+        email: { type: 'string', format: 'email' },
+      },
+      required: ['email'],
+    },
+    inputs: [
+      { email: 'a@example.com', pair: ['x', 1] },
+      { email: 'not-an-email' },
+      { email: 'a@example.com', pair: ['x', 1, 2] },
+      { pair: ['x', 1] },
+    ],
   },
   {
     name: 'a draft-07 schema: array-form items, date-time format',
-    schema: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { tuple: { type: 'array', items: [{ type: 'string' }], additionalItems: false }, at: { type: 'string', format: 'date-time' } } },
+    schema: {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      properties: {
+        tuple: { type: 'array', items: [{ type: 'string' }], additionalItems: false },
+        at: { type: 'string', format: 'date-time' },
+      },
+    },
     inputs: [{ tuple: ['x'] }, { tuple: ['x', 'y'] }, { at: '2026-12-02T10:00:00Z' }, { at: 'yesterday' }],
   },
 ];

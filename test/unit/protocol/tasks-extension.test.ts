@@ -40,24 +40,41 @@ describe('the Tasks extension wire shapes', () => {
       statusMessage: 'Analysed 2 of 5 documents',
       _meta: { 'mcp-tasks-sfn/progress': { statusMessage: 'Analysed 2 of 5 documents', progress: 2, total: 5 } },
     });
-    expect(toDetailedTask(task({ currentStep: 'Compute' }), undefined)['_meta']).toEqual({ 'mcp-tasks-sfn/progress': { statusMessage: 'Running Compute' } });
+    expect(toDetailedTask(task({ currentStep: 'Compute' }), undefined)['_meta']).toEqual({
+      'mcp-tasks-sfn/progress': { statusMessage: 'Running Compute' },
+    });
     // A finished task's progress is history: no _meta at all.
-    expect(toDetailedTask(task({ status: TaskStatus.Completed, progress }), { content: [] })).not.toHaveProperty('_meta');
+    expect(toDetailedTask(task({ status: TaskStatus.Completed, progress }), { content: [] })).not.toHaveProperty(
+      '_meta',
+    );
   });
 
   it('inlines the tool result of a completed task, a tool error included, as the request would have answered it', () => {
     const result = { content: [{ type: 'text' as const, text: 'no words' }], isError: true };
-    expect(toDetailedTask(task({ status: TaskStatus.Completed, toolError: true }), result)).toMatchObject({ status: 'completed', result: { ...result, resultType: 'complete' } });
+    expect(toDetailedTask(task({ status: TaskStatus.Completed, toolError: true }), result)).toMatchObject({
+      status: 'completed',
+      result: { ...result, resultType: 'complete' },
+    });
   });
 
   it('shows a failed execution as failed with a JSON-RPC error and no result', () => {
-    const detailed = toDetailedTask(task({ status: TaskStatus.Failed, statusMessage: 'States.TaskFailed: upstream down' }), undefined);
-    expect(detailed).toMatchObject({ status: 'failed', statusMessage: 'States.TaskFailed: upstream down', error: { code: -32603, message: 'States.TaskFailed: upstream down' } });
+    const detailed = toDetailedTask(
+      task({ status: TaskStatus.Failed, statusMessage: 'States.TaskFailed: upstream down' }),
+      undefined,
+    );
+    expect(detailed).toMatchObject({
+      status: 'failed',
+      statusMessage: 'States.TaskFailed: upstream down',
+      error: { code: -32603, message: 'States.TaskFailed: upstream down' },
+    });
     expect(detailed).not.toHaveProperty('result');
   });
 
   it('shows an execution in a state nobody knows as failed, and a cancelled task with neither result nor error', () => {
-    expect(toDetailedTask(task({ status: TaskStatus.Unknown }), undefined)).toMatchObject({ status: 'failed', error: { code: -32603 } });
+    expect(toDetailedTask(task({ status: TaskStatus.Unknown }), undefined)).toMatchObject({
+      status: 'failed',
+      error: { code: -32603 },
+    });
     const cancelled = toDetailedTask(task({ status: TaskStatus.Cancelled }), undefined);
     expect(cancelled['status']).toBe('cancelled');
     expect(cancelled).not.toHaveProperty('result');
@@ -67,6 +84,11 @@ describe('the Tasks extension wire shapes', () => {
   it('reports a completion-clock retention as null until completion, then from creation to its end', () => {
     const keepAlive = { ms: 10_000, clock: RetentionClock.FromCompletion };
     expect(toDetailedTask(task({ retention: keepAlive }), undefined)['ttlMs']).toBeNull();
-    expect(toDetailedTask(task({ retention: keepAlive, status: TaskStatus.Completed, completedAt: CREATED + 5_000 }), undefined)['ttlMs']).toBe(15_000);
+    expect(
+      toDetailedTask(
+        task({ retention: keepAlive, status: TaskStatus.Completed, completedAt: CREATED + 5_000 }),
+        undefined,
+      )['ttlMs'],
+    ).toBe(15_000);
   });
 });

@@ -5,7 +5,16 @@ const tool = { name: 'sum', inputSchema: { type: 'object' } } as const;
 
 describe('tool definition problems', () => {
   it('accepts a tool with no taskSupport, and each of forbidden, optional and required', () => {
-    expect(toolDefinitionProblems([tool, ...(['forbidden', 'optional', 'required'] as const).map((taskSupport, index) => ({ ...tool, name: `t${index}`, taskSupport }))])).toEqual([]);
+    expect(
+      toolDefinitionProblems([
+        tool,
+        ...(['forbidden', 'optional', 'required'] as const).map((taskSupport, index) => ({
+          ...tool,
+          name: `t${index}`,
+          taskSupport,
+        })),
+      ]),
+    ).toEqual([]);
   });
 
   it('refuses any other taskSupport, naming the allowed values', () => {
@@ -16,13 +25,30 @@ describe('tool definition problems', () => {
   });
 
   it('accepts an inputSchema that names 2020-12 or draft-07 as its dialect, or none', () => {
-    const schemas = ['https://json-schema.org/draft/2020-12/schema', 'http://json-schema.org/draft-07/schema#', undefined];
-    expect(toolDefinitionProblems(schemas.map((dialect, index) => ({ name: `t${index}`, inputSchema: { type: 'object', ...(dialect ? { $schema: dialect } : {}) } })))).toEqual([]);
+    const schemas = [
+      'https://json-schema.org/draft/2020-12/schema',
+      'http://json-schema.org/draft-07/schema#',
+      undefined,
+    ];
+    expect(
+      toolDefinitionProblems(
+        schemas.map((dialect, index) => ({
+          name: `t${index}`,
+          inputSchema: { type: 'object', ...(dialect ? { $schema: dialect } : {}) },
+        })),
+      ),
+    ).toEqual([]);
   });
 
   it('refuses an inputSchema in a dialect its arguments could not be validated in', () => {
-    expect(toolDefinitionProblems([{ ...tool, inputSchema: { type: 'object', $schema: 'http://json-schema.org/draft-04/schema#' } }])).toEqual([
-      expect.stringMatching(/^Tool 'sum': inputSchema\.\$schema "http:\/\/json-schema\.org\/draft-04\/schema#" is not a supported dialect/),
+    expect(
+      toolDefinitionProblems([
+        { ...tool, inputSchema: { type: 'object', $schema: 'http://json-schema.org/draft-04/schema#' } },
+      ]),
+    ).toEqual([
+      expect.stringMatching(
+        /^Tool 'sum': inputSchema\.\$schema "http:\/\/json-schema\.org\/draft-04\/schema#" is not a supported dialect/,
+      ),
     ]);
   });
 
@@ -42,6 +68,8 @@ describe('JSON Schema dialect', () => {
 
   it('reads $schema with or without its empty fragment', () => {
     expect(jsonSchemaDialect({ type: 'object', $schema: 'http://json-schema.org/draft-07/schema' })).toBe('draft07');
-    expect(jsonSchemaDialect({ type: 'object', $schema: 'https://json-schema.org/draft/2020-12/schema#' })).toBe('draft2020_12');
+    expect(jsonSchemaDialect({ type: 'object', $schema: 'https://json-schema.org/draft/2020-12/schema#' })).toBe(
+      'draft2020_12',
+    );
   });
 });
