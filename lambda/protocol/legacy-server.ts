@@ -86,13 +86,13 @@ function dispatchSchemaFor(method: string): z.ZodObject<{ method: z.ZodLiteral<s
 const Dialect = { Mcp20251125: 'mcp-2025-11-25', Sep1686: 'sep-1686' } as const;
 type Dialect = (typeof Dialect)[keyof typeof Dialect];
 
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
 /**
  * Which dialect to answer a request about a task in: SEP-1686 when the request names the task the seed's
  * way; 2025-11-25 when the client negotiated 2025-11-25 or later (it sends MCP-Protocol-Version on every
- * request); otherwise the dialect that created the task.
+ * request); otherwise SEP-1686 for a task created in that dialect and 2025-11-25 for any other task (or none).
  */
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
-
 function dialectOf(extra: Pick<Extra, '_meta' | 'requestInfo'>, task?: TaskSummary): Dialect {
   if (namesSep1686Task(extra._meta)) return Dialect.Sep1686;
   const version = extra.requestInfo?.headers['mcp-protocol-version'];
