@@ -5,7 +5,9 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { Construct } from 'constructs';
+import { inputRequestProblems } from '../lambda/core/input-request.js';
 import { projectPath, type HandlerFunction } from './handler-function.js';
+import { throwIfProblems } from './mcp-task-endpoint-validation.js';
 import { createTaskItemWriter, type TaskItemWriterProps } from './task-item-writer.js';
 
 export interface AskStepProps {
@@ -60,6 +62,29 @@ export function grantTaskTokenAnswers(grantee: iam.IGrantable & { readonly role?
   }
 }
 
+/** A Standard execution lives at most a year: a longer wait could never end in an answer. */
+const MAX_ASK_TIMEOUT = Duration.days(365);
+
+/** The request the ask state sends, as the ask function will read it. */
+function elicitationRequest(props: AskStepProps) {
+  return {
+    method: 'elicitation/create',
+    params: { mode: 'form', message: props.message, requestedSchema: props.requestedSchema },
+  } as const;
+}
+
+/**
+ * Every problem with an ask step's props, caught at synth rather than by the ask function at run time (which fails
+ * the execution) or by Step Functions at deploy time.
+ */
+export function askStepProblems(props: AskStepProps): string[] {
+  const problems = inputRequestProblems(elicitationRequest(props));
+  const millis = props.timeout.toMilliseconds({ integral: false });
+  if (millis < 1000 || millis > MAX_ASK_TIMEOUT.toMilliseconds() || millis % 1000 !== 0)
+    problems.push(`timeout must be whole seconds from 1 second to 365 days, got ${props.timeout.toHumanString()}`);
+  return problems;
+}
+
 /** The ask state: `lambda:invoke.waitForTaskToken` on the ask function, with the Payload the ask step reads. */
 export function askStepTask(
   scope: Construct,
@@ -67,6 +92,7 @@ export function askStepTask(
   askFunction: HandlerFunction,
   props: AskStepProps,
 ): tasks.LambdaInvoke {
+  throwIfProblems(`Ask step ${id}`, askStepProblems(props));
   return new tasks.LambdaInvoke(scope, id, {
     lambdaFunction: askFunction.function,
     integrationPattern: sfn.IntegrationPattern.WAIT_FOR_TASK_TOKEN,
@@ -74,10 +100,7 @@ export function askStepTask(
       taskToken: sfn.JsonPath.taskToken,
       executionArn: sfn.JsonPath.executionId,
       timeoutSeconds: props.timeout.toSeconds(),
-      request: {
-        method: 'elicitation/create',
-        params: { mode: 'form', message: props.message, requestedSchema: props.requestedSchema },
-      },
+      request: elicitationRequest(props),
     }),
     taskTimeout: sfn.Timeout.duration(props.timeout),
     resultPath: props.resultPath ?? '$.answer',

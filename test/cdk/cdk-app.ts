@@ -38,3 +38,25 @@ export function exampleStack(options: { bundling?: boolean; props?: ExampleTools
 export function logicalId(stack: Stack, construct: { node: { defaultChild?: unknown } }): string {
   return stack.getLogicalId(construct.node.defaultChild as Parameters<Stack['getLogicalId']>[0]);
 }
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- template properties, read as the assertions need them
+export type TemplateResource = { Type: string; Properties: Record<string, any> };
+export type Statement = { Effect: string; Action: string[]; Resource: unknown[] };
+
+/** Every IAM statement on the role of the function `functionId`, with actions sorted and resources as arrays. */
+export function statementsOf(template: Template, functionId: string): Statement[] {
+  const resources = template.toJSON()['Resources'] as Record<string, TemplateResource>;
+  const roleId = (resources[functionId]!.Properties['Role'] as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+  return Object.values(resources)
+    .filter(
+      (candidate) =>
+        candidate.Type === 'AWS::IAM::Policy' &&
+        (candidate.Properties['Roles'] as { Ref: string }[]).some((role) => role.Ref === roleId),
+    )
+    .flatMap((policy) => policy.Properties['PolicyDocument'].Statement as Statement[])
+    .map((statement) => ({
+      ...statement,
+      Action: [statement.Action].flat().sort(),
+      Resource: [statement.Resource].flat(),
+    }));
+}

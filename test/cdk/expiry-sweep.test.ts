@@ -13,11 +13,7 @@ import {
   ACTIVE_EXPIRY_SORT_KEY,
 } from '../../lambda/store/table-schema.js';
 import type { ExampleToolsStack } from '../../lib/example-tools-stack.js';
-import { exampleStack, logicalId, TEST_ENV } from './cdk-app.js';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- template properties, read as the assertions need them
-type Resource = { Type: string; Properties: Record<string, any> };
-type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
+import { exampleStack, logicalId, statementsOf, TEST_ENV, type TemplateResource } from './cdk-app.js';
 
 let stack: ExampleToolsStack;
 let template: Template;
@@ -31,23 +27,6 @@ beforeAll(() => {
     machines: EXAMPLE_TOOLS.map((tool) => logicalId(stack, stack.stateMachines[tool.name]!)),
   };
 });
-
-function statementsOf(template: Template, functionId: string): Statement[] {
-  const resources = template.toJSON()['Resources'] as Record<string, Resource>;
-  const roleId = (resources[functionId]!.Properties['Role'] as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
-  return Object.values(resources)
-    .filter(
-      (candidate) =>
-        candidate.Type === 'AWS::IAM::Policy' &&
-        (candidate.Properties['Roles'] as { Ref: string }[]).some((role) => role.Ref === roleId),
-    )
-    .flatMap((policy) => policy.Properties['PolicyDocument'].Statement as Statement[])
-    .map((statement) => ({
-      ...statement,
-      Action: [statement.Action].flat().sort(),
-      Resource: [statement.Resource].flat(),
-    }));
-}
 
 const executionsOf = (machineId: string) => ({
   'Fn::Join': [
@@ -94,7 +73,7 @@ describe('expiry sweep', () => {
   });
 
   it('gives the sweep function the table name, a one-minute timeout and no retries of a failed run', () => {
-    const fn = (template.toJSON()['Resources'] as Record<string, Resource>)[ids.sweepFunction]!.Properties;
+    const fn = (template.toJSON()['Resources'] as Record<string, TemplateResource>)[ids.sweepFunction]!.Properties;
     expect(fn['Environment'].Variables).toEqual({
       [ENV.tableName]: { Ref: ids.table },
       NODE_OPTIONS: '--enable-source-maps',

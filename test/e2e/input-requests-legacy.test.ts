@@ -244,6 +244,43 @@ describe('refund_order as a plain tools/call (no task)', () => {
   });
 });
 
+describe('refund_order and a client without the elicitation capability', () => {
+  // Its SDK answers the approval form with -32601 (no handler); the workflow gets { error } in place of an answer.
+  const couldNotAnswer = (orderId: string) => ({
+    isError: true,
+    structuredContent: {
+      orderId,
+      refunded: false,
+      outcome: 'not_answered',
+      message: expect.stringMatching(
+        /^The client could not answer the approval form: .+ \(error -32601\)\. Nothing was refunded; call refund_order again/,
+      ),
+    },
+  });
+
+  it('ends the task with a tool error a person can act on, and refunds nothing', async () => {
+    const client = await connectClient(first());
+    try {
+      const { taskId, result } = await refundAsTask(client, { orderId: 'N-1' });
+      expect(result).toMatchObject(couldNotAnswer('N-1'));
+      // 2025-11-25: a task whose result is a tool error (isError) reports failed.
+      expect(await taskStatus(client, taskId)).toBe('failed');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('answers a plain tools/call with the same tool error', async () => {
+    const client = await connectClient(first());
+    try {
+      const result = await client.callTool({ name: 'refund_order', arguments: { orderId: 'N-2' } });
+      expect(result).toMatchObject(couldNotAnswer('N-2'));
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe('refund_order in the SEP-1686 dialect', () => {
   it("asks on the task-augmented call's stream with the seed's related-task meta; the answer, POSTed to another instance, resumes it", async () => {
     const taskId = `refund-${randomUUID()}`;
