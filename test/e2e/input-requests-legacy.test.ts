@@ -375,12 +375,18 @@ describe('a task stopped while it waits for input', () => {
     let taskId = '';
     let sent = 0;
     const session: { client?: Client } = {};
+    // The handler's steps, awaited before the checks: the task/result stream may end (cancelled) while they still run.
+    let handled: Promise<void> = Promise.reject(new Error('no question was asked'));
+    handled.catch(() => undefined);
     const { client } = await connect(async (question) => {
-      taskId = (question.params._meta?.[RELATED_TASK_META_KEY_2025] as { taskId: string }).taskId;
-      seen.statusBefore = await taskStatus(session.client!, taskId);
-      seen.cancelled = (await session.client!.experimental.tasks.cancelTask(taskId)).status;
-      sent = backend.sendTaskSuccessCalls();
-      seen.late = await post(second(), { jsonrpc: '2.0', id: question.id, result: approve });
+      handled = (async () => {
+        taskId = (question.params._meta?.[RELATED_TASK_META_KEY_2025] as { taskId: string }).taskId;
+        seen.statusBefore = await taskStatus(session.client!, taskId);
+        seen.cancelled = (await session.client!.experimental.tasks.cancelTask(taskId)).status;
+        sent = backend.sendTaskSuccessCalls();
+        seen.late = await post(second(), { jsonrpc: '2.0', id: question.id, result: approve });
+      })();
+      await handled;
       // What the handler returns is POSTed too, after the cancel: ignored as well.
       return approve as ElicitResult;
     });
@@ -390,6 +396,7 @@ describe('a task stopped while it waits for input', () => {
         (value) => value.result,
         (error: unknown) => error,
       );
+      await handled;
       expect(seen).toEqual({ statusBefore: 'input_required', cancelled: 'cancelled', late: { status: 202, body: '' } });
       expect(outcome).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Cancelled by the client.' }] });
       expect(await taskStatus(client, taskId)).toBe('cancelled');
