@@ -11,7 +11,7 @@ import {
   TaskLimitExceededError,
   TaskNotFoundError,
 } from '../core/errors.js';
-import type { ExecutionSnapshot } from '../core/execution-status.js';
+import { ExecutionStatus, type ExecutionSnapshot } from '../core/execution-status.js';
 import { awaitsAnswers } from '../core/input-request.js';
 import {
   isTerminal,
@@ -333,6 +333,8 @@ export class TaskService {
     if (task === null) throw new TaskNotFoundError(taskId);
     if (isTerminal(task.status)) throw new IllegalTransitionError(taskId, task.status, TaskStatus.Cancelled);
     await this.executor.stop(task.executionArn, { error: 'TaskCancelled', cause: reason });
+    const ended = await this.endedBeforeStop(task);
+    if (ended !== null) throw new IllegalTransitionError(taskId, ended.status, TaskStatus.Cancelled);
     try {
       return await this.tracker.finished(
         await this.store.update(task, { status: TaskStatus.Cancelled, statusMessage: reason, at: this.now() }),
@@ -357,6 +359,30 @@ export class TaskService {
     if (!(await this.store.delete(owner, taskId))) throw new TaskNotFoundError(taskId);
     await this.tracker.releaseActiveSlot(task);
     auditTask(this.logger, AuditEvent.Deleted, task);
+  }
+
+  /**
+   * The task as its execution ended on its own before a stop: StopExecution succeeds on an ended execution and changes
+   * nothing, so a task whose store status lags (an answer resumed it and it finished since the last read) would else be
+   * marked cancelled although its execution succeeded. Records that outcome and returns it; `null` when the stop won,
+   * or when the execution cannot be read (the cancel stands, as it did before this check).
+   */
+  private async endedBeforeStop(task: TaskRecord): Promise<TaskRecord | null> {
+    const execution = await this.executor.describe(task.executionArn).catch((error: unknown) => {
+      this.logger.warn('Could not read a stopped execution', { taskId: task.taskId, error: String(error) });
+      return null;
+    });
+    const status = execution?.status;
+    if (
+      execution === null ||
+      execution === undefined ||
+      (status !== ExecutionStatus.Succeeded && status !== ExecutionStatus.Failed && status !== ExecutionStatus.TimedOut)
+    )
+      return null;
+    const recorded = await this.tracker.recordExecutionEvent(task.executionArn, execution);
+    return recorded !== null && isTerminal(recorded.status) && recorded.status !== TaskStatus.Cancelled
+      ? recorded
+      : null;
   }
 
   /**

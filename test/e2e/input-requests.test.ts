@@ -240,3 +240,25 @@ describe('answering an input request (raw tasks/get and tasks/update)', () => {
     expect(await getTask(second(), taskId)).toMatchObject({ status: 'cancelled' });
   });
 });
+
+describe('a cancel after the answer won', () => {
+  it('once the resumed execution has finished, leaves the task completed, not cancelled', async () => {
+    const taskId = await createRefund({ orderId: 'H-2', approvalTimeoutSeconds: 600 });
+    const { key } = await question(taskId);
+    expect(await answer(second(), taskId, { [key]: { action: 'accept', content: { approve: true } } })).toMatchObject({
+      result: {},
+    });
+    // Read the execution itself, not the task: no tasks/get brings the task's stored status up to date meanwhile.
+    const stateMachineArn = backend.servers[0].backend.tools.get('refund_order').stateMachineArn;
+    await vi.waitUntil(async () => {
+      const { executions = [] } = await backend.sfn.send(new ListExecutionsCommand({ stateMachineArn }));
+      const mine = executions.find((execution) => execution.name?.startsWith(`task-${taskKey('alice', taskId)}-`));
+      return mine?.status === 'SUCCEEDED';
+    }, GENEROUS_WAIT);
+    const cancelled = await callModern(second(), modernRequest('tasks/cancel', { taskId }));
+    // The extension acknowledges a cancel of a finished task like any other (the ack promises nothing); what counts is
+    // that the answer's outcome stands instead of a cancellation of an execution that succeeded.
+    expect(cancelled).toMatchObject({ result: {} });
+    expect(await settled(taskId)).toMatchObject({ status: 'completed' });
+  });
+});

@@ -25,6 +25,11 @@ export interface InputBackend {
   sendTaskSuccessCalls(): number;
   /** Makes the servers' next `count` SendTaskSuccess calls fail before they reach Step Functions. */
   failSendTaskSuccess(count: number): void;
+  /**
+   * Runs `hook` once, when the servers' next SendTaskSuccess is about to be sent (its answer is claimed by then): puts
+   * another request, such as a cancel, deterministically between an answer's claim and its delivery.
+   */
+  beforeNextSendTaskSuccess(hook: () => Promise<void>): void;
 }
 
 const lambdaArn = (name: string): string => `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:${name}`;
@@ -37,6 +42,7 @@ export function useInputBackend(options: { metrics?: TaskMetrics } = {}): InputB
   let serverSfn: SFNClient | undefined;
   let calls = 0;
   let failures = 0;
+  let beforeSend: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
     const tableName = await createTestTable();
@@ -72,6 +78,9 @@ export function useInputBackend(options: { metrics?: TaskMetrics } = {}): InputB
     serverSfn.middlewareStack.add(
       (next, context) => async (args) => {
         if (context.commandName === 'SendTaskSuccessCommand') {
+          const hook = beforeSend;
+          beforeSend = undefined;
+          await hook?.();
           if (failures > 0) {
             failures -= 1;
             throw Object.assign(new Error('Injected fault: Step Functions unreachable'), { name: 'InjectedFault' });
@@ -109,6 +118,9 @@ export function useInputBackend(options: { metrics?: TaskMetrics } = {}): InputB
     sendTaskSuccessCalls: () => calls,
     failSendTaskSuccess: (count) => {
       failures += count;
+    },
+    beforeNextSendTaskSuccess: (hook) => {
+      beforeSend = hook;
     },
   };
 }
