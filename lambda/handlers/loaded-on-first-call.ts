@@ -1,22 +1,10 @@
 // Stand-ins for parts that load on first use. The MCP endpoint's cold start is mostly the AWS SDK's import (its
 // parse and compile), and initialize, tools/list and ping need no AWS call: the store, executor and input requests
 // are built from a chunk of their own (esbuild code splitting), loaded by the first call that needs them.
+import { onceLoaded } from '../core/once-loaded.js';
 
 /** The keys of T that are not async methods: a stand-in must have them at hand, since it cannot await the part. */
 type ImmediateKeys<T> = { [K in keyof T]: T[K] extends (...args: never[]) => Promise<unknown> ? never : K }[keyof T];
-
-/**
- * `load`, run once and shared by every caller; a failed load is forgotten, so that the next call tries again rather
- * than failing for the life of the Lambda instance.
- */
-export function onceLoaded<T>(load: () => Promise<T>): () => Promise<T> {
-  let loading: Promise<T> | undefined;
-  return () =>
-    (loading ??= load().catch((error: unknown) => {
-      loading = undefined;
-      throw error;
-    }));
-}
 
 /**
  * A T whose async methods load the real T on their first call, then forward to it. `immediate` holds T's other

@@ -14,7 +14,8 @@ import type { InputRequestStore } from '../store/input-request-store.js';
 import type { TaskStore } from '../store/task-store.js';
 import type { ToolDefinition } from '../tools/tool-definition.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
-import { loadedOnFirstCall, onceLoaded } from './loaded-on-first-call.js';
+import { onceLoaded } from '../core/once-loaded.js';
+import { loadedOnFirstCall } from './loaded-on-first-call.js';
 
 export interface TaskCoreConfig {
   readonly tableName: string;

@@ -1,26 +1,21 @@
 // The Web-standard core of the endpoint: Request in, Response out. The Lambda handler and the local dev
 // server are thin adapters around it, so both run exactly this code.
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import {
-  createMcpHandler,
-  DEFAULT_MAX_REQUEST_BODY_SIZE,
-  isLegacyRequest,
-  readRequestBody,
-} from '@modelcontextprotocol/server';
+import { onceLoaded } from '../core/once-loaded.js';
 import { acceptClientResponse, clientResponseOf } from './client-input-requests.js';
-import { LEGACY_SDK_VALIDATED, MODERN_SDK_VALIDATED, sdkParamsErrorOf } from './invalid-params.js';
+import { LEGACY_SDK_VALIDATED, sdkParamsErrorOf } from './invalid-params.js';
 import { createLegacyMcpServer } from './legacy-server.js';
 import type { McpServerDependencies } from './mcp-dependencies.js';
-import { createModernMcpServer, toolSchemasOf } from './modern-server.js';
 import { progressTokenOf } from './progress-notifications.js';
 import { sep1686TaskRequestOf } from './sep-1686.js';
-import { serveTaskSubscription, taskSubscriptionRequestOf } from './task-subscriptions.js';
+import { ProtocolError } from './protocol-errors.js';
+import { isSurelyLegacy } from './request-era.js';
 import { UNAUTHORIZED_ERROR_CODE, UNAUTHORIZED_MESSAGE } from './unauthorized.js';
 
 /** Comment frames on a long stream this often, well inside API Gateway's idle limit. */
 const SSE_KEEP_ALIVE_MS = 15_000;
 /** The SDK's default cap (4 MiB), checked before parsing: a body over it is refused unread. */
-const MAX_REQUEST_BODY_BYTES = DEFAULT_MAX_REQUEST_BODY_SIZE;
+const MAX_REQUEST_BODY_BYTES = 4 * 1024 * 1024;
 /** Request IDs are echoed and stored (SEP-1686 keeps one per task): longer than any real client needs. */
 const MAX_REQUEST_ID_LENGTH = 256;
 
@@ -77,18 +72,16 @@ function jsonRpcError(
 
 export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
   const path = options.path ?? '/mcp';
-  // The modern era (2026-07-28) on the SDK's per-request entry; the owner travels as pass-through auth info.
-  const schemas = toolSchemasOf(options.tools.list());
-  const modern = createMcpHandler(({ authInfo }) => createModernMcpServer(options, schemas, authInfo!.clientId), {
-    legacy: 'reject',
-    onerror: (error) => options.logger.warn('Modern-era request rejected', { error: error.message }),
-  });
-  const subscriptionOptions = {
-    service: options.service,
-    pollIntervalMs: options.settings.pollIntervalMs,
-    maxLifetimeMs: options.settings.resultWaitMs,
-    keepAliveMs: SSE_KEEP_ALIVE_MS,
-  };
+  // The modern era (2026-07-28), loaded by the first request that may be modern: a cold start that serves only 2025-era
+  // requests never loads the 2.x SDK (issue 10).
+  const modernEndpoint = onceLoaded(async () =>
+    (await import('./modern-endpoint.js')).createModernEndpoint(options, {
+      service: options.service,
+      pollIntervalMs: options.settings.pollIntervalMs,
+      maxLifetimeMs: options.settings.resultWaitMs,
+      keepAliveMs: SSE_KEEP_ALIVE_MS,
+    }),
+  );
   /** The legacy era (2025 revisions): a fresh 1.x server and transport for this one request. */
   const serveLegacy = async (request: Request, parsedBody: unknown, owner: string): Promise<Response> => {
     // The 1.x SDK would answer params that fail its own schemas -32603 with a validator dump.
@@ -177,18 +170,13 @@ export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
           `Invalid Request: the id may have at most ${MAX_REQUEST_ID_LENGTH} characters`,
         );
       }
-      if (!(await isLegacyRequest(request, parsedBody))) {
-        const subscription = taskSubscriptionRequestOf(request, parsedBody);
-        if (subscription !== undefined)
-          return serveTaskSubscription(subscription, owner, request.signal, subscriptionOptions);
-        const invalid = await sdkParamsErrorOf(parsedBody, MODERN_SDK_VALIDATED);
-        if (invalid !== undefined) return jsonRpcError(requestIdOf(parsedBody), 200, invalid.code, invalid.message);
-        return modern.fetch(request, {
-          authInfo: { token: '', clientId: owner, scopes: [] },
-          ...(parsedBody === undefined ? {} : { parsedBody }),
-        });
-      }
-      return serveLegacy(request, parsedBody, owner);
+      if (isSurelyLegacy(request, parsedBody)) return serveLegacy(request, parsedBody, owner);
+      const modern = await modernEndpoint();
+      if (await modern.isLegacy(request, parsedBody)) return serveLegacy(request, parsedBody, owner);
+      const answer = await modern.serve(request, parsedBody, owner);
+      return answer instanceof ProtocolError
+        ? jsonRpcError(requestIdOf(parsedBody), 200, answer.code, answer.message)
+        : answer;
     },
   };
 }
@@ -198,12 +186,39 @@ type Body =
   | { readonly tooLarge: false; readonly unparsable: boolean; readonly parsedBody: unknown };
 
 /**
+ * A body's text, read up to `maxBytes`: a declared Content-Length over it is refused unread, otherwise the read stops
+ * as soon as more has arrived. The 2.x SDK's readRequestBody does the same, but importing it loads that whole SDK.
+ */
+async function readRequestText(
+  request: Request,
+  maxBytes: number,
+): Promise<{ readonly tooLarge: true } | { readonly tooLarge: false; readonly text: string }> {
+  if (Number(request.headers.get('content-length')) > maxBytes) return { tooLarge: true };
+  if (request.body === null) return { tooLarge: false, text: '' };
+  const reader = request.body.getReader();
+  const decoder = new TextDecoder();
+  let received = 0;
+  let text = '';
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return { tooLarge: false, text: text + decoder.decode() };
+      received += value.byteLength;
+      if (received > maxBytes) return { tooLarge: true };
+      text += decoder.decode(value, { stream: true });
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+/**
  * The JSON body of a POST, read up to the size cap; other methods have none. Read once, here: every SDK entry below
  * is handed the parsed body and reads the stream no more, so no clone (a copy of every body) is needed.
  */
 async function readBody(request: Request): Promise<Body> {
   if (request.method !== 'POST') return { tooLarge: false, unparsable: false, parsedBody: undefined };
-  const read = await readRequestBody(request, MAX_REQUEST_BODY_BYTES);
+  const read = await readRequestText(request, MAX_REQUEST_BODY_BYTES);
   if (read.tooLarge) return read;
   try {
     return { tooLarge: false, unparsable: false, parsedBody: JSON.parse(read.text) };

@@ -8,11 +8,10 @@ import {
   ListToolsRequestSchema,
   PingRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { specTypeSchemas } from '@modelcontextprotocol/server';
 import { ProtocolError } from './protocol-errors.js';
 
 /** A schema as both SDKs' Zod schemas expose it (Standard Schema), so one checker serves both eras. */
-interface RequestSchema {
+export interface RequestSchema {
   readonly '~standard': { validate(value: unknown): StandardResult | Promise<StandardResult> };
 }
 type StandardResult = { readonly issues?: readonly Issue[] };
@@ -21,22 +20,15 @@ interface Issue {
   readonly path?: readonly (PropertyKey | { readonly key: PropertyKey })[];
 }
 
-/** Legacy era: the methods whose params the 1.x SDK validates itself before any handler of ours, with its schema. */
+/**
+ * Legacy era: the methods whose params the 1.x SDK validates itself before any handler of ours, with its schema (the
+ * modern era's are in modern-endpoint.ts, loaded with the 2.x SDK).
+ */
 export const LEGACY_SDK_VALIDATED: Readonly<Record<string, RequestSchema>> = {
   initialize: InitializeRequestSchema,
   ping: PingRequestSchema,
   'tools/call': CallToolRequestSchema,
   'tools/list': ListToolsRequestSchema,
-};
-
-/** Modern era: the same for the 2.x SDK (tasks/* and subscriptions/listen are checked by our own handlers). */
-export const MODERN_SDK_VALIDATED: Readonly<Record<string, RequestSchema>> = {
-  'tools/call': specTypeSchemas.CallToolRequest,
-  'tools/list': specTypeSchemas.ListToolsRequest,
-  'prompts/list': specTypeSchemas.ListPromptsRequest,
-  'resources/list': specTypeSchemas.ListResourcesRequest,
-  'resources/templates/list': specTypeSchemas.ListResourceTemplatesRequest,
-  'resources/read': specTypeSchemas.ReadResourceRequest,
 };
 
 const ARTICLE: Readonly<Record<string, string>> = {

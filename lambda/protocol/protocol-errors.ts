@@ -2,7 +2,6 @@
 // fault is logged with a reference and answered -32603 with that reference, never a message or stack.
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { ProtocolError as ModernProtocolError } from '@modelcontextprotocol/server';
 import {
   ExecutionStartError,
   IllegalTransitionError,
@@ -37,11 +36,20 @@ export class ProtocolError extends Error {
   }
 }
 
+/**
+ * An error the 2.x SDK threw as a JSON-RPC error: an integer code. None of our domain errors has a numeric code, and
+ * Node's and the AWS SDK's codes are strings.
+ */
+function isSdkProtocolError(error: unknown): error is Error & { code: number; data?: unknown } {
+  return error instanceof Error && Number.isInteger((error as { code?: unknown }).code);
+}
+
 export function toMcpError(error: unknown, logger: Logger): ProtocolError {
   if (error instanceof ProtocolError) return error;
   if (error instanceof McpError) return new ProtocolError(error.code, error.message);
-  // The 2.x SDK's own protocol errors (-32021 and its requiredCapabilities, say) leave with their data.
-  if (error instanceof ModernProtocolError) return new ProtocolError(error.code, error.message, error.data);
+  // The 2.x SDK's own protocol errors (-32021 and its requiredCapabilities, say) leave with their data. Told by their
+  // shape rather than by instanceof: importing the 2.x SDK here would load it on every cold start (issue 10).
+  if (isSdkProtocolError(error)) return new ProtocolError(error.code, error.message, error.data);
   // The messages of seed section 7.1 and the 2025-11-25 spec, word for word.
   if (error instanceof TaskNotFoundError)
     return new ProtocolError(ErrorCode.InvalidParams, 'Failed to retrieve task: Task not found');

@@ -15,6 +15,8 @@ import { createTestTable, exampleTools } from '../support/local-backend.js';
 const MCP_HANDLER = join(assetDirectory(projectPath('lambda/handlers/mcp-http.ts')), 'index.mjs');
 const PROBE = projectPath('test/support/bundle-loading-probe.mjs');
 const AWS_SDK = '@aws-sdk/client-dynamodb';
+/** The 2026-07-28 era's SDK: a 2025-era request never needs it. */
+const MODERN_SDK = '@modelcontextprotocol/server';
 const TRACER = ['@aws-lambda-powertools/tracer', 'aws-xray-sdk-core'];
 
 interface Step {
@@ -23,7 +25,7 @@ interface Step {
   readonly packages: string[];
 }
 
-function event(method: string, params: Record<string, unknown> = {}) {
+function event(method: string, params: Record<string, unknown> = {}, protocolVersion = '2025-11-25') {
   return {
     httpMethod: 'POST',
     path: '/mcp',
@@ -31,7 +33,7 @@ function event(method: string, params: Record<string, unknown> = {}) {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
       host: 'localhost',
-      'mcp-protocol-version': '2025-11-25',
+      'mcp-protocol-version': protocolVersion,
     },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
     requestContext: { authorizer: { principalId: 'alice' } },
@@ -43,6 +45,17 @@ const INITIALIZE = event('initialize', {
   capabilities: {},
   clientInfo: { name: 'probe', version: '1.0.0' },
 });
+
+/** A 2026-07-28 request: the era named in its headers and claimed in its `_meta` envelope. */
+function modernEvent(method: string) {
+  const _meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': {},
+    'io.modelcontextprotocol/clientInfo': { name: 'probe', version: '1.0.0' },
+  };
+  const modern = event(method, { _meta }, '2026-07-28');
+  return { ...modern, headers: { ...modern.headers, 'mcp-method': method } };
+}
 
 async function coldStart(events: unknown[], extraEnv: Record<string, string> = {}): Promise<Step[]> {
   const env = {
@@ -63,9 +76,10 @@ async function coldStart(events: unknown[], extraEnv: Record<string, string> = {
 }
 
 describe('the MCP handler bundle at cold start', () => {
-  it('answers initialize, tools/list and ping without loading the AWS SDK', async () => {
+  it('answers initialize, tools/list and ping without loading the AWS SDK or the 2026-07-28 SDK', async () => {
     const steps = await coldStart([INITIALIZE, event('tools/list'), event('ping')]);
     for (const step of steps) expect(step.packages).not.toContain(AWS_SDK);
+    for (const step of steps) expect(step.packages).not.toContain(MODERN_SDK);
     expect(steps.map((step) => step.step)).toEqual(['import', 'initialize', 'tools/list', 'ping']);
     expect(steps[1]!.answer).toContain('"protocolVersion":"2025-11-25"');
     expect(steps[2]!.answer).toContain('"name":"text_stats"');
@@ -76,6 +90,21 @@ describe('the MCP handler bundle at cold start', () => {
     const [, list] = await coldStart([event('tasks/list')]);
     expect(list!.packages).toContain(AWS_SDK);
     expect(list!.answer).toContain('"tasks":[]');
+  });
+
+  it('loads the 2026-07-28 SDK with the first modern-era request, and answers it', async () => {
+    const [imported, list] = await coldStart([modernEvent('tools/list')]);
+    expect(imported!.packages).not.toContain(MODERN_SDK);
+    expect(list!.packages).toContain(MODERN_SDK);
+    expect(list!.answer).toContain('"name":"text_stats"');
+    expect(list!.answer).toContain('"resultType":"complete"');
+  });
+
+  it('answers a modern-era request that fails the SDK era checks from the loaded SDK, with a JSON-RPC error', async () => {
+    // A modern header without the envelope: the SDK's own rule (loaded for it) refuses it with -32602.
+    const [, refused] = await coldStart([event('tools/list', {}, '2026-07-28')]);
+    expect(refused!.packages).toContain(MODERN_SDK);
+    expect(refused!.answer).toContain('"code":-32602');
   });
 
   it('loads no Powertools Tracer or X-Ray SDK when tracing is off, even once it calls AWS', async () => {
