@@ -86,7 +86,8 @@ beforeAll(async () => {
     POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
     POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
   });
-  vi.resetModules();
+  // Imported first here, so it reads this environment. No vi.resetModules(): modules imported lazily after a reset
+  // (the modern endpoint) would get their own copies of the error classes, which instanceof then tells apart.
   ({ handler } = await import('../../lambda/handlers/status-sync.js'));
   const metrics = new PowertoolsTaskMetrics();
   const clients = countAwsCallFailures(localAwsClients(), metrics);
