@@ -15,7 +15,7 @@ type JsonRpcAnswer = {
 };
 
 /** What `Mcp-Name` carries: the tool, resource or task a request names. */
-function mcpNameOf(method: string, params: Record<string, unknown>): string | undefined {
+export function mcpNameOf(method: string, params: Record<string, unknown>): string | undefined {
   const source =
     method === 'tools/call' || method === 'prompts/get'
       ? params['name']

@@ -9,6 +9,7 @@ import {
   type RawClientDispatch,
   type TaskEnabledSession,
 } from '@modelcontextprotocol/ext-tasks/client';
+import { mcpNameOf } from '../../cli/modern-dispatch.js';
 import { TOKENS } from './local-backend.js';
 
 export const MODERN_VERSION = '2026-07-28';
@@ -33,19 +34,6 @@ export async function connectModernClient(url: string, token: string = TOKENS.al
     new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
   );
   return client;
-}
-
-/** The `Mcp-Name` a modern request must carry: what its params name (tool, resource or task), if anything. */
-function mcpNameOf(method: string, params: Record<string, unknown>): string | undefined {
-  const source =
-    method === 'tools/call' || method === 'prompts/get'
-      ? params['name']
-      : method === 'resources/read'
-        ? params['uri']
-        : method.startsWith('tasks/')
-          ? params['taskId']
-          : undefined;
-  return typeof source === 'string' ? source : undefined;
 }
 
 let nextRequestId = 1;
