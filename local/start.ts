@@ -1,7 +1,7 @@
 // `npm start`: the whole product on local stand-ins. Starts DynamoDB Local and the Step Functions emulator,
 // registers the example tools, serves MCP and prints its URL; Ctrl-C stops everything it started.
 // `npm run start:conformance` (`--conformance`) serves the MCP conformance suite's fixture tools instead.
-import { CONFORMANCE_TOOLS } from '../lambda/conformance-tools/catalog.js';
+import { CONFORMANCE_PROMPTS, CONFORMANCE_TOOLS } from '../lambda/conformance-tools/catalog.js';
 import { EXAMPLE_TOOLS } from '../lambda/example-tools/catalog.js';
 import { createBackend } from '../lambda/handlers/backend.js';
 import { configFromEnvironment, ENV } from '../lambda/handlers/environment.js';
@@ -57,7 +57,9 @@ async function main(): Promise<void> {
           }
         : {}),
     });
-    const backend = createBackend(configFromEnvironment(process.env));
+    // Prompts are code (each renders its messages), so they are handed over here rather than through the environment.
+    const prompts = conformance ? CONFORMANCE_PROMPTS : [];
+    const backend = createBackend({ ...configFromEnvironment(process.env), prompts });
     const sweep = startExpirySweepTimer(createExpirySweep({ tableName: TABLE_NAME }), {
       intervalMs: Number(process.env['EXPIRY_SWEEP_INTERVAL_MS'] ?? LOCAL_EXPIRY_SWEEP_INTERVAL_MS),
       onError: (error) => console.error('Expiry sweep failed:', error),
@@ -69,6 +71,7 @@ async function main(): Promise<void> {
     stopAll.push(server.close);
     console.log(`MCP endpoint: ${server.url}`);
     console.log(`Tools: ${tools.map((tool) => tool.name).join(', ')}`);
+    if (prompts.length > 0) console.log(`Prompts: ${prompts.map((prompt) => prompt.name).join(', ')}`);
     console.log(tokens ? 'Auth: bearer tokens from LOCAL_TOKENS' : "Auth: off (every request is owner 'local')");
     console.log('Press Ctrl-C to stop.');
   } catch (error) {

@@ -6,6 +6,7 @@ import type { JsonSchema } from '../tools/tool-definition.js';
 import { PROGRESS_LAMBDA_STEP, PROGRESS_STEP_PLACEHOLDER } from '../progress/progress-lambda-step.js';
 import { pathsFrom, type StateMachineTool } from '../tools/state-machine-tool.js';
 import { ASK_STEP } from '../example-tools/catalog.js';
+import type { PromptDefinition } from '../prompts/prompt-definition.js';
 
 const here = pathsFrom(import.meta.url);
 
@@ -433,5 +434,27 @@ export const CONFORMANCE_TOOLS: readonly StateMachineTool[] = [
     taskSupport: 'forbidden',
     requiredClientCapabilities: { elicitation: {} },
     ...asking('test-input-required-result-multi-round'),
+  },
+];
+
+/**
+ * The fixture prompts: prompts render in-process (no state machine), so these are definitions alone. Served by
+ * `npm run start:conformance` beside the fixture tools.
+ */
+export const CONFORMANCE_PROMPTS: readonly PromptDefinition[] = [
+  // input-required-result-non-tool-request: prompts/get answers input_required (key user_context) until the retry
+  // carries the answer, then renders with it
+  {
+    name: 'test_input_required_result_prompt',
+    title: 'Asks for context first',
+    description: 'Asks the client what context to use (key user_context), then renders a prompt with it.',
+    ask: {
+      key: 'user_context',
+      message: 'What context should the prompt use?',
+      requestedSchema: { type: 'object', properties: { context: { type: 'string' } }, required: ['context'] },
+    },
+    render: (_args, answer) => [
+      { role: 'user', content: { type: 'text', text: `Use this context: ${String(answer?.['context'])}` } },
+    ],
   },
 ];

@@ -87,6 +87,23 @@ export class InvalidToolArgumentsError extends TaskBackendError {
   }
 }
 
+export class PromptNotFoundError extends TaskBackendError {
+  constructor(readonly promptName: string) {
+    super(`Unknown prompt: ${promptName}`);
+    this.name = 'PromptNotFoundError';
+  }
+}
+
+export class InvalidPromptArgumentsError extends TaskBackendError {
+  constructor(
+    readonly promptName: string,
+    readonly problems: readonly string[],
+  ) {
+    super(`Invalid arguments for prompt ${promptName}: ${problems.join('; ')}`);
+    this.name = 'InvalidPromptArgumentsError';
+  }
+}
+
 /** Why Step Functions refused a start: the caller's input, the server's set-up, or a quota to wait out. */
 export type ExecutionStartFault = 'input' | 'configuration' | 'capacity';
 

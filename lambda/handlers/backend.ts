@@ -1,5 +1,7 @@
 // The composition root of the MCP endpoint: the task core plus the MCP HTTP app. The Lambda handler and the local
 // dev server both build the backend here, so they run the same code.
+import type { PromptDefinition } from '../prompts/prompt-definition.js';
+import { PromptRegistry } from '../prompts/prompt-registry.js';
 import { createMcpHttpApp, type McpHttpApp } from '../protocol/http-app.js';
 import type { TaskMetrics } from '../service/task-metrics.js';
 import type { Logger } from '../service/task-service.js';
@@ -15,6 +17,11 @@ import {
 
 export interface BackendConfig extends TaskCoreConfig {
   readonly tools: readonly ToolDefinition[];
+  /**
+   * Prompts for prompts/get (modern era). Code, not configuration (each renders its messages), so a composition root
+   * passes them in; the Lambda handler serves none. @default none
+   */
+  readonly prompts?: readonly PromptDefinition[];
   /** Host names the Host and Origin headers may name (DNS-rebinding protection); unset accepts any. */
   readonly allowedHosts?: readonly string[];
   /**
@@ -42,6 +49,7 @@ export function createBackend(
     service: core.service,
     inputs: core.inputs,
     tools: core.tools,
+    ...(config.prompts ? { prompts: new PromptRegistry(config.prompts) } : {}),
     settings: config.settings,
     logger,
     ...(config.allowedHosts ? { allowedHosts: config.allowedHosts } : {}),

@@ -111,6 +111,9 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
   const { owner } = context;
   const offersTasks = negotiatesTasks(context.initializeVersion);
   const server = new Server(SERVER_INFO, {
+    // No prompts capability, so prompts/* is -32601 here, whatever deps.prompts holds. Prompts are a 2026-07-28
+    // feature of this server: one that asks its client needs input_required rounds, which 2025 revisions lack, and
+    // serving only the prompts that do not ask would show each era a different catalog under the same names.
     capabilities: {
       tools: {},
       ...(offersTasks ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),

@@ -1,5 +1,6 @@
 // What every MCP server this endpoint builds, legacy or modern era, is made from.
 import type { InputService } from '../input/input-service.js';
+import type { PromptRegistry } from '../prompts/prompt-registry.js';
 import type { Logger, TaskService } from '../service/task-service.js';
 import type { TaskServiceSettings } from '../service/settings.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
@@ -9,6 +10,8 @@ export const SERVER_INFO = { name: 'mcp-tasks-sfn', version: '0.1.0' } as const;
 export interface McpServerDependencies {
   readonly service: TaskService;
   readonly tools: ToolRegistry;
+  /** Prompts, served in the modern era only (see legacy-server.ts). @default none */
+  readonly prompts?: PromptRegistry;
   readonly settings: TaskServiceSettings;
   readonly logger: Logger;
   /** Answers to tasks' input requests (issue 8). */

@@ -20,6 +20,7 @@ const MODERN_SDK_VALIDATED: Readonly<Record<string, RequestSchema>> = {
   'tools/call': specTypeSchemas.CallToolRequest,
   'tools/list': specTypeSchemas.ListToolsRequest,
   'prompts/list': specTypeSchemas.ListPromptsRequest,
+  'prompts/get': specTypeSchemas.GetPromptRequest,
   'resources/list': specTypeSchemas.ListResourcesRequest,
   'resources/templates/list': specTypeSchemas.ListResourceTemplatesRequest,
   'resources/read': specTypeSchemas.ReadResourceRequest,

@@ -21,7 +21,10 @@ import { TASKS_EXTENSION, TASKS_EXTENSION_CAPABILITY, toCreateTaskResult, toDeta
 import { progressNotifierFor } from './progress-notifications.js';
 import { toolListing } from './tool-listing.js';
 import { callWithInput, requestStateVerifier } from './input-round-trips.js';
+import { getPrompt, promptListing } from './prompt-rounds.js';
+import { PromptRegistry } from '../prompts/prompt-registry.js';
 
+const NO_PROMPTS = new PromptRegistry();
 const TaskIdParams = z.looseObject({ taskId: z.string().min(1) });
 /** Every result of this era carries `resultType`; the SDK fills in "complete" where a handler leaves it out. */
 const AnyResult = z.looseObject({});
@@ -49,8 +52,9 @@ export function toolSchemasOf(tools: readonly ToolDefinition[]): ToolSchemas {
 
 export function createModernMcpServer(deps: McpServerDependencies, schemas: ToolSchemas, owner: string): McpServer {
   const { service, tools, logger } = deps;
+  const prompts = deps.prompts ?? NO_PROMPTS;
   const mcp = new McpServer(SERVER_INFO, {
-    // Empty prompt and resource lists: clients (and SEP-2549 caching) may ask, and may cache that there are none.
+    // Prompts (maybe none) and an empty resource list: clients (and SEP-2549 caching) may ask, and cache the answer.
     // Lists change only with a deployment, so no listChanged (McpServer would otherwise claim it).
     capabilities: {
       tools: { listChanged: false },
@@ -78,7 +82,14 @@ export function createModernMcpServer(deps: McpServerDependencies, schemas: Tool
     'tools/list',
     handle(async () => ({ tools: toolListing(tools) })),
   );
-  server.setRequestHandler('prompts/list', async () => ({ prompts: [] }));
+  server.setRequestHandler(
+    'prompts/list',
+    handle(async () => ({ prompts: promptListing(prompts) })),
+  );
+  server.setRequestHandler(
+    'prompts/get',
+    handle(async (request, ctx) => getPrompt(prompts, request.params, ctx)),
+  );
   server.setRequestHandler('resources/list', async () => ({ resources: [] }));
   server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [] }));
   server.setRequestHandler('resources/read', async (request) => {

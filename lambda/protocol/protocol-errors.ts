@@ -8,7 +8,9 @@ import {
   InputDeliveryError,
   InvalidInputResponseError,
   InvalidCursorError,
+  InvalidPromptArgumentsError,
   InvalidToolArgumentsError,
+  PromptNotFoundError,
   StartOutcomeUnknownError,
   TaskAlreadyExistsError,
   TaskExpiredError,
@@ -63,7 +65,10 @@ export function toMcpError(error: unknown, logger: Logger): ProtocolError {
     error instanceof InvalidCursorError ||
     error instanceof ToolNotFoundError ||
     error instanceof InvalidToolArgumentsError ||
-    error instanceof TaskAlreadyExistsError
+    error instanceof TaskAlreadyExistsError ||
+    // MCP's prompts/get: an unknown name or a missing required argument is -32602.
+    error instanceof PromptNotFoundError ||
+    error instanceof InvalidPromptArgumentsError
   ) {
     return new ProtocolError(ErrorCode.InvalidParams, error.message);
   }

@@ -58,7 +58,8 @@ export interface ToolDefinition {
   readonly inputBeforeTask?: boolean;
 }
 
-const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+/** An MCP tool name; prompts are named the same way. */
+export const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 /** Every problem with a set of tool definitions, so a deploy or start fails once with the whole list. */
 export function toolDefinitionProblems(

@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONFORMANCE_PROMPTS } from '../../lambda/conformance-tools/catalog.js';
 import { singleOwner } from '../../local/dev-server.js';
 import { conformanceTools, progressTable, startTestServer, type TestServer } from '../support/local-backend.js';
 
@@ -75,7 +76,12 @@ beforeAll(async () => {
   // emulator's progress step writes to, so test_tool_with_progress's reports reach its task.
   server = await startTestServer(
     { pollIntervalMs: 100, refreshIntervalMs: 100, maxTaskCreationsPerMinute: 10_000 },
-    { tools: conformanceTools(), resolveOwner: singleOwner(), tableName: progressTable() },
+    {
+      tools: conformanceTools(),
+      prompts: CONFORMANCE_PROMPTS,
+      resolveOwner: singleOwner(),
+      tableName: progressTable(),
+    },
   );
 });
 afterAll(async () => {

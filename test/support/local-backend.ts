@@ -6,6 +6,7 @@ import { inject } from 'vitest';
 import { createBackend, type Backend } from '../../lambda/handlers/backend.js';
 import { DEFAULT_SETTINGS, type TaskServiceSettings } from '../../lambda/service/settings.js';
 import type { TaskMetrics } from '../../lambda/service/task-metrics.js';
+import type { PromptDefinition } from '../../lambda/prompts/prompt-definition.js';
 import type { ToolDefinition } from '../../lambda/tools/tool-definition.js';
 import { bearerTokenOwners, LOOPBACK_HOSTS, startDevServer, type OwnerResolver } from '../../local/dev-server.js';
 import { localClients } from '../../local/infrastructure.js';
@@ -64,6 +65,7 @@ export async function startTestServer(
   options: {
     tableName?: string;
     tools?: ToolDefinition[];
+    prompts?: readonly PromptDefinition[];
     resolveOwner?: OwnerResolver;
     clients?: ReturnType<typeof localAwsClients>;
     metrics?: TaskMetrics;
@@ -74,6 +76,7 @@ export async function startTestServer(
     {
       tableName,
       tools: options.tools ?? exampleTools(),
+      ...(options.prompts ? { prompts: options.prompts } : {}),
       settings: { ...DEFAULT_SETTINGS, pollIntervalMs: 200, refreshIntervalMs: 200, ...settings },
       allowedHosts: LOOPBACK_HOSTS,
     },
