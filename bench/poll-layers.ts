@@ -1,0 +1,83 @@
+// `npm run bench:poll-layers`: where a poll's cost goes, layer by layer, in ONE process (no other server beside it):
+// the task store's GetItem, the task service's read, the MCP app answering tasks/get (and ping, its floor) from a
+// Request object, and both again over real HTTP. Each row is CPU time and elapsed time per call, after a warm-up; the
+// differences between rows are what each layer adds. `npm run bench` gives the figures against the anchor.
+import { TaskOrigin } from '../lambda/core/task.js';
+import { EXAMPLE_TOOLS } from '../lambda/example-tools/catalog.js';
+import { createBackend } from '../lambda/handlers/backend.js';
+import { DEFAULT_SETTINGS } from '../lambda/service/settings.js';
+import { singleOwner, startDevServer } from '../local/dev-server.js';
+import { localClients, startLocalInfrastructure } from '../local/infrastructure.js';
+import { storedTask } from './seed-tasks.js';
+
+const CALLS = Number(process.env['BENCH_ROUNDS'] ?? 1_000);
+/** Calls before each measurement, so that every layer runs JIT-optimized code, as a busy function's does. */
+const WARMUPS = 300;
+const OWNER = 'bench';
+const HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2025-11-25',
+  host: 'localhost',
+};
+
+async function main(): Promise<void> {
+  const infrastructure = await startLocalInfrastructure({ example: EXAMPLE_TOOLS });
+  try {
+    await infrastructure.createTable('bench');
+    const clients = localClients(infrastructure);
+    const quiet = { info: () => {}, warn: () => {}, error: () => {} };
+    // No refresh due during the run: a poll is the one read, as with status events in AWS.
+    const settings = { ...DEFAULT_SETTINGS, refreshIntervalMs: 3_600_000 };
+    const { service, app } = createBackend(
+      { tableName: 'bench', tools: infrastructure.tools.example, settings },
+      clients,
+      quiet,
+    );
+    const { taskId } = await service.createTask({
+      owner: OWNER,
+      toolName: 'analyze_documents',
+      arguments: { documents: ['a'], reviewSeconds: 3600 },
+      origin: TaskOrigin.Mcp20251125,
+    });
+    const server = await startDevServer(app, { resolveOwner: singleOwner(OWNER) });
+    const body = (method: string, params: unknown) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
+    const inApp = async (method: string, params: unknown) =>
+      (
+        await app.handle(
+          new Request(server.url, { method: 'POST', headers: HEADERS, body: body(method, params) }),
+          OWNER,
+        )
+      ).text();
+    const overHttp = async (method: string, params: unknown) =>
+      (await fetch(server.url, { method: 'POST', headers: HEADERS, body: body(method, params) })).text();
+    const layers: [string, () => Promise<unknown>][] = [
+      ['task store: one GetItem (AWS SDK)', () => storedTask(clients.dynamoDb, 'bench', OWNER, taskId)],
+      ['task service: getTask', () => service.getTask(OWNER, taskId)],
+      ['MCP app: ping', () => inApp('ping', {})],
+      ['MCP app: tasks/get', () => inApp('tasks/get', { taskId })],
+      ['HTTP: ping', () => overHttp('ping', {})],
+      ['HTTP: tasks/get', () => overHttp('tasks/get', { taskId })],
+    ];
+    console.log(`\nnpm run bench:poll-layers: ${CALLS} calls each, one process, Node ${process.version}\n`);
+    console.log(`${'layer'.padEnd(36)}${'CPU ms/call'.padStart(12)}${'elapsed ms/call'.padStart(17)}`);
+    for (const [name, call] of layers) {
+      for (let warmup = 0; warmup < WARMUPS; warmup++) await call();
+      const cpu = process.cpuUsage();
+      const start = performance.now();
+      for (let index = 0; index < CALLS; index++) await call();
+      const elapsed = (performance.now() - start) / CALLS;
+      const used = process.cpuUsage(cpu);
+      const cpuMs = (used.user + used.system) / CALLS / 1000;
+      console.log(`${name.padEnd(36)}${cpuMs.toFixed(2).padStart(12)}${elapsed.toFixed(2).padStart(17)}`);
+    }
+    await server.close();
+  } finally {
+    await infrastructure.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
