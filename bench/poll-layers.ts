@@ -2,7 +2,10 @@
 // the task store's GetItem, the task service's read, the MCP app answering tasks/get (and ping, its floor) from a
 // Request object, and both again over real HTTP. Each row is CPU time and elapsed time per call, after a warm-up; the
 // differences between rows are what each layer adds. `npm run bench` gives the figures against the anchor.
+import { Agent, request as httpRequest } from 'node:http';
 import { TaskOrigin } from '../lambda/core/task.js';
+import { taskKey } from '../lambda/core/task-key.js';
+import { PARTITION_KEY } from '../lambda/store/table-schema.js';
 import { EXAMPLE_TOOLS } from '../lambda/example-tools/catalog.js';
 import { createBackend } from '../lambda/handlers/backend.js';
 import { DEFAULT_SETTINGS } from '../lambda/service/settings.js';
@@ -20,6 +23,35 @@ const HEADERS = {
   'mcp-protocol-version': '2025-11-25',
   host: 'localhost',
 };
+
+/**
+ * One GetItem sent without the AWS SDK (DynamoDB Local does not check the signature): the stand-in's own service time
+ * plus one HTTP round trip, the floor under every poll that reads DynamoDB.
+ */
+function rawGetItem(endpoint: string, tableName: string, key: string): () => Promise<void> {
+  const agent = new Agent({ keepAlive: true });
+  const { hostname, port } = new URL(endpoint);
+  const headers = {
+    'content-type': 'application/x-amz-json-1.0',
+    'x-amz-target': 'DynamoDB_20120810.GetItem',
+    authorization:
+      'AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
+  };
+  const body = JSON.stringify({ TableName: tableName, Key: { [PARTITION_KEY]: { S: key } }, ConsistentRead: true });
+  return () =>
+    new Promise((resolve, reject) => {
+      const sent = httpRequest({ hostname, port, method: 'POST', path: '/', agent, headers }, (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        response.on('end', () => {
+          if (response.statusCode !== 200 || !('Item' in JSON.parse(text))) reject(new Error(`GetItem: ${text}`));
+          else resolve();
+        });
+      });
+      sent.on('error', reject);
+      sent.end(body);
+    });
+}
 
 async function main(): Promise<void> {
   const infrastructure = await startLocalInfrastructure({ example: EXAMPLE_TOOLS });
@@ -52,6 +84,10 @@ async function main(): Promise<void> {
     const overHttp = async (method: string, params: unknown) =>
       (await fetch(server.url, { method: 'POST', headers: HEADERS, body: body(method, params) })).text();
     const layers: [string, () => Promise<unknown>][] = [
+      [
+        'DynamoDB Local: GetItem, raw HTTP',
+        rawGetItem(infrastructure.dynamoDbEndpoint, 'bench', taskKey(OWNER, taskId)),
+      ],
       ['task store: one GetItem (AWS SDK)', () => storedTask(clients.dynamoDb, 'bench', OWNER, taskId)],
       ['task service: getTask', () => service.getTask(OWNER, taskId)],
       ['MCP app: ping', () => inApp('ping', {})],
