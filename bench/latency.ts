@@ -287,8 +287,8 @@ async function main(): Promise<void> {
       '1',
     );
     // The floor of a poll on this stack: what the project's server does for any request (a ping) plus the one
-    // GetItem a poll must make (the AWS SDK, from this process). The anchor reads memory: no server that keeps its
-    // tasks in DynamoDB polls below this.
+    // GetItem a poll must make (the AWS SDK, from this process). The anchor reads memory; a server that reads its
+    // tasks from DynamoDB through the AWS SDK polls no faster than this.
     const pings = await alternate(
       { ours: pushed, anchor },
       POLL_ROUNDS,
