@@ -1,18 +1,16 @@
-// The task use cases over the store, the executor and the tool registry: create, poll, wait, cancel, list.
-// Protocol adapters call this; it knows nothing of MCP's wire shapes.
+// The task use cases over the store, the executor and the tool registry: create, poll, wait, cancel, list, and plain
+// calls. Protocol adapters call this; it knows nothing of MCP's wire shapes. Polling lives in task-tracker.ts and the
+// plain-call path in direct-calls.ts; this service builds both and delegates to them.
 import { createHash, randomBytes } from 'node:crypto';
 import {
   ExecutionStartError,
   IllegalTransitionError,
-  InvalidToolArgumentsError,
-  StartOutcomeUnknownError,
   TaskAlreadyExistsError,
   TaskExpiredError,
   TaskLimitExceededError,
   TaskNotFoundError,
 } from '../core/errors.js';
 import { ExecutionStatus, type ExecutionSnapshot } from '../core/execution-status.js';
-import { awaitsAnswers } from '../core/input-request.js';
 import {
   isTerminal,
   RetentionClock,
@@ -23,11 +21,12 @@ import {
   type TaskRecord,
 } from '../core/task.js';
 import { executionNameFor, executionNameOf, newExecutionNonce, taskKey } from '../core/task-key.js';
-import { textResult, type ToolResult } from '../core/tool-result.js';
+import type { ToolResult } from '../core/tool-result.js';
 import type { StartRequest, TaskExecutor } from '../executor/task-executor.js';
 import type { TaskPage, TaskStore } from '../store/task-store.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
 import { audit, AuditEvent, auditTask } from './audit.js';
+import { DirectCalls, type DirectOutcome } from './direct-calls.js';
 import { NO_TASK_METRICS, type TaskMetrics } from './task-metrics.js';
 import { sleep } from './sleep.js';
 import type { TaskServiceSettings } from './settings.js';
@@ -37,14 +36,10 @@ import { TaskTracker, type WaitOptions } from './task-tracker.js';
 const WITHDRAWAL_READ_ATTEMPTS = 4;
 /** First backoff between those reads, doubled each time (50, 100, 200 ms). */
 const WITHDRAWAL_READ_BACKOFF_MS = 50;
-/**
- * How long a plain call waits for more questions after one arrived (parallel ask steps record theirs moments apart).
- */
-const SIBLING_QUESTIONS_MS = 300;
-/** The most such waits in one round: a Map that asks on and on still gets an answer. */
-const SIBLING_QUESTIONS_MAX_READS = 10;
 /** The window of the per-owner creation limit. */
 const CREATION_WINDOW_MS = 60_000;
+
+export type { DirectOutcome, DirectWaitOptions } from './direct-calls.js';
 
 export interface Logger {
   info(message: string, extra: Record<string, unknown>): void;
@@ -77,20 +72,6 @@ export interface CreateTaskRequest {
   readonly requestId?: string;
 }
 
-/** How a plain call waits: the request's abort signal, and where the workflow's progress goes (issue 12). */
-export interface DirectWaitOptions {
-  readonly signal?: AbortSignal;
-  readonly onProgress?: WaitOptions['onProgress'];
-  readonly onRead?: WaitOptions['onRead'];
-}
-
-/**
- * Where a plain call stands when its wait ends: the tool's result, or its task waiting on the client's answers
- * (SEP-2322).
- */
-export type DirectOutcome =
-  { readonly kind: 'result'; readonly result: ToolResult } | { readonly kind: 'input'; readonly task: TaskRecord };
-
 export class TaskService {
   private readonly store: TaskStore;
   private readonly executor: TaskExecutor;
@@ -101,6 +82,8 @@ export class TaskService {
   private readonly now: () => number;
   /** Reads, waits and status events: keeping stored status in step with the executions. */
   private readonly tracker: TaskTracker;
+  /** Plain calls: tools/calls answered inline, with input rounds. */
+  private readonly direct: DirectCalls;
 
   constructor(options: TaskServiceOptions) {
     this.store = options.store;
@@ -117,6 +100,16 @@ export class TaskService {
       logger: this.logger,
       metrics: this.metrics,
       now: this.now,
+    });
+    this.direct = new DirectCalls({
+      tracker: this.tracker,
+      store: this.store,
+      settings: this.settings,
+      logger: this.logger,
+      createAndStart: (request) => this.createAndStart(request),
+      cancelTask: (owner, taskId, reason) => this.cancelTask(owner, taskId, reason),
+      resultOf: async (task) => (await this.resultFor(task)).result,
+      stopBestEffort: (task, cause) => this.stopBestEffort(task, cause),
     });
   }
 
@@ -409,162 +402,22 @@ export class TaskService {
     return this.store.list(owner, { cursor, limit: this.settings.listPageSize });
   }
 
-  /**
-   * Runs a tool for a caller that did not ask for a task: waits up to the configured bound and returns the
-   * result; arguments the tool's schema refuses are a tool error (`isError: true`), so nothing starts. When the bound
-   * passes or the caller goes away first, the execution is stopped, so nothing keeps running unseen, and the answer
-   * says so.
-   */
-  async runToCompletion(
-    owner: string,
-    toolName: string,
-    args: Record<string, unknown>,
-    signal?: AbortSignal,
-    onProgress?: WaitOptions['onProgress'],
-    onRead?: WaitOptions['onRead'],
-  ): Promise<ToolResult> {
-    const started = await this.startDirect(owner, toolName, args);
-    if ('refused' in started) return started.refused;
-    const outcome = await this.awaitDirect(owner, started.task, { signal, onProgress, onRead });
-    return outcome.kind === 'result'
-      ? outcome.result
-      : textResult('The tool asked for input this call cannot give.', true);
+  /** Runs a tool for a caller that did not ask for a task: see {@link DirectCalls.runToCompletion}. */
+  runToCompletion(...call: Parameters<DirectCalls['runToCompletion']>): Promise<ToolResult> {
+    return this.direct.runToCompletion(...call);
   }
 
   /**
-   * {@link runToCompletion} for a caller that can answer questions (SEP-2322 multi round-trip): the wait also ends
-   * when the workflow asks its client for input, with the task (its open input requests) instead of a result. The
-   * execution then keeps waiting for the answers; {@link resumeDirect} waits on it again once they are delivered.
+   * Runs a tool for a caller that can answer questions, until its result or its first questions:
+   * see {@link DirectCalls.runUntilInput}.
    */
-  async runUntilInput(
-    owner: string,
-    toolName: string,
-    args: Record<string, unknown>,
-    options: DirectWaitOptions = {},
-  ): Promise<DirectOutcome> {
-    const started = await this.startDirect(owner, toolName, args);
-    if ('refused' in started) return { kind: 'result', result: started.refused };
-    return this.awaitDirect(owner, started.task, { ...options, stopAtInput: true });
+  runUntilInput(...call: Parameters<DirectCalls['runUntilInput']>): Promise<DirectOutcome> {
+    return this.direct.runUntilInput(...call);
   }
 
-  /**
-   * Waits again, as {@link runUntilInput} does, on the owner's plain call `taskId` (a retry that carried answers):
-   * at once when its workflow still waits on input. Throws `TaskNotFoundError` / `TaskExpiredError` for a task the
-   * owner cannot see.
-   */
-  async resumeDirect(owner: string, taskId: string, options: DirectWaitOptions = {}): Promise<DirectOutcome> {
-    return this.awaitDirect(owner, await this.getTask(owner, taskId), { ...options, stopAtInput: true });
-  }
-
-  /** Starts a plain call's execution; refused arguments (or input) come back as the tool's error, nothing started. */
-  private async startDirect(
-    owner: string,
-    toolName: string,
-    args: Record<string, unknown>,
-  ): Promise<{ task: TaskRecord } | { refused: ToolResult }> {
-    let created, started;
-    try {
-      ({ task: created, started } = await this.createAndStart({
-        owner,
-        toolName,
-        arguments: args,
-        origin: TaskOrigin.Direct,
-      }));
-    } catch (error) {
-      // SEP-1303: arguments the tool refuses are for the model to fix, so they come back as the tool's error;
-      // so does an input Step Functions refuses (over its 256 KiB limit, say).
-      if (error instanceof InvalidToolArgumentsError) return { refused: textResult(error.message, true) };
-      if (error instanceof ExecutionStartError && error.fault === 'input')
-        return { refused: textResult(error.message, true) };
-      throw error;
-    }
-    // Step Functions did not answer: rather than wait out the bound on an execution that may not exist, stop
-    // it (a no-op if it never started) and say so at once. If the stop fails too, the task stays for polls to
-    // reconcile.
-    if (!started) {
-      const stopped = await this.cancelTask(
-        owner,
-        created.taskId,
-        'Step Functions did not answer the start; the call was abandoned.',
-      ).then(
-        () => true,
-        (error: unknown) => (
-          this.logger.warn('Could not stop the execution of an unanswered start', {
-            taskId: created.taskId,
-            error: String(error),
-          }),
-          false
-        ),
-      );
-      throw new StartOutcomeUnknownError(created.taskId, stopped);
-    }
-    return { task: created };
-  }
-
-  /**
-   * Waits within the plain-call bound for the result (or, with `stopAtInput`, a question); stops the execution when the
-   * bound passes.
-   */
-  private async awaitDirect(
-    owner: string,
-    created: TaskRecord,
-    options: DirectWaitOptions & { readonly stopAtInput?: boolean },
-  ): Promise<DirectOutcome> {
-    const { signal, onProgress, onRead } = options;
-    const bound = this.settings.directCallTimeoutMs;
-    let task;
-    try {
-      task = await this.waitForTerminal(owner, created.taskId, {
-        timeoutMs: bound,
-        signal,
-        onProgress,
-        onRead,
-        ...(options.stopAtInput ? { until: awaitsAnswers } : {}),
-      });
-    } catch (error) {
-      // Nobody will see this execution's result: stop it before giving up.
-      await this.stopBestEffort(created, 'The tool call failed while waiting for its execution.');
-      throw error;
-    }
-    const result = (toolResult: ToolResult): DirectOutcome => ({ kind: 'result', result: toolResult });
-    if (isTerminal(task.status))
-      return result((await this.resultFor(task)).result ?? textResult('The tool finished without a result.', true));
-    if (options.stopAtInput && awaitsAnswers(task) && !signal?.aborted)
-      return { kind: 'input', task: await this.withSiblingQuestions(owner, task, signal) };
-    const reason = signal?.aborted
-      ? 'The client went away before the tool finished; the execution was stopped.'
-      : `The tool did not finish within ${Math.round(bound / 1000)} s, so its execution was ` +
-        `stopped. Call it as a task (params.task) to let it run longer and fetch the result later.`;
-    try {
-      await this.cancelTask(owner, created.taskId, reason);
-    } catch (error) {
-      if (!(error instanceof IllegalTransitionError)) {
-        // cancelTask reads the task first, so with the store down it stopped nothing.
-        await this.stopBestEffort(created, reason);
-        throw error;
-      }
-      const finished = await this.getTask(owner, created.taskId);
-      return result((await this.resultFor(finished)).result ?? textResult(reason, true));
-    }
-    return result(textResult(reason, true));
-  }
-
-  /**
-   * The task once the questions asked alongside its first one are in: the ask steps of a Parallel or Map state record
-   * theirs moments apart, and one round should carry them all. Reads again while new ones keep arriving within
-   * {@link SIBLING_QUESTIONS_MS}.
-   */
-  private async withSiblingQuestions(owner: string, task: TaskRecord, signal?: AbortSignal): Promise<TaskRecord> {
-    let current = task;
-    for (let attempt = 0; attempt < SIBLING_QUESTIONS_MAX_READS && !signal?.aborted; attempt++) {
-      await sleep(SIBLING_QUESTIONS_MS, signal);
-      const read = await this.store.get(owner, task.taskId);
-      if (read === null || !awaitsAnswers(read)) return current;
-      const grew = Object.keys(read.inputRequests ?? {}).length > Object.keys(current.inputRequests ?? {}).length;
-      current = read;
-      if (!grew) return current;
-    }
-    return current;
+  /** Waits again on a plain call once its answers are delivered: see {@link DirectCalls.resumeDirect}. */
+  resumeDirect(...call: Parameters<DirectCalls['resumeDirect']>): Promise<DirectOutcome> {
+    return this.direct.resumeDirect(...call);
   }
 
   /** Stops the task's execution, logging instead of throwing: for paths that are already failing. */

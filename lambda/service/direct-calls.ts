@@ -1,0 +1,240 @@
+// Plain calls: a tools/call answered inline rather than as a task. The call's task is waited on within the plain-call
+// bound and its execution stopped when the bound passes or the caller goes away, so nothing runs on unseen; a caller
+// that can answer questions gets the workflow's input requests back in rounds (SEP-2322). The task service builds one
+// and delegates to it.
+import {
+  ExecutionStartError,
+  IllegalTransitionError,
+  InvalidToolArgumentsError,
+  StartOutcomeUnknownError,
+} from '../core/errors.js';
+import { awaitsAnswers } from '../core/input-request.js';
+import { isTerminal, TaskOrigin, type TaskRecord } from '../core/task.js';
+import { textResult, type ToolResult } from '../core/tool-result.js';
+import type { TaskStore } from '../store/task-store.js';
+import type { TaskServiceSettings } from './settings.js';
+import { sleep } from './sleep.js';
+import type { CreateTaskRequest, Logger } from './task-service.js';
+import type { TaskTracker, WaitOptions } from './task-tracker.js';
+
+/**
+ * How long a plain call waits for more questions after one arrived (parallel ask steps record theirs moments apart).
+ */
+const SIBLING_QUESTIONS_MS = 300;
+/** The most such waits in one round: a Map that asks on and on still gets an answer. */
+const SIBLING_QUESTIONS_MAX_READS = 10;
+
+/** How a plain call waits: the request's abort signal, and where the workflow's progress goes (issue 12). */
+export interface DirectWaitOptions {
+  readonly signal?: AbortSignal;
+  readonly onProgress?: WaitOptions['onProgress'];
+  readonly onRead?: WaitOptions['onRead'];
+}
+
+/**
+ * Where a plain call stands when its wait ends: the tool's result, or its task waiting on the client's answers
+ * (SEP-2322).
+ */
+export type DirectOutcome =
+  { readonly kind: 'result'; readonly result: ToolResult } | { readonly kind: 'input'; readonly task: TaskRecord };
+
+/**
+ * What plain calls need: the tracker and the store for reads, and the task service's own use cases as functions, so
+ * that no more of the service is within reach (and this file imports only its types).
+ */
+export interface DirectCallsOptions {
+  /** Reads and waits on the call's task. */
+  readonly tracker: TaskTracker;
+  /** Reads the stored task as it is, with no refresh, while sibling questions arrive. */
+  readonly store: TaskStore;
+  readonly settings: TaskServiceSettings;
+  readonly logger: Logger;
+  /** Stores and starts the call's task; `started` is `false` when Step Functions' answer to the start was lost. */
+  readonly createAndStart: (request: CreateTaskRequest) => Promise<{ task: TaskRecord; started: boolean }>;
+  /** Stops the execution, then marks the task cancelled; throws `IllegalTransitionError` for a terminal task. */
+  readonly cancelTask: (owner: string, taskId: string, reason: string) => Promise<TaskRecord>;
+  /** The tool result of a terminal task (read in full when needed), not audited as retrieved. */
+  readonly resultOf: (task: TaskRecord) => Promise<ToolResult | undefined>;
+  /** Stops the task's execution, logging instead of throwing: for paths that are already failing. */
+  readonly stopBestEffort: (task: TaskRecord, cause: string) => Promise<void>;
+}
+
+export class DirectCalls {
+  private readonly tracker: TaskTracker;
+  private readonly store: TaskStore;
+  private readonly settings: TaskServiceSettings;
+  private readonly logger: Logger;
+  private readonly createAndStart: DirectCallsOptions['createAndStart'];
+  private readonly cancelTask: DirectCallsOptions['cancelTask'];
+  private readonly resultOf: DirectCallsOptions['resultOf'];
+  private readonly stopBestEffort: DirectCallsOptions['stopBestEffort'];
+
+  constructor(options: DirectCallsOptions) {
+    this.tracker = options.tracker;
+    this.store = options.store;
+    this.settings = options.settings;
+    this.logger = options.logger;
+    this.createAndStart = options.createAndStart;
+    this.cancelTask = options.cancelTask;
+    this.resultOf = options.resultOf;
+    this.stopBestEffort = options.stopBestEffort;
+  }
+
+  /**
+   * Runs a tool for a caller that did not ask for a task: waits up to the configured bound and returns the
+   * result; arguments the tool's schema refuses are a tool error (`isError: true`), so nothing starts. When the bound
+   * passes or the caller goes away first, the execution is stopped, so nothing keeps running unseen, and the answer
+   * says so.
+   */
+  async runToCompletion(
+    owner: string,
+    toolName: string,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+    onProgress?: WaitOptions['onProgress'],
+    onRead?: WaitOptions['onRead'],
+  ): Promise<ToolResult> {
+    const started = await this.startDirect(owner, toolName, args);
+    if ('refused' in started) return started.refused;
+    const outcome = await this.awaitDirect(owner, started.task, { signal, onProgress, onRead });
+    return outcome.kind === 'result'
+      ? outcome.result
+      : textResult('The tool asked for input this call cannot give.', true);
+  }
+
+  /**
+   * {@link runToCompletion} for a caller that can answer questions (SEP-2322 multi round-trip): the wait also ends
+   * when the workflow asks its client for input, with the task (its open input requests) instead of a result. The
+   * execution then keeps waiting for the answers; {@link resumeDirect} waits on it again once they are delivered.
+   */
+  async runUntilInput(
+    owner: string,
+    toolName: string,
+    args: Record<string, unknown>,
+    options: DirectWaitOptions = {},
+  ): Promise<DirectOutcome> {
+    const started = await this.startDirect(owner, toolName, args);
+    if ('refused' in started) return { kind: 'result', result: started.refused };
+    return this.awaitDirect(owner, started.task, { ...options, stopAtInput: true });
+  }
+
+  /**
+   * Waits again, as {@link runUntilInput} does, on the owner's plain call `taskId` (a retry that carried answers):
+   * at once when its workflow still waits on input. Throws `TaskNotFoundError` / `TaskExpiredError` for a task the
+   * owner cannot see.
+   */
+  async resumeDirect(owner: string, taskId: string, options: DirectWaitOptions = {}): Promise<DirectOutcome> {
+    return this.awaitDirect(owner, await this.tracker.getTask(owner, taskId), { ...options, stopAtInput: true });
+  }
+
+  /** Starts a plain call's execution; refused arguments (or input) come back as the tool's error, nothing started. */
+  private async startDirect(
+    owner: string,
+    toolName: string,
+    args: Record<string, unknown>,
+  ): Promise<{ task: TaskRecord } | { refused: ToolResult }> {
+    let created, started;
+    try {
+      ({ task: created, started } = await this.createAndStart({
+        owner,
+        toolName,
+        arguments: args,
+        origin: TaskOrigin.Direct,
+      }));
+    } catch (error) {
+      // SEP-1303: arguments the tool refuses are for the model to fix, so they come back as the tool's error;
+      // so does an input Step Functions refuses (over its 256 KiB limit, say).
+      if (error instanceof InvalidToolArgumentsError) return { refused: textResult(error.message, true) };
+      if (error instanceof ExecutionStartError && error.fault === 'input')
+        return { refused: textResult(error.message, true) };
+      throw error;
+    }
+    // Step Functions did not answer: rather than wait out the bound on an execution that may not exist, stop
+    // it (a no-op if it never started) and say so at once. If the stop fails too, the task stays for polls to
+    // reconcile.
+    if (!started) {
+      const stopped = await this.cancelTask(
+        owner,
+        created.taskId,
+        'Step Functions did not answer the start; the call was abandoned.',
+      ).then(
+        () => true,
+        (error: unknown) => (
+          this.logger.warn('Could not stop the execution of an unanswered start', {
+            taskId: created.taskId,
+            error: String(error),
+          }),
+          false
+        ),
+      );
+      throw new StartOutcomeUnknownError(created.taskId, stopped);
+    }
+    return { task: created };
+  }
+
+  /**
+   * Waits within the plain-call bound for the result (or, with `stopAtInput`, a question); stops the execution when the
+   * bound passes.
+   */
+  private async awaitDirect(
+    owner: string,
+    created: TaskRecord,
+    options: DirectWaitOptions & { readonly stopAtInput?: boolean },
+  ): Promise<DirectOutcome> {
+    const { signal, onProgress, onRead } = options;
+    const bound = this.settings.directCallTimeoutMs;
+    let task;
+    try {
+      task = await this.tracker.waitForTerminal(owner, created.taskId, {
+        timeoutMs: bound,
+        signal,
+        onProgress,
+        onRead,
+        ...(options.stopAtInput ? { until: awaitsAnswers } : {}),
+      });
+    } catch (error) {
+      // Nobody will see this execution's result: stop it before giving up.
+      await this.stopBestEffort(created, 'The tool call failed while waiting for its execution.');
+      throw error;
+    }
+    const result = (toolResult: ToolResult): DirectOutcome => ({ kind: 'result', result: toolResult });
+    if (isTerminal(task.status))
+      return result((await this.resultOf(task)) ?? textResult('The tool finished without a result.', true));
+    if (options.stopAtInput && awaitsAnswers(task) && !signal?.aborted)
+      return { kind: 'input', task: await this.withSiblingQuestions(owner, task, signal) };
+    const reason = signal?.aborted
+      ? 'The client went away before the tool finished; the execution was stopped.'
+      : `The tool did not finish within ${Math.round(bound / 1000)} s, so its execution was ` +
+        `stopped. Call it as a task (params.task) to let it run longer and fetch the result later.`;
+    try {
+      await this.cancelTask(owner, created.taskId, reason);
+    } catch (error) {
+      if (!(error instanceof IllegalTransitionError)) {
+        // cancelTask reads the task first, so with the store down it stopped nothing.
+        await this.stopBestEffort(created, reason);
+        throw error;
+      }
+      const finished = await this.tracker.getTask(owner, created.taskId);
+      return result((await this.resultOf(finished)) ?? textResult(reason, true));
+    }
+    return result(textResult(reason, true));
+  }
+
+  /**
+   * The task once the questions asked alongside its first one are in: the ask steps of a Parallel or Map state record
+   * theirs moments apart, and one round should carry them all. Reads again while new ones keep arriving within
+   * {@link SIBLING_QUESTIONS_MS}.
+   */
+  private async withSiblingQuestions(owner: string, task: TaskRecord, signal?: AbortSignal): Promise<TaskRecord> {
+    let current = task;
+    for (let attempt = 0; attempt < SIBLING_QUESTIONS_MAX_READS && !signal?.aborted; attempt++) {
+      await sleep(SIBLING_QUESTIONS_MS, signal);
+      const read = await this.store.get(owner, task.taskId);
+      if (read === null || !awaitsAnswers(read)) return current;
+      const grew = Object.keys(read.inputRequests ?? {}).length > Object.keys(current.inputRequests ?? {}).length;
+      current = read;
+      if (!grew) return current;
+    }
+    return current;
+  }
+}
