@@ -2,7 +2,7 @@
 // at once from its arguments and, when it declares an `ask`, from one answer its client gives first (SEP-2322 multi
 // round-trip on a non-tool request, protocol 2026-07-28). Pure: no AWS, no MCP SDK.
 import { NAMED_INPUT_KEY, type InputRequestMessage } from '../core/input-request.js';
-import { TOOL_NAME } from '../tools/tool-definition.js';
+import { nameProblems } from '../tools/tool-definition.js';
 
 /** An argument the client fills in (MCP PromptArgument); values are strings, as prompts/get carries them. */
 export interface PromptArgument {
@@ -56,10 +56,7 @@ export function promptDefinitionProblems(prompts: readonly PromptDefinition[]): 
   const problems: string[] = [];
   const seen = new Set<string>();
   for (const prompt of prompts) {
-    if (!TOOL_NAME.test(prompt.name))
-      problems.push(`Prompt name '${prompt.name}' must be 1-128 characters of A-Z, a-z, 0-9, '_', '-' or '.'`);
-    if (seen.has(prompt.name)) problems.push(`Prompt name '${prompt.name}' is registered more than once`);
-    seen.add(prompt.name);
+    problems.push(...nameProblems('Prompt', prompt.name, seen));
     const argumentNames = (prompt.arguments ?? []).map((argument) => argument.name);
     if (new Set(argumentNames).size !== argumentNames.length)
       problems.push(`Prompt '${prompt.name}': an argument name appears more than once`);

@@ -16,7 +16,7 @@ export function promptListing(prompts: PromptRegistry) {
     name: prompt.name,
     ...(prompt.title !== undefined ? { title: prompt.title } : {}),
     description: prompt.description,
-    ...(prompt.arguments !== undefined ? { arguments: prompt.arguments.map((argument) => ({ ...argument })) } : {}),
+    ...(prompt.arguments !== undefined ? { arguments: [...prompt.arguments] } : {}),
   }));
 }
 
@@ -40,7 +40,7 @@ export function getPrompt(prompts: PromptRegistry, params: PromptGet, ctx: Serve
   const args = prompts.argumentsFor(prompt, params.arguments ?? {});
   const rendered = (answer?: Readonly<Record<string, unknown>>): GetPromptResult => ({
     description: prompt.description,
-    messages: prompt.render(args, answer).map((message) => ({ ...message })),
+    messages: prompt.render(args, answer),
   });
   if (prompt.ask === undefined) return rendered();
   const request = askRequest(prompt.ask);

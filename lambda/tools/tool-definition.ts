@@ -58,8 +58,20 @@ export interface ToolDefinition {
   readonly inputBeforeTask?: boolean;
 }
 
-/** An MCP tool name; prompts are named the same way. */
-export const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+const MCP_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/**
+ * What is wrong with `name` as the MCP name of one of a set of tools or prompts (both are named alike), recording it
+ * in `seen` so that a second use is caught.
+ */
+export function nameProblems(kind: 'Tool' | 'Prompt', name: string, seen: Set<string>): string[] {
+  const problems: string[] = [];
+  if (!MCP_NAME.test(name))
+    problems.push(`${kind} name '${name}' must be 1-128 characters of A-Z, a-z, 0-9, '_', '-' or '.'`);
+  if (seen.has(name)) problems.push(`${kind} name '${name}' is registered more than once`);
+  seen.add(name);
+  return problems;
+}
 
 /** Every problem with a set of tool definitions, so a deploy or start fails once with the whole list. */
 export function toolDefinitionProblems(
@@ -68,10 +80,7 @@ export function toolDefinitionProblems(
   const problems: string[] = [];
   const seen = new Set<string>();
   for (const tool of tools) {
-    if (!TOOL_NAME.test(tool.name))
-      problems.push(`Tool name '${tool.name}' must be 1-128 characters of A-Z, a-z, 0-9, '_', '-' or '.'`);
-    if (seen.has(tool.name)) problems.push(`Tool name '${tool.name}' is registered more than once`);
-    seen.add(tool.name);
+    problems.push(...nameProblems('Tool', tool.name, seen));
     if (tool.inputSchema?.type !== 'object') {
       problems.push(`Tool '${tool.name}': inputSchema must be a JSON Schema with "type": "object"`);
     } else if (jsonSchemaDialect(tool.inputSchema) === undefined) {
