@@ -1,6 +1,9 @@
 // Serves the MCP HTTP app on loopback with Node's http server (through @hono/node-server), as API Gateway does in AWS.
-import { serve, type ServerType } from '@hono/node-server';
+import { serve, type HttpBindings, type ServerType } from '@hono/node-server';
+import type { BearerOwnerResolver } from '../lambda/oauth/bearer-owner.js';
+import type { OAuthProxy } from '../lambda/oauth/oauth-proxy.js';
 import type { McpHttpApp } from '../lambda/protocol/http-app.js';
+import { unauthorizedResponse } from '../lambda/protocol/unauthorized.js';
 
 /** The only host names a loopback server should answer to: anything else is a DNS-rebinding attempt. */
 export const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'] as const;
@@ -28,18 +31,37 @@ export interface DevServer {
   close(): Promise<void>;
 }
 
-export function startDevServer(
-  app: McpHttpApp,
-  options: { port?: number; host?: string; resolveOwner?: OwnerResolver } = {},
-): Promise<DevServer> {
+export interface DevServerOptions {
+  /** @default 0 (any free port) */
+  readonly port?: number;
+  /** @default '127.0.0.1' */
+  readonly host?: string;
+  /** Who a request belongs to. @default singleOwner() */
+  readonly resolveOwner?: OwnerResolver;
+  /**
+   * The endpoint's own authorization server, as deployed: its routes are served beside /mcp, and MCP requests need
+   * its access tokens (checked by `bearerOwner`), so `resolveOwner` is not used.
+   */
+  readonly oauth?: { readonly proxy: OAuthProxy; readonly bearerOwner: BearerOwnerResolver };
+}
+
+export function startDevServer(app: McpHttpApp, options: DevServerOptions = {}): Promise<DevServer> {
   const host = options.host ?? '127.0.0.1';
   const resolveOwner = options.resolveOwner ?? singleOwner();
+  const oauth = options.oauth;
+  const handle = async (request: Request, bindings: HttpBindings): Promise<Response> => {
+    if (oauth === undefined) return app.handle(request, resolveOwner(request));
+    if (oauth.proxy.serves(new URL(request.url).pathname))
+      return oauth.proxy.handle(request, { sourceIp: bindings.incoming.socket.remoteAddress ?? 'unknown' });
+    const bearer = await oauth.bearerOwner(request);
+    return bearer.owner === null ? unauthorizedResponse(bearer.challenge) : app.handle(request, bearer.owner);
+  };
   return new Promise((resolve, reject) => {
     let server: ServerType;
     try {
       server = serve(
         {
-          fetch: (request: Request) => app.handle(request, resolveOwner(request)),
+          fetch: (request: Request, bindings) => handle(request, bindings as HttpBindings),
           port: options.port ?? 0,
           hostname: host,
         },

@@ -1,6 +1,8 @@
 // `npm start`: the whole product on local stand-ins. Starts DynamoDB Local and the Step Functions emulator,
 // registers the example tools, serves MCP and prints its URL; Ctrl-C stops everything it started.
 // `npm run start:conformance` (`--conformance`) serves the MCP conformance suite's fixture tools instead.
+// `npm run start:oauth` (`--oauth`) puts the endpoint's own authorization server in front, as deployed, with a local
+// OpenID provider standing in for Cognito; it prints the test user's credentials.
 import { CONFORMANCE_PROMPTS, CONFORMANCE_TOOLS } from '../lambda/conformance-tools/catalog.js';
 import { EXAMPLE_TOOLS } from '../lambda/example-tools/catalog.js';
 import { createBackend } from '../lambda/handlers/backend.js';
@@ -9,10 +11,13 @@ import { createExpirySweep } from '../lambda/handlers/expiry-sweep-core.js';
 import { bearerTokenOwners, LOOPBACK_HOSTS, singleOwner, startDevServer } from './dev-server.js';
 import { JavaMissingError } from './dynamodb-local.js';
 import { startExpirySweepTimer } from './expiry-sweep-timer.js';
-import { startLocalInfrastructure } from './infrastructure.js';
+import { localClients, startLocalInfrastructure } from './infrastructure.js';
 import { localAwsEnvironment } from './local-aws.js';
+import { freePort } from './free-port.js';
+import { createOAuthTable, startLocalOAuth, type LocalOAuth } from './oauth-stack.js';
 
 const TABLE_NAME = 'mcp-tasks-local';
+const OAUTH_TABLE_NAME = 'mcp-tasks-oauth-local';
 const CONFORMANCE_POLL_INTERVAL_MS = 100;
 const CONFORMANCE_CREATIONS_PER_MINUTE = 10_000;
 /**
@@ -23,6 +28,7 @@ const LOCAL_EXPIRY_SWEEP_INTERVAL_MS = 10_000;
 async function main(): Promise<void> {
   const port = Number(process.env['PORT'] ?? 3000);
   const conformance = process.argv.includes('--conformance');
+  const withOAuth = process.argv.includes('--oauth');
   const served = conformance ? CONFORMANCE_TOOLS : EXAMPLE_TOOLS;
   const infrastructure = await startLocalInfrastructure({ served }, { progressTableName: TABLE_NAME });
   const tools = infrastructure.tools.served;
@@ -67,12 +73,33 @@ async function main(): Promise<void> {
     stopAll.push(sweep.stop);
     const tokens = process.env['LOCAL_TOKENS'];
     const resolveOwner = tokens ? bearerTokenOwners(JSON.parse(tokens) as Record<string, string>) : singleOwner();
-    const server = await startDevServer(backend.app, { port, resolveOwner });
+    let oauth: LocalOAuth | undefined;
+    // The issuer is the server's own URL, so the port is settled before the server starts.
+    const listenPort = withOAuth && port === 0 ? await freePort() : port;
+    if (withOAuth) {
+      const { dynamoDb } = localClients(infrastructure);
+      await createOAuthTable(dynamoDb, OAUTH_TABLE_NAME);
+      const baseUrl = `http://127.0.0.1:${listenPort}`;
+      oauth = await startLocalOAuth({ baseUrl, resource: `${baseUrl}/mcp`, dynamoDb, tableName: OAUTH_TABLE_NAME });
+      stopAll.push(oauth.close);
+    }
+    const server = await startDevServer(backend.app, {
+      port: listenPort,
+      resolveOwner,
+      ...(oauth ? { oauth: { proxy: oauth.proxy, bearerOwner: oauth.bearerOwner } } : {}),
+    });
     stopAll.push(server.close);
     console.log(`MCP endpoint: ${server.url}`);
     console.log(`Tools: ${tools.map((tool) => tool.name).join(', ')}`);
     if (prompts.length > 0) console.log(`Prompts: ${prompts.map((prompt) => prompt.name).join(', ')}`);
-    console.log(tokens ? 'Auth: bearer tokens from LOCAL_TOKENS' : "Auth: off (every request is owner 'local')");
+    if (oauth) {
+      console.log(
+        `Auth: OAuth (authorization server ${oauth.issuer}; people sign in at ${oauth.upstream.issuer}, for Cognito)`,
+      );
+      console.log(`Test user: ${oauth.upstream.user.username}  password: ${oauth.upstream.user.password}`);
+    } else {
+      console.log(tokens ? 'Auth: bearer tokens from LOCAL_TOKENS' : "Auth: off (every request is owner 'local')");
+    }
     console.log('Press Ctrl-C to stop.');
   } catch (error) {
     console.error(error);

@@ -1,6 +1,6 @@
 // Converts API Gateway REST proxy events to Web Requests, and Web Responses to the streaming integration's prelude.
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { UNAUTHORIZED_ERROR_CODE, UNAUTHORIZED_MESSAGE } from '../protocol/unauthorized.js';
+import { unauthorizedResponse } from '../protocol/unauthorized.js';
 
 export function requestFromEvent(event: APIGatewayProxyEvent): Request {
   const headers = new Headers();
@@ -69,15 +69,8 @@ export function resourceMetadataUrl(event: APIGatewayProxyEvent): string {
  * The MCP authorization spec's answer to a request without a verified principal. Behind the Cognito authorizer
  * API Gateway answers such requests itself; this covers a misconfigured or bypassed authorizer.
  */
-export function unauthorizedResponse(event: APIGatewayProxyEvent): Response {
-  const body = { jsonrpc: '2.0', id: null, error: { code: UNAUTHORIZED_ERROR_CODE, message: UNAUTHORIZED_MESSAGE } };
-  return new Response(JSON.stringify(body), {
-    status: 401,
-    headers: {
-      'content-type': 'application/json',
-      'www-authenticate': `Bearer resource_metadata="${resourceMetadataUrl(event)}"`,
-    },
-  });
+export function unauthorizedResponseFor(event: APIGatewayProxyEvent): Response {
+  return unauthorizedResponse(`Bearer resource_metadata="${resourceMetadataUrl(event)}"`);
 }
 
 /**

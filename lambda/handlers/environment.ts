@@ -6,6 +6,7 @@ import { toolDefinitionProblems, type ToolDefinition } from '../tools/tool-defin
 import type { BackendConfig } from './backend.js';
 import type { ExpirySweepConfig } from './expiry-sweep-core.js';
 import type { TaskCoreConfig } from './task-core.js';
+import { positiveInteger, required } from './environment-values.js';
 
 export const ENV = {
   tableName: 'TASK_TABLE_NAME',
@@ -28,21 +29,6 @@ export const ENV = {
   /** 'true' loads Powertools Tracer (see tracing.ts); Powertools' own variable, but here unset means off. */
   tracing: 'POWERTOOLS_TRACE_ENABLED',
 } as const;
-
-function required(env: NodeJS.ProcessEnv, name: string): string {
-  const value = env[name];
-  if (value === undefined || value === '') throw new Error(`Environment variable ${name} is required`);
-  return value;
-}
-
-function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0)
-    throw new Error(`Environment variable ${name} must be a positive integer, got '${raw}'`);
-  return value;
-}
 
 /** Table and settings only: for functions that serve no tools (status sync). */
 export function taskCoreConfigFromEnvironment(env: NodeJS.ProcessEnv): TaskCoreConfig {

@@ -1,6 +1,7 @@
 // Settings only the deployed MCP handler reads: the packed tool catalog, the open-endpoint owner and CORS origins.
 // The CDK construct writes these variables with the same names and the same packing, so both sides share this file.
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
+import { OAUTH_ENV } from '../oauth/oauth-environment.js';
 import type { ToolDefinition } from '../tools/tool-definition.js';
 import { ENV } from './environment.js';
 
@@ -53,6 +54,16 @@ export interface McpHttpOptions {
   /** The owner of every request when the endpoint is deliberately open; `null` when auth is on. */
   readonly openEndpointOwner: string | null;
   readonly corsAllowOrigins: readonly string[];
+  /**
+   * Set when the endpoint is its own authorization server (the OAuth proxy): requests then carry the proxy's access
+   * tokens (or a machine client's Cognito tokens), which the function checks itself.
+   */
+  readonly proxyTokens?: {
+    readonly issuer: string;
+    readonly resource: string;
+    readonly signingKeySecretArn: string;
+    readonly machine?: { readonly userPoolId: string; readonly clientId: string; readonly scope: string };
+  };
 }
 
 export function mcpHttpOptionsFromEnvironment(env: NodeJS.ProcessEnv): McpHttpOptions {
@@ -61,5 +72,26 @@ export function mcpHttpOptionsFromEnvironment(env: NodeJS.ProcessEnv): McpHttpOp
     .split(',')
     .map((origin) => origin.trim())
     .filter((origin) => origin !== '');
-  return { openEndpointOwner: owner === undefined || owner === '' ? null : owner, corsAllowOrigins: origins };
+  const issuer = env[OAUTH_ENV.issuer];
+  const resource = env[OAUTH_ENV.resource];
+  const signingKeySecretArn = env[OAUTH_ENV.signingKeySecretArn];
+  const [userPoolId, clientId, scope] = [
+    OAUTH_ENV.machineUserPoolId,
+    OAUTH_ENV.machineClientId,
+    OAUTH_ENV.machineScope,
+  ].map((name) => env[name]);
+  return {
+    openEndpointOwner: owner === undefined || owner === '' ? null : owner,
+    corsAllowOrigins: origins,
+    ...(issuer && resource && signingKeySecretArn
+      ? {
+          proxyTokens: {
+            issuer,
+            resource,
+            signingKeySecretArn,
+            ...(userPoolId && clientId && scope ? { machine: { userPoolId, clientId, scope } } : {}),
+          },
+        }
+      : {}),
+  };
 }

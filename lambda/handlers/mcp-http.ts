@@ -7,10 +7,14 @@ import {
   ownerFromEvent,
   preludeFromResponse,
   requestFromEvent,
-  unauthorizedResponse,
+  unauthorizedResponseFor,
   withCors,
 } from './api-gateway.js';
 import { handlerClients } from './handler-clients.js';
+import { signingKeyFrom } from '../oauth/access-tokens.js';
+import { createBearerOwnerResolver } from '../oauth/bearer-owner.js';
+import { unauthorizedResponse } from '../protocol/unauthorized.js';
+import { secretValue } from './secret-values.js';
 import { mcpHttpOptionsFromEnvironment, withUnpackedToolCatalog } from './mcp-http-environment.js';
 import { PowertoolsTaskMetrics } from './powertools-metrics.js';
 import { sendResponse, streamingRuntime, type ResponseStream } from './response-streaming.js';
@@ -28,14 +32,32 @@ const backend = createBackend(
   metrics,
 );
 const options = mcpHttpOptionsFromEnvironment(process.env);
+const proxyTokens = options.proxyTokens;
+const signingKey = proxyTokens ? secretValue(proxyTokens.signingKeySecretArn) : undefined;
+// With the OAuth proxy, API Gateway has no authorizer that knows its tokens: this function checks them.
+const bearerOwner =
+  proxyTokens && signingKey
+    ? createBearerOwnerResolver({
+        ...proxyTokens,
+        signingKey: async () => signingKeyFrom(await signingKey()),
+        resourceMetadataUrl: `${proxyTokens.issuer}/.well-known/oauth-protected-resource`,
+      })
+    : undefined;
 
 export const handler = streamingRuntime.streamifyResponse(
   traced(tracer, async (event: APIGatewayProxyEvent, responseStream: ResponseStream) => {
-    // The owner comes from the authorizer alone; the fixed owner applies only to an endpoint deployed open on purpose.
-    const owner = ownerFromEvent(event) ?? options.openEndpointOwner;
     const request = requestFromEvent(event);
-    const response = owner === null ? unauthorizedResponse(event) : await backend.app.handle(request, owner);
+    const response = await serve(request, event);
     const answer = withCors(response, request.headers.get('origin') ?? undefined, options.corsAllowOrigins);
     await sendResponse(answer, responseStream, preludeFromResponse(answer));
   }),
 );
+
+/** The owner comes from the authorizer, or from the proxy's token; the fixed owner applies only to an open endpoint. */
+async function serve(request: Request, event: APIGatewayProxyEvent): Promise<Response> {
+  const owner = ownerFromEvent(event) ?? options.openEndpointOwner;
+  if (owner !== null) return backend.app.handle(request, owner);
+  if (bearerOwner === undefined) return unauthorizedResponseFor(event);
+  const bearer = await bearerOwner(request);
+  return bearer.owner === null ? unauthorizedResponse(bearer.challenge) : backend.app.handle(request, bearer.owner);
+}

@@ -4,3 +4,12 @@
 
 export const UNAUTHORIZED_ERROR_CODE = -32000;
 export const UNAUTHORIZED_MESSAGE = 'Unauthorized: send a valid bearer token';
+
+/** The MCP authorization spec's 401: a JSON-RPC error, and a `WWW-Authenticate` challenge that says where to start. */
+export function unauthorizedResponse(challenge: string): Response {
+  const body = { jsonrpc: '2.0', id: null, error: { code: UNAUTHORIZED_ERROR_CODE, message: UNAUTHORIZED_MESSAGE } };
+  return new Response(JSON.stringify(body), {
+    status: 401,
+    headers: { 'content-type': 'application/json', 'www-authenticate': challenge },
+  });
+}

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { ExampleToolsStack, type ExampleToolsStackProps } from '../../lib/example-tools-stack.js';
+import { AWS_CUSTOM_RESOURCE_PROVIDER_ID } from '../../lib/oauth-proxy.js';
 
 const CDK_JSON = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
   context: Record<string, unknown>;
@@ -59,4 +60,21 @@ export function statementsOf(template: Template, functionId: string): Statement[
       Action: [statement.Action].flat().sort(),
       Resource: [statement.Resource].flat(),
     }));
+}
+
+/**
+ * Whether a template resource belongs to CDK's AwsCustomResource provider (its function, role, policy and log group),
+ * which reads the OAuth proxy's Cognito client secret at deployment: CDK's code, not one of this project's handlers.
+ */
+export function isCustomResourceProvider(logicalId: string): boolean {
+  return logicalId.startsWith(AWS_CUSTOM_RESOURCE_PROVIDER_ID);
+}
+
+/** The template's resources of `type` that this project makes, CDK's AwsCustomResource provider left out. */
+export function ownResources(template: Template, type: string): Record<string, TemplateResource> {
+  return Object.fromEntries(
+    Object.entries(template.findResources(type) as Record<string, TemplateResource>).filter(
+      ([id]) => !isCustomResourceProvider(id),
+    ),
+  );
 }

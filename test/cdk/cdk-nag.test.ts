@@ -37,7 +37,22 @@ function acknowledgements(scope: IConstruct): { id: string; path: string; reason
 }
 
 describe.each([
-  { name: 'the example app', props: undefined },
+  { name: 'the example app (the OAuth proxy on)', props: undefined },
+  {
+    name: 'the Cognito authorizer instead of the OAuth proxy',
+    props: { endpoint: { oauthProxy: false, machineClient: true } },
+  },
+  {
+    name: 'the OAuth proxy without registration or metadata documents, with CORS and its own redirect URIs',
+    props: {
+      endpoint: {
+        dynamicClientRegistration: false,
+        clientIdMetadataDocuments: false,
+        allowedRedirectUris: ['loopback', 'https://app.example.com/oauth/callback'],
+        corsAllowOrigins: ['https://app.example.com'],
+      },
+    },
+  },
   {
     name: 'an open endpoint with CORS',
     props: { endpoint: { openEndpoint: true, corsAllowOrigins: ['https://app.example.com'] } },

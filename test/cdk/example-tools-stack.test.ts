@@ -61,6 +61,24 @@ describe('the example stack on a fresh account', () => {
       );
     });
 
+    it('give the authorization server clients are sent to: the OAuth proxy, at the stage’s base URL', () => {
+      expect(text(outputs['AuthorizationServerUrl']!.Value)).toBe(mcpUrl.replace(/\/mcp$/, ''));
+      expect(outputs).not.toHaveProperty('InteractiveClientId');
+    });
+
+    it('give the user pool as the authorization server, and its public client, with oauthProxy: false', () => {
+      const { stack: cognito, template: cognitoTemplate } = exampleStack({
+        props: { endpoint: { machineClient: true, oauthProxy: false } },
+      });
+      const cognitoOutputs = cognitoTemplate.toJSON()['Outputs'] as Record<string, { Value: unknown }>;
+      expect(text(cognitoOutputs['AuthorizationServerUrl']!.Value)).toBe(
+        `https://\${${logicalId(cognito, cognito.endpoint.auth!.userPool as never)}.ProviderName}`,
+      );
+      expect(text(cognitoOutputs['InteractiveClientId']!.Value)).toBe(
+        `\${${logicalId(cognito, cognito.endpoint.auth!.userPoolClient!)}}`,
+      );
+    });
+
     it('give a ready MCP Inspector command that lists the tools at that URL with the bearer token', () => {
       expect(text(outputs['InspectorCommand']!.Value)).toBe(
         `npx @modelcontextprotocol/inspector --cli ${mcpUrl} --transport http --protocol-era ` +
@@ -88,6 +106,7 @@ describe('the example stack on a fresh account', () => {
       >;
       expect(text(open['InspectorCommand']!.Value)).toMatch(/--method tools\/list$/);
       expect(open).not.toHaveProperty('TokenCommand');
+      expect(open).not.toHaveProperty('AuthorizationServerUrl');
     });
   });
 });

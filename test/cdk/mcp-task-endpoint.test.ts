@@ -1,4 +1,5 @@
 // McpTaskEndpoint as deployed by the example app: the template's table, functions, API, auth, status push and IAM.
+// The OAuth proxy's own resources are specified in oauth-proxy.test.ts; the REST API and Cognito without it are here.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
@@ -18,7 +19,7 @@ import {
 import { executionNameFor, taskKeyFromExecutionName } from '../../lambda/core/task-key.js';
 import type { ExampleToolsStack } from '../../lib/example-tools-stack.js';
 import { McpTaskEndpoint } from '../../lib/mcp-task-endpoint.js';
-import { exampleStack, logicalId, TEST_ENV, testStack } from './cdk-app.js';
+import { exampleStack, isCustomResourceProvider, logicalId, ownResources, TEST_ENV, testStack } from './cdk-app.js';
 import { UNAUTHORIZED_ERROR_CODE } from '../../lambda/protocol/unauthorized.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- template properties, read as the assertions need them
@@ -37,6 +38,7 @@ let ids: {
   userPool: string;
   resourceServer: string;
   api: string;
+  oauthFunction: string;
   machines: string[];
 };
 
@@ -55,6 +57,7 @@ beforeAll(() => {
     userPool: logicalId(stack, endpoint.auth!.userPool as never),
     resourceServer: logicalId(stack, endpoint.auth!.resourceServer),
     api: logicalId(stack, endpoint.restApi.api),
+    oauthFunction: logicalId(stack, endpoint.oauthProxy!.function),
     machines: EXAMPLE_TOOLS.map((tool) => logicalId(stack, stack.stateMachines[tool.name]!)),
   };
 });
@@ -145,13 +148,13 @@ describe('task table', () => {
 
 describe('functions', () => {
   it('run every handler on Node.js 22, arm64, with JSON logs in its own log group', () => {
-    const functions = Object.values(resources('AWS::Lambda::Function'));
-    // MCP, status sync, expiry sweep and the ask step, then the example tools' own steps (their ask steps are the
-    // endpoint's).
+    const functions = Object.values(ownResources(template, 'AWS::Lambda::Function'));
+    // MCP, status sync, expiry sweep, the ask step and the OAuth proxy, then the example tools' own steps (their ask
+    // steps are the endpoint's).
     const ownSteps = EXAMPLE_TOOLS.flatMap((tool) => Object.values(tool.lambdaSteps)).filter(
       (step) => step.functionName !== ASK_STEP.functionName,
     );
-    expect(functions).toHaveLength(4 + ownSteps.length);
+    expect(functions).toHaveLength(5 + ownSteps.length);
     for (const fn of functions) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
@@ -191,8 +194,11 @@ describe('functions', () => {
       Properties: { GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true } },
     });
     expect(joined(variables[ENV.requestStateKey])).toBe(`{{resolve:secretsmanager:\${${secretId}}:SecretString:::}}`);
-    const actions = policyStatements(ids.mcpFunction).flatMap((statement) => [statement.Action].flat());
-    expect(actions.filter((action) => action.startsWith('secretsmanager:'))).toEqual([]);
+    // It may read the OAuth proxy's signing key (oauth-proxy.test.ts), never this secret.
+    const onSecret = policyStatements(ids.mcpFunction).filter((statement) =>
+      JSON.stringify(statement.Resource).includes(`"${secretId}"`),
+    );
+    expect(onSecret).toEqual([]);
   });
 
   it('let the MCP function outlive the longest blocking wait', () => {
@@ -237,47 +243,38 @@ describe('REST API', () => {
   });
 
   it.each(['POST', 'GET', 'DELETE'])(
-    'serves %s /mcp through the Cognito authorizer, requiring the invoke scope',
+    "serves %s /mcp without an API Gateway authorizer: the MCP function checks the OAuth proxy's tokens",
     (method) => {
       template.hasResourceProperties('AWS::ApiGateway::Method', {
         HttpMethod: method,
         ResourceId: { Ref: Match.stringLikeRegexp('mcp') },
-        AuthorizationType: 'COGNITO_USER_POOLS',
-        AuthorizerId: { Ref: Match.stringLikeRegexp('Authorizer') },
-        AuthorizationScopes: [{ 'Fn::Join': ['', [{ Ref: ids.resourceServer }, '/invoke']] }],
+        AuthorizationType: 'NONE',
+        AuthorizerId: Match.absent(),
       });
     },
   );
 
-  it('puts every Lambda method behind the Cognito authorizer with the scope, and leaves only mock methods open', () => {
+  it('has no authorizer, and sends every Lambda method to the MCP function (/mcp) or the OAuth proxy function', () => {
+    template.resourceCountIs('AWS::ApiGateway::Authorizer', 0);
     const methods = Object.values(resources('AWS::ApiGateway::Method')).map((method) => method.Properties);
-    const lambdaMethods = methods.filter((method) => method['Integration']?.Type === 'AWS_PROXY');
-    expect(lambdaMethods.map((method) => method['HttpMethod']).sort()).toEqual(['DELETE', 'GET', 'POST']);
-    for (const method of lambdaMethods) {
-      expect(method).toMatchObject({
-        AuthorizationType: 'COGNITO_USER_POOLS',
-        AuthorizerId: { Ref: expect.stringMatching(/Authorizer/) },
-        AuthorizationScopes: [{ 'Fn::Join': ['', [{ Ref: ids.resourceServer }, '/invoke']] }],
-      });
-    }
-    for (const method of methods.filter((candidate) => candidate['AuthorizationType'] !== 'COGNITO_USER_POOLS')) {
+    for (const method of methods) {
       expect(method['AuthorizationType']).toBe('NONE');
-      expect(method['Integration']?.Type, `open ${method['HttpMethod']} method`).toBe('MOCK');
-      expect(['GET', 'OPTIONS']).toContain(method['HttpMethod']);
+      expect(method['Integration']?.Type, `${method['HttpMethod']} method`).toBe('AWS_PROXY');
+      const target = joined(method['Integration'].Uri);
+      const mcp = method['ResourceId']?.Ref === logicalId(stack, stack.endpoint.restApi.mcpResource);
+      expect(target).toContain(`\${${mcp ? ids.mcpFunction : ids.oauthFunction}.Arn}`);
     }
   });
 
-  it('puts every method behind the authorizer or a mock integration with CORS on, too', () => {
+  it('adds only the CORS preflight of /mcp as a mock method with CORS on', () => {
     const { template: cors } = exampleStack({ props: { endpoint: { corsAllowOrigins: ['https://app.example.com'] } } });
     const methods = Object.values(cors.findResources('AWS::ApiGateway::Method') as Record<string, Resource>).map(
       (method) => method.Properties,
     );
-    const open = methods.filter((method) => method['AuthorizationType'] !== 'COGNITO_USER_POOLS');
-    expect(open.map((method) => method['HttpMethod']).sort()).toEqual(['GET', 'OPTIONS']);
-    for (const method of open)
-      expect(method).toMatchObject({ AuthorizationType: 'NONE', Integration: { Type: 'MOCK' } });
-    for (const method of methods.filter((candidate) => candidate['Integration']?.Type === 'AWS_PROXY'))
-      expect(method['AuthorizationType']).toBe('COGNITO_USER_POOLS');
+    const mocks = methods.filter((method) => method['Integration']?.Type === 'MOCK');
+    expect(mocks).toHaveLength(1);
+    expect(mocks[0]).toMatchObject({ HttpMethod: 'OPTIONS', ResourceId: { Ref: expect.stringMatching(/mcp/) } });
+    for (const method of methods) expect(method['AuthorizationType']).toBe('NONE');
   });
 
   it.each(['POST', 'GET', 'DELETE'])(
@@ -300,14 +297,6 @@ describe('REST API', () => {
     },
   );
 
-  it('checks tokens against the user pool from the Authorization header', () => {
-    template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
-      Type: 'COGNITO_USER_POOLS',
-      IdentitySource: 'method.request.header.Authorization',
-      ProviderARNs: [{ 'Fn::GetAtt': [ids.userPool, 'Arn'] }],
-    });
-  });
-
   it('throttles the stage and writes JSON access logs naming the owner', () => {
     const stage = Object.values(resources('AWS::ApiGateway::Stage'))[0]!.Properties;
     expect(stage['MethodSettings']).toEqual([
@@ -325,35 +314,119 @@ describe('REST API', () => {
     });
   });
 
-  it('serves the RFC 9728 protected resource metadata without a token', () => {
-    const [method] = Object.values(resources('AWS::ApiGateway::Method')).filter(
-      (candidate) => candidate.Properties['Integration']?.Type === 'MOCK',
+  it("leaves 401s to the MCP function: no gateway responses for an authorizer's refusals", () => {
+    template.resourceCountIs('AWS::ApiGateway::GatewayResponse', 0);
+  });
+});
+
+describe('REST API with oauthProxy: false (Cognito tokens, checked by API Gateway)', () => {
+  let cognito: { stack: ExampleToolsStack; template: Template };
+  let cognitoIds: { api: string; userPool: string; resourceServer: string };
+
+  beforeAll(() => {
+    cognito = exampleStack({ props: { endpoint: { machineClient: true, oauthProxy: false } } });
+    cognitoIds = {
+      api: logicalId(cognito.stack, cognito.stack.endpoint.restApi.api),
+      userPool: logicalId(cognito.stack, cognito.stack.endpoint.auth!.userPool as never),
+      resourceServer: logicalId(cognito.stack, cognito.stack.endpoint.auth!.resourceServer),
+    };
+  });
+
+  const cognitoResources = (type: string) => cognito.template.findResources(type) as Record<string, Resource>;
+  const invokeScope = () => ({ 'Fn::Join': ['', [{ Ref: cognitoIds.resourceServer }, '/invoke']] });
+
+  it('makes no OAuth proxy', () => {
+    expect(cognito.stack.endpoint.oauthProxy).toBeUndefined();
+    cognito.template.resourceCountIs('AWS::DynamoDB::Table', 1);
+    cognito.template.resourceCountIs('AWS::SecretsManager::Secret', 1);
+    expect(Object.keys(cognito.template.findResources('Custom::DescribeCognitoUserPoolClient'))).toEqual([]);
+    expect(cognito.stack.endpoint.authorizationServerUrl).toBe(cognito.stack.endpoint.auth!.issuerUrl);
+  });
+
+  it.each(['POST', 'GET', 'DELETE'])(
+    'serves %s /mcp through the Cognito authorizer, requiring the invoke scope',
+    (method) => {
+      cognito.template.hasResourceProperties('AWS::ApiGateway::Method', {
+        HttpMethod: method,
+        ResourceId: { Ref: Match.stringLikeRegexp('mcp') },
+        AuthorizationType: 'COGNITO_USER_POOLS',
+        AuthorizerId: { Ref: Match.stringLikeRegexp('Authorizer') },
+        AuthorizationScopes: [invokeScope()],
+      });
+    },
+  );
+
+  it('puts every Lambda method behind the Cognito authorizer with the scope, and leaves only mock methods open', () => {
+    const methods = Object.values(cognitoResources('AWS::ApiGateway::Method')).map((method) => method.Properties);
+    const lambdaMethods = methods.filter((method) => method['Integration']?.Type === 'AWS_PROXY');
+    expect(lambdaMethods.map((method) => method['HttpMethod']).sort()).toEqual(['DELETE', 'GET', 'POST']);
+    for (const method of lambdaMethods) {
+      expect(method).toMatchObject({
+        AuthorizationType: 'COGNITO_USER_POOLS',
+        AuthorizerId: { Ref: expect.stringMatching(/Authorizer/) },
+        AuthorizationScopes: [invokeScope()],
+      });
+    }
+    for (const method of methods.filter((candidate) => candidate['AuthorizationType'] !== 'COGNITO_USER_POOLS')) {
+      expect(method['AuthorizationType']).toBe('NONE');
+      expect(method['Integration']?.Type, `open ${method['HttpMethod']} method`).toBe('MOCK');
+      expect(['GET', 'OPTIONS']).toContain(method['HttpMethod']);
+    }
+  });
+
+  it('puts every method behind the authorizer or a mock integration with CORS on, too', () => {
+    const { template: cors } = exampleStack({
+      props: { endpoint: { oauthProxy: false, corsAllowOrigins: ['https://app.example.com'] } },
+    });
+    const methods = Object.values(cors.findResources('AWS::ApiGateway::Method') as Record<string, Resource>).map(
+      (method) => method.Properties,
+    );
+    const open = methods.filter((method) => method['AuthorizationType'] !== 'COGNITO_USER_POOLS');
+    expect(open.map((method) => method['HttpMethod']).sort()).toEqual(['GET', 'OPTIONS']);
+    for (const method of open)
+      expect(method).toMatchObject({ AuthorizationType: 'NONE', Integration: { Type: 'MOCK' } });
+    for (const method of methods.filter((candidate) => candidate['Integration']?.Type === 'AWS_PROXY'))
+      expect(method['AuthorizationType']).toBe('COGNITO_USER_POOLS');
+  });
+
+  it('checks tokens against the user pool from the Authorization header', () => {
+    cognito.template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
+      Type: 'COGNITO_USER_POOLS',
+      IdentitySource: 'method.request.header.Authorization',
+      ProviderARNs: [{ 'Fn::GetAtt': [cognitoIds.userPool, 'Arn'] }],
+    });
+  });
+
+  it('serves the RFC 9728 protected resource metadata without a token, naming the user pool', () => {
+    const [method] = Object.values(cognitoResources('AWS::ApiGateway::Method')).filter(
+      (candidate) =>
+        candidate.Properties['Integration']?.Type === 'MOCK' && candidate.Properties['HttpMethod'] === 'GET',
     );
     expect(method!.Properties).toMatchObject({ HttpMethod: 'GET', AuthorizationType: 'NONE' });
     const document = JSON.parse(
       joined(method!.Properties['Integration'].IntegrationResponses[0].ResponseTemplates['application/json']),
     );
     expect(document).toEqual({
-      resource: `https://\${${ids.api}}.execute-api.${TEST_ENV.region}.\${AWS::URLSuffix}/prod/mcp`,
-      authorization_servers: [`https://\${${ids.userPool}.ProviderName}`],
+      resource: `https://\${${cognitoIds.api}}.execute-api.${TEST_ENV.region}.\${AWS::URLSuffix}/prod/mcp`,
+      authorization_servers: [`https://\${${cognitoIds.userPool}.ProviderName}`],
       bearer_methods_supported: ['header'],
-      scopes_supported: [`\${${ids.resourceServer}}/invoke`],
+      scopes_supported: [`\${${cognitoIds.resourceServer}}/invoke`],
       resource_name: expect.any(String),
     });
   });
 
   it('answers 401 with WWW-Authenticate naming the metadata document', () => {
-    const [response] = Object.values(resources('AWS::ApiGateway::GatewayResponse')).filter(
+    const [response] = Object.values(cognitoResources('AWS::ApiGateway::GatewayResponse')).filter(
       (candidate) => candidate.Properties['ResponseType'] === 'UNAUTHORIZED',
     );
     expect(response!.Properties['StatusCode']).toBe('401');
     expect(joined(response!.Properties['ResponseParameters']['gatewayresponse.header.WWW-Authenticate'])).toBe(
-      `'Bearer resource_metadata="https://\${${ids.api}}.execute-api.${TEST_ENV.region}.\${AWS::URLSuffix}/prod/.well-known/oauth-protected-resource"'`,
+      `'Bearer resource_metadata="https://\${${cognitoIds.api}}.execute-api.${TEST_ENV.region}.\${AWS::URLSuffix}/prod/.well-known/oauth-protected-resource"'`,
     );
   });
 
   it("carries in the bodies of API Gateway's 401 and 403 the error code the function's 401 carries", () => {
-    const refusals = Object.values(resources('AWS::ApiGateway::GatewayResponse')).filter((candidate) =>
+    const refusals = Object.values(cognitoResources('AWS::ApiGateway::GatewayResponse')).filter((candidate) =>
       ['UNAUTHORIZED', 'ACCESS_DENIED'].includes(candidate.Properties['ResponseType'] as string),
     );
     expect(refusals).toHaveLength(2);
@@ -361,6 +434,28 @@ describe('REST API', () => {
       expect(refusal.Properties['ResponseTemplates']['application/json']).toContain(
         `"code":${UNAUTHORIZED_ERROR_CODE}`,
       );
+  });
+
+  it('offers people a public PKCE client asking for the invoke scope, and programs a client-credentials client', () => {
+    cognito.template.hasResourceProperties('AWS::Cognito::UserPoolClient', {
+      AllowedOAuthFlows: ['code'],
+      GenerateSecret: false,
+      AllowedOAuthScopes: Match.arrayWith([invokeScope()]),
+    });
+    cognito.template.hasResourceProperties('AWS::Cognito::UserPoolClient', {
+      AllowedOAuthFlows: ['client_credentials'],
+      GenerateSecret: true,
+      AllowedOAuthScopes: [invokeScope()],
+    });
+  });
+
+  it('gives the MCP function none of the OAuth proxy’s settings', () => {
+    const [mcp] = Object.values(cognitoResources('AWS::Lambda::Function')).filter(
+      (fn) => fn.Properties['Environment'].Variables[MCP_HTTP_ENV.toolStateMachineArns] !== undefined,
+    );
+    expect(Object.keys(mcp!.Properties['Environment'].Variables).filter((name) => name.startsWith('OAUTH_'))).toEqual(
+      [],
+    );
   });
 });
 
@@ -373,21 +468,23 @@ describe('Cognito', () => {
     });
   });
 
-  it('offers people a public PKCE client asking for the invoke scope, and programs a client-credentials client', () => {
+  it("offers programs a client-credentials client, and people no client of their own: they sign in through the proxy's", () => {
     const scope = { 'Fn::Join': ['', [{ Ref: ids.resourceServer }, '/invoke']] };
-    template.hasResourceProperties('AWS::Cognito::UserPoolClient', {
-      AllowedOAuthFlows: ['code'],
-      GenerateSecret: false,
-      AllowedOAuthScopes: Match.arrayWith([scope]),
-    });
-    template.hasResourceProperties('AWS::Cognito::UserPoolClient', {
-      AllowedOAuthFlows: ['client_credentials'],
-      GenerateSecret: true,
-      AllowedOAuthScopes: [scope],
-    });
+    const clients = Object.values(resources('AWS::Cognito::UserPoolClient')).map((client) => client.Properties);
+    expect(clients).toHaveLength(2);
+    expect(clients).toContainEqual(
+      expect.objectContaining({
+        AllowedOAuthFlows: ['client_credentials'],
+        GenerateSecret: true,
+        AllowedOAuthScopes: [scope],
+      }),
+    );
+    // The other is the OAuth proxy's confidential client (oauth-proxy.test.ts); no public client exists.
+    for (const client of clients) expect(client['GenerateSecret']).toBe(true);
+    expect(stack.endpoint.auth!.userPoolClient).toBeUndefined();
   });
 
-  it('gives the pool a hosted domain for the OAuth endpoints', () => {
+  it('gives the pool a hosted domain for the OAuth endpoints and the sign-in page', () => {
     template.resourceCountIs('AWS::Cognito::UserPoolDomain', 1);
   });
 });
@@ -455,13 +552,13 @@ describe('status push', () => {
 });
 
 describe('IAM', () => {
-  it('lets the MCP function use the table items and the owner index, start the tools’ machines and describe, read the history of or stop only their executions', () => {
+  it('lets the MCP function use the table items and the owner index, start the tools’ machines and describe, read the history of or stop only their executions, and read the token signing key', () => {
     const statements = policyStatements(ids.mcpFunction).map((statement) => ({
       ...statement,
       Action: sorted(statement.Action),
       Resource: sortedResources(statement.Resource),
     }));
-    expect(statements).toHaveLength(6);
+    expect(statements).toHaveLength(7);
     expect(statements).toEqual(
       expect.arrayContaining([
         {
@@ -490,6 +587,12 @@ describe('IAM', () => {
           Effect: 'Allow',
           Action: ['states:DescribeExecution', 'states:GetExecutionHistory', 'states:StopExecution'],
           Resource: sortedResources(ids.machines.map(executionsOf)),
+        },
+        // The OAuth proxy's access tokens are checked with it (oauth-proxy.test.ts).
+        {
+          Effect: 'Allow',
+          Action: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
+          Resource: [{ Ref: logicalId(stack, stack.endpoint.oauthProxy!.signingKey) }],
         },
       ]),
     );
@@ -591,11 +694,24 @@ describe('IAM', () => {
   });
 
   it('attaches no managed policy to the functions’ roles', () => {
-    for (const role of Object.values(resources('AWS::IAM::Role')).filter((candidate) =>
+    for (const role of Object.values(ownResources(template, 'AWS::IAM::Role')).filter((candidate) =>
       JSON.stringify(candidate.Properties).includes('lambda.amazonaws.com'),
     )) {
       expect(role.Properties['ManagedPolicyArns']).toBeUndefined();
     }
+  });
+
+  it('lets CDK’s custom resource provider (the Cognito client secret, read at deployment) describe that one client’s pool, nothing more', () => {
+    const providerPolicies = Object.entries(resources('AWS::IAM::Policy')).filter(([, policy]) =>
+      (policy.Properties['Roles'] as { Ref: string }[]).some((role) => isCustomResourceProvider(role.Ref)),
+    );
+    expect(providerPolicies.flatMap(([, policy]) => policy.Properties['PolicyDocument'].Statement)).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'cognito-idp:DescribeUserPoolClient',
+        Resource: { 'Fn::GetAtt': [ids.userPool, 'Arn'] },
+      },
+    ]);
   });
 });
 
@@ -611,7 +727,7 @@ describe('options', () => {
   });
 
   it('leaves X-Ray and Powertools Tracer off by default', () => {
-    for (const fn of Object.values(resources('AWS::Lambda::Function'))) {
+    for (const fn of Object.values(ownResources(template, 'AWS::Lambda::Function'))) {
       expect(fn.Properties['TracingConfig']).toBeUndefined();
       expect(fn.Properties['Environment'].Variables[ENV.tracing]).toBeUndefined();
     }
@@ -619,7 +735,7 @@ describe('options', () => {
 
   it('turns on active X-Ray tracing and Powertools Tracer in every function when tracing is on', () => {
     const { template: traced } = exampleStack({ props: { endpoint: { tracing: true } } });
-    const functions = Object.values(traced.findResources('AWS::Lambda::Function') as Record<string, Resource>);
+    const functions = Object.values(ownResources(traced, 'AWS::Lambda::Function'));
     expect(functions.length).toBeGreaterThan(0);
     for (const fn of functions) {
       expect(fn.Properties['TracingConfig']).toEqual({ Mode: 'Active' });
@@ -667,7 +783,7 @@ describe('options', () => {
   });
 
   it('names the example machines’ log groups anew for each creation of the stack, under /aws/vendedlogs/', () => {
-    const names = Object.values(resources('AWS::Logs::LogGroup'))
+    const names = Object.values(ownResources(template, 'AWS::Logs::LogGroup'))
       .map((group) => group.Properties['LogGroupName'])
       .filter((name) => name !== undefined);
     expect(names).toHaveLength(EXAMPLE_TOOLS.length);

@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MCP_HTTP_ENV } from '../../lambda/handlers/mcp-http-environment.js';
 import { PACKAGE_ROOT } from '../../lib/handler-asset.js';
+import { isCustomResourceProvider } from './cdk-app.js';
 
 const run = promisify(execFile);
 const NPM_FLAGS = ['--offline', '--no-audit', '--no-fund', '--loglevel=error'];
@@ -144,6 +145,7 @@ describe('the packed package', () => {
       expect.arrayContaining([
         'dist/assets/lambda/handlers/mcp-http/index.mjs',
         'dist/assets/lambda/handlers/status-sync/index.mjs',
+        'dist/assets/lambda/handlers/oauth-http/index.mjs',
       ]),
     );
     expect(packedFiles.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))).toEqual([]);
@@ -153,8 +155,11 @@ describe('the packed package', () => {
   });
 });
 
-/** The handlers the construct deploys: the MCP endpoint, status sync, expiry sweep, and the progress and ask steps. */
-const CONSTRUCT_HANDLERS = ['mcp-http', 'status-sync', 'expiry-sweep', 'report-progress', 'ask-step'];
+/**
+ * The handlers the construct deploys: the MCP endpoint, status sync, expiry sweep, the progress and ask steps, and the
+ * OAuth proxy.
+ */
+const CONSTRUCT_HANDLERS = ['mcp-http', 'status-sync', 'expiry-sweep', 'report-progress', 'ask-step', 'oauth-http'];
 
 describe('a fresh CDK app that installs the tarball', () => {
   it('type-checks against the package’s declarations, imported by the package name', () => {
@@ -169,7 +174,10 @@ describe('a fresh CDK app that installs the tarball', () => {
   });
 
   it('deploys its handlers from the package’s prebuilt bundles, on Node 22 arm64', () => {
-    const functions = ofType('AWS::Lambda::Function').map(([, fn]) => fn.Properties);
+    // Beside CDK's own AwsCustomResource provider, which reads the OAuth proxy's Cognito client secret at deployment.
+    const functions = ofType('AWS::Lambda::Function')
+      .filter(([id]) => !isCustomResourceProvider(id))
+      .map(([, fn]) => fn.Properties);
     expect(functions).toHaveLength(CONSTRUCT_HANDLERS.length);
     const installed = (name: string) =>
       readFileSync(join(app, 'node_modules/mcp-tasks-sfn/dist/assets/lambda/handlers', name, 'index.mjs'));
@@ -185,8 +193,8 @@ describe('a fresh CDK app that installs the tarball', () => {
     );
   });
 
-  it('creates the task table and the REST API with its stage behind the API Gateway account role', () => {
-    expect(ofType('AWS::DynamoDB::Table')).toHaveLength(1);
+  it('creates the task table, the OAuth proxy’s table and the REST API with its stage behind the API Gateway account role', () => {
+    expect(ofType('AWS::DynamoDB::Table')).toHaveLength(2);
     expect(ofType('AWS::ApiGateway::RestApi')).toHaveLength(1);
     const [[accountId]] = ofType('AWS::ApiGateway::Account') as [[string, Resource]];
     const [[, stage]] = ofType('AWS::ApiGateway::Stage') as [[string, Resource]];

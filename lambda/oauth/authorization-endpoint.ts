@@ -1,0 +1,156 @@
+// /authorize and the upstream callback. /authorize checks the client and its redirect URI first: until both are
+// known good, errors are shown to the person, never redirected (RFC 6749 4.1.2.1). It then keeps the client's request
+// (PKCE challenge, redirect URI, resource) and sends the person to the upstream provider with the proxy's own PKCE.
+// The callback swaps the upstream code for a code of this server, bound to what the client asked for.
+import {
+  AccessDeniedError,
+  InvalidClientError,
+  InvalidRequestError,
+  InvalidScopeError,
+  InvalidTargetError,
+  OAuthError,
+  ServerError,
+  UnsupportedResponseTypeError,
+} from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { isAllowedRedirectUri, matchesRegisteredRedirectUri } from './redirect-uri-policy.js';
+import { errorPage, redirect, redirectWithError } from './oauth-responses.js';
+import {
+  CALLBACK_PATH,
+  OAUTH_PROXY_SCOPE,
+  randomToken,
+  tokenHash,
+  type OAuthProxyContext,
+} from './oauth-proxy-context.js';
+
+/** How long a person has to sign in upstream. */
+const PENDING_AUTHORIZATION_MS = 10 * 60 * 1000;
+/** An authorization code lives at most this long (RFC 6749 recommends at most 10 minutes; the issue asks for 60 s). */
+export const AUTHORIZATION_CODE_MS = 60 * 1000;
+/** RFC 7636: an S256 challenge is the base64url of a SHA-256, 43 characters. */
+const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+
+/** The value of a parameter that must appear at most once (RFC 6749 3.1); throws when it repeats. */
+function single(params: URLSearchParams, name: string): string | undefined {
+  const values = params.getAll(name);
+  if (values.length > 1) throw new InvalidRequestError(`${name} is given more than once`);
+  return values[0] === '' ? undefined : values[0];
+}
+
+export async function authorize(request: Request, context: OAuthProxyContext): Promise<Response> {
+  const params = new URL(request.url).searchParams;
+  const now = context.now();
+  let clientId: string | undefined;
+  let redirectUri: string | undefined;
+  try {
+    clientId = single(params, 'client_id');
+    redirectUri = single(params, 'redirect_uri');
+    if (clientId === undefined) throw new InvalidRequestError('client_id is required');
+    const client = await context.clients(clientId, now);
+    if (redirectUri === undefined) throw new InvalidRequestError('redirect_uri is required');
+    if (!matchesRegisteredRedirectUri(redirectUri, client.redirectUris))
+      throw new InvalidRequestError(`redirect_uri '${redirectUri}' is not registered for client '${clientId}'`);
+    if (!isAllowedRedirectUri(redirectUri, context.allowedRedirectUris))
+      throw new InvalidRequestError(
+        `redirect_uri '${redirectUri}' is not allowed by this server's redirect URI policy`,
+      );
+  } catch (error) {
+    if (error instanceof InvalidClientError || error instanceof InvalidRequestError) return errorPage(error);
+    throw error;
+  }
+  // From here the redirect URI is known good: errors go back to the client.
+  const state = params.get('state') ?? undefined;
+  try {
+    const pending = {
+      id: randomToken(),
+      clientId,
+      redirectUri,
+      ...checkedRequest(params, context),
+      ...(state !== undefined ? { clientState: state } : {}),
+      upstreamCodeVerifier: randomToken(),
+      upstreamNonce: randomToken(),
+      expiresAt: now + PENDING_AUTHORIZATION_MS,
+    };
+    await context.store.putPendingAuthorization(pending);
+    return redirect(
+      await context.upstream.authorizationUrl({
+        redirectUri: `${context.issuer}${CALLBACK_PATH}`,
+        state: pending.id,
+        nonce: pending.upstreamNonce,
+        codeVerifier: pending.upstreamCodeVerifier,
+      }),
+    );
+  } catch (error) {
+    if (error instanceof OAuthError) return redirectWithError(redirectUri, error, state, context.issuer);
+    context.logger.error('Authorization request failed', { error: String(error) });
+    return redirectWithError(redirectUri, new ServerError('The sign-in could not start'), state, context.issuer);
+  }
+}
+
+/** The parts of an authorization request checked once the client is known: response type, PKCE, resource, scope. */
+function checkedRequest(
+  params: URLSearchParams,
+  context: OAuthProxyContext,
+): { codeChallenge: string; resource: string; scope: string } {
+  const responseType = single(params, 'response_type');
+  if (responseType !== 'code')
+    throw new UnsupportedResponseTypeError(`response_type must be 'code', got '${responseType ?? ''}'`);
+  const codeChallenge = single(params, 'code_challenge');
+  if (codeChallenge === undefined) throw new InvalidRequestError('code_challenge is required: this server needs PKCE');
+  if (single(params, 'code_challenge_method') !== 'S256')
+    throw new InvalidRequestError("code_challenge_method must be 'S256'");
+  if (!S256_CHALLENGE.test(codeChallenge))
+    throw new InvalidRequestError('code_challenge must be the base64url SHA-256 of the verifier (43 characters)');
+  const resource = single(params, 'resource') ?? context.resource;
+  if (resource !== context.resource)
+    throw new InvalidTargetError(`This server issues tokens for ${context.resource} only, not ${resource}`);
+  const scopes = (single(params, 'scope') ?? '').split(' ').filter((scope) => scope !== '');
+  const unknown = scopes.filter((scope) => scope !== OAUTH_PROXY_SCOPE);
+  if (unknown.length > 0)
+    throw new InvalidScopeError(`Unknown scope '${unknown.join(' ')}': this server grants '${OAUTH_PROXY_SCOPE}'`);
+  return { codeChallenge, resource, scope: OAUTH_PROXY_SCOPE };
+}
+
+export async function completeSignIn(request: Request, context: OAuthProxyContext): Promise<Response> {
+  const params = new URL(request.url).searchParams;
+  const now = context.now();
+  const state = params.get('state');
+  const pending = state ? await context.store.takePendingAuthorization(state, now) : null;
+  if (pending === null)
+    return errorPage(
+      new InvalidRequestError('This sign-in has expired or was already completed: start again from your client'),
+    );
+  const back = (error: OAuthError) =>
+    redirectWithError(pending.redirectUri, error, pending.clientState, context.issuer);
+  if (params.has('error')) return back(new AccessDeniedError('Sign-in was cancelled or refused'));
+  // The URL the provider redirected to, as registered with it: behind API Gateway the request URL has no stage.
+  const callbackUrl = new URL(`${context.issuer}${CALLBACK_PATH}`);
+  callbackUrl.search = params.toString();
+  let signIn;
+  try {
+    signIn = await context.upstream.signIn(callbackUrl, {
+      state: pending.id,
+      nonce: pending.upstreamNonce,
+      codeVerifier: pending.upstreamCodeVerifier,
+    });
+  } catch (error) {
+    context.logger.warn('Upstream sign-in failed', { error: String(error) });
+    return back(new AccessDeniedError('The identity provider did not confirm the sign-in'));
+  }
+  const code = randomToken();
+  await context.store.putAuthorizationCode({
+    codeHash: tokenHash(code),
+    clientId: pending.clientId,
+    redirectUri: pending.redirectUri,
+    codeChallenge: pending.codeChallenge,
+    resource: pending.resource,
+    scope: pending.scope,
+    subject: signIn.subject,
+    ...(signIn.refreshToken ? { upstreamRefreshToken: signIn.refreshToken } : {}),
+    expiresAt: now + AUTHORIZATION_CODE_MS,
+  });
+  const target = new URL(pending.redirectUri);
+  target.searchParams.set('code', code);
+  if (pending.clientState !== undefined) target.searchParams.set('state', pending.clientState);
+  target.searchParams.set('iss', context.issuer);
+  return redirect(target);
+}

@@ -1,0 +1,64 @@
+// Who a request to the MCP endpoint comes from, when the endpoint is its own authorization server: the subject of a
+// valid access token minted by the proxy for this resource, or, with a machine client, of a Cognito access token from
+// the client-credentials grant (checked with AWS's aws-jwt-verify). Anything else is refused with the MCP
+// authorization spec's 401, whose WWW-Authenticate names the protected-resource metadata.
+import { checkAccessToken, type AccessTokenKeys } from './access-tokens.js';
+
+export interface MachineTokenConfig {
+  readonly userPoolId: string;
+  readonly clientId: string;
+  readonly scope: string;
+}
+
+export interface BearerOwnerConfig extends AccessTokenKeys {
+  /** Where the RFC 9728 document is served, for the 401's `resource_metadata`. */
+  readonly resourceMetadataUrl: string;
+  readonly machine?: MachineTokenConfig;
+}
+
+export type BearerOwner = { readonly owner: string } | { readonly owner: null; readonly challenge: string };
+
+/** Resolves the owner of a request from its bearer token. */
+export type BearerOwnerResolver = (request: Request) => Promise<BearerOwner>;
+
+function quoted(value: string): string {
+  return `"${value.replace(/["\\]/g, '')}"`;
+}
+
+export function createBearerOwnerResolver(config: BearerOwnerConfig): BearerOwnerResolver {
+  const challenge = (error?: string, description?: string): BearerOwner => ({
+    owner: null,
+    challenge:
+      `Bearer resource_metadata=${quoted(config.resourceMetadataUrl)}` +
+      (error ? `, error=${quoted(error)}, error_description=${quoted(description ?? '')}` : ''),
+  });
+  const machine = config.machine;
+  const machineVerifier = machine
+    ? import('aws-jwt-verify').then(({ CognitoJwtVerifier }) =>
+        CognitoJwtVerifier.create({
+          userPoolId: machine.userPoolId,
+          tokenUse: 'access',
+          clientId: machine.clientId,
+          scope: machine.scope,
+        }),
+      )
+    : undefined;
+  return async (request) => {
+    const header = request.headers.get('authorization');
+    if (header === null) return challenge();
+    const match = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i.exec(header.trim());
+    if (match === null) return challenge('invalid_request', 'Send the access token as Authorization: Bearer <token>');
+    const token = match[1]!;
+    const check = await checkAccessToken(config, token);
+    if (check.valid) return { owner: check.subject };
+    if (machineVerifier) {
+      try {
+        const payload = await (await machineVerifier).verify(token);
+        return { owner: payload.sub };
+      } catch {
+        // Not a machine token either: the proxy's reason is the one worth telling.
+      }
+    }
+    return challenge('invalid_token', check.description);
+  };
+}

@@ -1,0 +1,117 @@
+// The OAuth proxy's persistence contract: registered clients, pending authorizations, authorization codes, refresh
+// tokens and the registration counters. Every record has an end; a read past it answers as if the record were gone.
+// Codes and refresh tokens are keyed by their SHA-256, so the table never holds a usable token.
+
+/** How a client authenticates at the token endpoint (RFC 7591 `token_endpoint_auth_method`). */
+export const CLIENT_AUTH_METHODS = ['none', 'client_secret_post', 'client_secret_basic'] as const;
+export type ClientAuthMethod = (typeof CLIENT_AUTH_METHODS)[number];
+
+/** A client registered by Dynamic Client Registration (RFC 7591). */
+export interface RegisteredClient {
+  readonly clientId: string;
+  readonly redirectUris: readonly string[];
+  readonly tokenEndpointAuthMethod: ClientAuthMethod;
+  /** SHA-256 (hex) of the client secret; only for confidential clients. */
+  readonly clientSecretHash?: string;
+  /** The registered metadata as accepted (echoed back by the registration response). */
+  readonly metadata: Readonly<Record<string, unknown>>;
+  /** Epoch ms. */
+  readonly issuedAt: number;
+  /** Epoch ms: a registration nobody uses ends early; each token issued to it moves this later. */
+  readonly expiresAt: number;
+}
+
+/** What the client asked for at /authorize, kept while the person signs in upstream. Keyed by the upstream `state`. */
+export interface PendingAuthorization {
+  readonly id: string;
+  readonly clientId: string;
+  readonly redirectUri: string;
+  /** The client's PKCE S256 challenge. */
+  readonly codeChallenge: string;
+  readonly resource: string;
+  readonly scope: string;
+  /** The client's own `state`, returned to it untouched. */
+  readonly clientState?: string;
+  /** The proxy's own PKCE verifier for the upstream code exchange. */
+  readonly upstreamCodeVerifier: string;
+  readonly upstreamNonce: string;
+  /** Epoch ms. */
+  readonly expiresAt: number;
+}
+
+/** What a person granted: carried by an authorization code, then by each refresh token that follows it. */
+export interface Grant {
+  readonly clientId: string;
+  readonly resource: string;
+  readonly scope: string;
+  /** The upstream subject (Cognito `sub`): the owner of every task made with tokens from this grant. */
+  readonly subject: string;
+  /** The upstream refresh token, so a refresh re-checks the person upstream; absent when upstream gave none. */
+  readonly upstreamRefreshToken?: string;
+}
+
+/** An authorization code: single use, short-lived, bound to the client's PKCE challenge and redirect URI. */
+export interface AuthorizationCode extends Grant {
+  /** SHA-256 (hex) of the code. */
+  readonly codeHash: string;
+  readonly redirectUri: string;
+  readonly codeChallenge: string;
+  /** Epoch ms. */
+  readonly expiresAt: number;
+}
+
+/** A refresh token: single use (each refresh rotates it). */
+export interface RefreshToken extends Grant {
+  /** SHA-256 (hex) of the token. */
+  readonly tokenHash: string;
+  /** Epoch ms. */
+  readonly expiresAt: number;
+}
+
+/** What redeeming a code found. `reused` means the code was redeemed before: the tokens it gave must be revoked. */
+export type CodeRedemption =
+  | { readonly outcome: 'redeemed'; readonly code: AuthorizationCode }
+  | { readonly outcome: 'reused'; readonly code: AuthorizationCode; readonly refreshTokenHash?: string }
+  | { readonly outcome: 'unknown' };
+
+/** Which registration limit a registration would pass. */
+export type RegistrationLimit = 'per-source' | 'total';
+
+export interface RegistrationLimits {
+  readonly perSourcePerHour: number;
+  readonly perDay: number;
+}
+
+export interface OAuthStore {
+  /** Stores a new client. MUST NOT overwrite an existing client ID. */
+  putClient(client: RegisteredClient): Promise<void>;
+  /** The client, or `null` when it is unknown or past its end. */
+  getClient(clientId: string, now: number): Promise<RegisteredClient | null>;
+  /** Moves a client's end to `expiresAt` (never earlier than it is). A missing client is ignored. */
+  extendClient(clientId: string, expiresAt: number): Promise<void>;
+  /**
+   * Counts one registration from `source` against both limits, atomically: either both counters move or neither.
+   * Returns the limit that refused it, or `null` when the registration may go ahead.
+   */
+  countRegistration(source: string, now: number, limits: RegistrationLimits): Promise<RegistrationLimit | null>;
+
+  putPendingAuthorization(pending: PendingAuthorization): Promise<void>;
+  /** Removes and returns the pending authorization; `null` when unknown, already taken or past its end. */
+  takePendingAuthorization(id: string, now: number): Promise<PendingAuthorization | null>;
+
+  putAuthorizationCode(code: AuthorizationCode): Promise<void>;
+  /**
+   * Redeems a code once: the first call for a live code answers `redeemed` and marks it used, every later call
+   * answers `reused` (with the refresh token issued for it, if {@link recordCodeRefreshToken} ran), and a code that
+   * is unknown or past its end answers `unknown`.
+   */
+  redeemAuthorizationCode(codeHash: string, now: number): Promise<CodeRedemption>;
+  /** Remembers which refresh token a code gave, so a replay of the code can revoke it. */
+  recordCodeRefreshToken(codeHash: string, refreshTokenHash: string): Promise<void>;
+
+  putRefreshToken(token: RefreshToken): Promise<void>;
+  /** Removes and returns the refresh token; `null` when unknown, already used or past its end. */
+  takeRefreshToken(tokenHash: string, now: number): Promise<RefreshToken | null>;
+  /** Removes a refresh token if it exists. */
+  deleteRefreshToken(tokenHash: string): Promise<void>;
+}

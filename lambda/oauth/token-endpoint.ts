@@ -1,0 +1,185 @@
+// /token: the authorization_code grant (single-use code, PKCE S256, same client, same redirect URI, same resource)
+// and the refresh_token grant (rotated on every use, re-checked upstream). Every refusal is an RFC 6749 5.2 error,
+// and a refused request stores nothing: no token is minted before every check has passed.
+import { calculatePKCECodeChallenge } from 'openid-client';
+import {
+  InvalidClientError,
+  InvalidGrantError,
+  InvalidRequestError,
+  InvalidTargetError,
+  OAuthError,
+  UnsupportedGrantTypeError,
+} from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { ACCESS_TOKEN_LIFETIME_SECONDS, mintAccessToken } from './access-tokens.js';
+import type { KnownClient } from './client-resolver.js';
+import type { Grant } from './oauth-store.js';
+import { json, oauthErrorResponse } from './oauth-responses.js';
+import { randomToken, sameSecret, tokenHash, type OAuthProxyContext } from './oauth-proxy-context.js';
+
+/** How long a refresh token lives; each refresh replaces it with a new one. */
+const REFRESH_TOKEN_MS = 30 * 24 * 60 * 60 * 1000;
+/** How long a registered client stays after it last received tokens. */
+export const REGISTRATION_IDLE_MS = 90 * 24 * 60 * 60 * 1000;
+/** RFC 7636 4.1. */
+const CODE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
+const MAX_FORM_BYTES = 16 * 1024;
+
+function required(form: URLSearchParams, name: string): string {
+  const value = form.get(name);
+  if (value === null || value === '') throw new InvalidRequestError(`${name} is required`);
+  return value;
+}
+
+export async function token(request: Request, context: OAuthProxyContext): Promise<Response> {
+  try {
+    const form = await formOf(request);
+    const client = await authenticateClient(request, form, context);
+    const grantType = form.get('grant_type');
+    const issued =
+      grantType === 'authorization_code'
+        ? await redeemCode(form, client, context)
+        : grantType === 'refresh_token'
+          ? await refresh(form, client, context)
+          : (() => {
+              throw new UnsupportedGrantTypeError(
+                `grant_type must be 'authorization_code' or 'refresh_token', got '${grantType ?? ''}'`,
+              );
+            })();
+    if (client.kind === 'registered')
+      await context.store.extendClient(client.clientId, context.now() + REGISTRATION_IDLE_MS);
+    return json(issued);
+  } catch (error) {
+    if (error instanceof InvalidClientError)
+      return oauthErrorResponse(error, 401, { 'www-authenticate': 'Basic realm="token"' });
+    if (error instanceof OAuthError) return oauthErrorResponse(error);
+    throw error;
+  }
+}
+
+async function formOf(request: Request): Promise<URLSearchParams> {
+  const type = request.headers.get('content-type') ?? '';
+  if (!type.toLowerCase().startsWith('application/x-www-form-urlencoded'))
+    throw new InvalidRequestError('The token request must be application/x-www-form-urlencoded');
+  const body = await request.text();
+  if (Buffer.byteLength(body) > MAX_FORM_BYTES) throw new InvalidRequestError('The token request is too large');
+  const form = new URLSearchParams(body);
+  for (const name of new Set(form.keys()))
+    if (form.getAll(name).length > 1) throw new InvalidRequestError(`${name} is given more than once`);
+  return form;
+}
+
+/** RFC 6749 2.3.1: HTTP Basic (URL-encoded ID and secret) or the secret in the form; a public client sends its ID. */
+async function authenticateClient(
+  request: Request,
+  form: URLSearchParams,
+  context: OAuthProxyContext,
+): Promise<KnownClient> {
+  const basic = /^Basic (.+)$/i.exec(request.headers.get('authorization') ?? '');
+  let clientId: string;
+  let secret: string | undefined;
+  let method: KnownClient['tokenEndpointAuthMethod'];
+  if (basic) {
+    const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon < 0) throw new InvalidClientError('Malformed Basic credentials');
+    clientId = decodeURIComponent(decoded.slice(0, colon));
+    secret = decodeURIComponent(decoded.slice(colon + 1));
+    method = 'client_secret_basic';
+  } else {
+    clientId = required(form, 'client_id');
+    secret = form.get('client_secret') ?? undefined;
+    method = secret === undefined ? 'none' : 'client_secret_post';
+  }
+  if (form.has('client_id') && form.get('client_id') !== clientId)
+    throw new InvalidClientError('client_id in the form differs from the authenticated client');
+  const client = await context.clients(clientId, context.now());
+  if (client.tokenEndpointAuthMethod === 'none') {
+    if (secret !== undefined) throw new InvalidClientError(`Client '${clientId}' is public: it has no secret to send`);
+    return client;
+  }
+  if (secret === undefined || method === 'none')
+    throw new InvalidClientError(`Client '${clientId}' must authenticate with its secret`);
+  if (client.clientSecretHash === undefined || !sameSecret(tokenHash(secret), client.clientSecretHash))
+    throw new InvalidClientError('Client authentication failed');
+  return client;
+}
+
+function checkResource(form: URLSearchParams, grant: Grant): void {
+  const resource = form.get('resource');
+  if (resource !== null && resource !== grant.resource)
+    throw new InvalidTargetError(`This grant is for ${grant.resource}, not ${resource}`);
+}
+
+async function redeemCode(form: URLSearchParams, client: KnownClient, context: OAuthProxyContext) {
+  const code = required(form, 'code');
+  const redirectUri = required(form, 'redirect_uri');
+  const verifier = required(form, 'code_verifier');
+  const codeHash = tokenHash(code);
+  const redemption = await context.store.redeemAuthorizationCode(codeHash, context.now());
+  if (redemption.outcome === 'reused') {
+    // RFC 6749 4.1.2: a code used twice was probably stolen; what it gave is revoked.
+    if (redemption.refreshTokenHash) await context.store.deleteRefreshToken(redemption.refreshTokenHash);
+    context.logger.warn('Authorization code replayed; its refresh token is revoked', { clientId: client.clientId });
+  }
+  if (redemption.outcome !== 'redeemed')
+    throw new InvalidGrantError('The authorization code is invalid, expired or already used');
+  const grant = redemption.code;
+  if (grant.clientId !== client.clientId)
+    throw new InvalidGrantError('The authorization code was issued to another client');
+  if (grant.redirectUri !== redirectUri)
+    throw new InvalidGrantError('redirect_uri differs from the one in the authorization request');
+  if (!CODE_VERIFIER.test(verifier))
+    throw new InvalidGrantError('code_verifier must be 43-128 characters of A-Z a-z 0-9 - . _ ~');
+  if (!sameSecret(await calculatePKCECodeChallenge(verifier), grant.codeChallenge))
+    throw new InvalidGrantError('code_verifier does not match the code_challenge of the authorization request');
+  checkResource(form, grant);
+  const issued = await issueTokens(grant, context);
+  await context.store.recordCodeRefreshToken(codeHash, issued.refreshTokenHash);
+  return issued.response;
+}
+
+async function refresh(form: URLSearchParams, client: KnownClient, context: OAuthProxyContext) {
+  const presented = await context.store.takeRefreshToken(tokenHash(required(form, 'refresh_token')), context.now());
+  if (presented === null) throw new InvalidGrantError('The refresh token is invalid, expired or already used');
+  if (presented.clientId !== client.clientId)
+    throw new InvalidGrantError('The refresh token was issued to another client');
+  checkResource(form, presented);
+  let upstreamRefreshToken = presented.upstreamRefreshToken;
+  if (upstreamRefreshToken !== undefined) {
+    try {
+      upstreamRefreshToken =
+        (await context.upstream.refresh(upstreamRefreshToken)).refreshToken ?? upstreamRefreshToken;
+    } catch (error) {
+      context.logger.info('Upstream refused a refresh', { error: String(error) });
+      throw new InvalidGrantError('The identity provider no longer accepts this sign-in: sign in again');
+    }
+  }
+  const { tokenHash: _hash, expiresAt: _expiresAt, upstreamRefreshToken: _upstream, ...grant } = presented;
+  return (await issueTokens({ ...grant, ...(upstreamRefreshToken ? { upstreamRefreshToken } : {}) }, context)).response;
+}
+
+async function issueTokens(grant: Grant, context: OAuthProxyContext) {
+  const now = context.now();
+  const accessToken = await mintAccessToken(context.tokens, grant, now);
+  const refreshToken = randomToken();
+  const refreshTokenHash = tokenHash(refreshToken);
+  await context.store.putRefreshToken({
+    tokenHash: refreshTokenHash,
+    clientId: grant.clientId,
+    resource: grant.resource,
+    scope: grant.scope,
+    subject: grant.subject,
+    ...(grant.upstreamRefreshToken ? { upstreamRefreshToken: grant.upstreamRefreshToken } : {}),
+    expiresAt: now + REFRESH_TOKEN_MS,
+  });
+  return {
+    refreshTokenHash,
+    response: {
+      access_token: accessToken,
+      token_type: 'Bearer',
+      expires_in: ACCESS_TOKEN_LIFETIME_SECONDS,
+      refresh_token: refreshToken,
+      scope: grant.scope,
+    },
+  };
+}
