@@ -1,6 +1,8 @@
-// The OAuth side of the endpoint: a Cognito user pool (new or existing), a resource server whose scope the API
-// requires, an interactive PKCE client, an optional machine client, a hosted domain for the OAuth endpoints, and the
-// API Gateway authorizer that checks the tokens.
+// The OAuth side of the endpoint: a Cognito user pool (new or existing), a resource server whose scope machine tokens
+// carry, an optional machine client, and a hosted domain for the OAuth endpoints and the sign-in page. Without the
+// OAuth proxy (`oauthProxy: false`), also the interactive PKCE client MCP clients use directly and the API Gateway
+// authorizer that checks their tokens; with it, the proxy (lib/oauth-proxy.ts) signs people in through its own client
+// and the MCP function checks tokens.
 import { Aws, Duration, Names, Validations, type RemovalPolicy } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
@@ -8,6 +10,7 @@ import { Construct } from 'constructs';
 import type { McpTaskEndpointProps } from './mcp-task-endpoint-props.js';
 import {
   DEFAULT_OAUTH_CALLBACK_URLS,
+  DEFAULT_OAUTH_PROXY,
   DEFAULT_RESOURCE_SERVER_IDENTIFIER,
   defaultUserPoolProps,
   OAUTH_SCOPE_NAME,
@@ -22,21 +25,32 @@ export type CognitoAuthProps = Pick<
   | 'resourceServerIdentifier'
   | 'oauthCallbackUrls'
   | 'machineClient'
+  | 'oauthProxy'
 > & { readonly removalPolicy: RemovalPolicy };
 
 export class CognitoAuth extends Construct {
   public readonly userPool: cognito.IUserPool;
   public readonly resourceServer: cognito.UserPoolResourceServer;
-  /** Public client for people: authorization code grant with PKCE (MCP Inspector, desktop clients). */
-  public readonly userPoolClient: cognito.UserPoolClient;
+  /**
+   * Public client for people: authorization code grant with PKCE (MCP Inspector, desktop clients). Absent with the
+   * OAuth proxy, whose own confidential client (`OAuthProxy.upstreamClient`) signs people in instead.
+   */
+  public readonly userPoolClient?: cognito.UserPoolClient;
   /** Confidential client for programs: client credentials grant; the task owner is its client ID. */
   public readonly machineClient?: cognito.UserPoolClient;
   /** Hosted domain serving /oauth2/authorize and /oauth2/token; absent for an existing pool without a prefix. */
   public readonly domain?: cognito.UserPoolDomain;
-  public readonly authorizer: apigw.CognitoUserPoolsAuthorizer;
-  /** The scope every token must carry, `<resource server>/invoke`. */
+  /**
+   * Checks Cognito access tokens on /mcp at API Gateway. Absent with the OAuth proxy: its tokens are not Cognito's,
+   * so the MCP function checks every token itself.
+   */
+  public readonly authorizer?: apigw.CognitoUserPoolsAuthorizer;
+  /** The scope every Cognito access token for this API carries, `<resource server>/invoke`. */
   public readonly scope: string;
-  /** The token issuer, which is also the OAuth authorization server named in the protected resource metadata. */
+  /**
+   * The user pool's issuer, `https://cognito-idp.<region>.amazonaws.com/<user pool ID>`: the authorization server
+   * named in the protected resource metadata without the OAuth proxy, the upstream provider with it.
+   */
   public readonly issuerUrl: string;
 
   constructor(scope: Construct, id: string, props: CognitoAuthProps) {
@@ -66,21 +80,8 @@ export class CognitoAuth extends Construct {
     });
     const invokeScope = cognito.OAuthScope.resourceServer(this.resourceServer, invoke);
     this.scope = invokeScope.scopeName;
-    this.userPoolClient = this.userPool.addClient('InteractiveClient', {
-      generateSecret: false,
-      authFlows: { userSrp: true },
-      oAuth: {
-        flows: { authorizationCodeGrant: true },
-        scopes: [cognito.OAuthScope.OPENID, cognito.OAuthScope.EMAIL, invokeScope],
-        callbackUrls: [...(props.oauthCallbackUrls ?? DEFAULT_OAUTH_CALLBACK_URLS)],
-      },
-      supportedIdentityProviders: [cognito.UserPoolClientIdentityProvider.COGNITO],
-      preventUserExistenceErrors: true,
-      enableTokenRevocation: true,
-      accessTokenValidity: Duration.hours(1),
-      refreshTokenValidity: Duration.days(30),
-    });
-    this.userPoolClient.node.addDependency(this.resourceServer);
+    const oauthProxy = props.oauthProxy ?? DEFAULT_OAUTH_PROXY;
+    if (!oauthProxy) this.userPoolClient = this.interactiveClient(invokeScope, props);
     if (props.machineClient) {
       this.machineClient = this.userPool.addClient('MachineClient', {
         generateSecret: true,
@@ -95,10 +96,32 @@ export class CognitoAuth extends Construct {
     if (domainPrefix !== undefined)
       this.domain = this.userPool.addDomain('Domain', { cognitoDomain: { domainPrefix } });
     this.issuerUrl = `https://${this.userPool.userPoolProviderName}`;
-    this.authorizer = new apigw.CognitoUserPoolsAuthorizer(this, 'Authorizer', {
-      cognitoUserPools: [this.userPool],
-      identitySource: apigw.IdentitySource.header('Authorization'),
+    // An authorizer no method uses fails synth, so it exists only where /mcp uses it.
+    if (!oauthProxy) {
+      this.authorizer = new apigw.CognitoUserPoolsAuthorizer(this, 'Authorizer', {
+        cognitoUserPools: [this.userPool],
+        identitySource: apigw.IdentitySource.header('Authorization'),
+      });
+    }
+  }
+
+  private interactiveClient(invokeScope: cognito.OAuthScope, props: CognitoAuthProps): cognito.UserPoolClient {
+    const client = this.userPool.addClient('InteractiveClient', {
+      generateSecret: false,
+      authFlows: { userSrp: true },
+      oAuth: {
+        flows: { authorizationCodeGrant: true },
+        scopes: [cognito.OAuthScope.OPENID, cognito.OAuthScope.EMAIL, invokeScope],
+        callbackUrls: [...(props.oauthCallbackUrls ?? DEFAULT_OAUTH_CALLBACK_URLS)],
+      },
+      supportedIdentityProviders: [cognito.UserPoolClientIdentityProvider.COGNITO],
+      preventUserExistenceErrors: true,
+      enableTokenRevocation: true,
+      accessTokenValidity: Duration.hours(1),
+      refreshTokenValidity: Duration.days(30),
     });
+    client.node.addDependency(this.resourceServer);
+    return client;
   }
 
   /**

@@ -116,20 +116,34 @@ export class ExampleToolsStack extends Stack {
 
   private outputs(): void {
     const { endpoint } = this;
-    new CfnOutput(this, 'McpUrl', { value: endpoint.mcpUrl, description: 'MCP endpoint (Streamable HTTP)' });
+    new CfnOutput(this, 'McpUrl', {
+      value: endpoint.mcpUrl,
+      description:
+        'MCP endpoint (Streamable HTTP): paste it into your MCP client (docs/deploy.md, Connect your client)',
+    });
     const auth = endpoint.auth;
+    if (endpoint.authorizationServerUrl) {
+      new CfnOutput(this, 'AuthorizationServerUrl', {
+        value: endpoint.authorizationServerUrl,
+        description: endpoint.oauthProxy
+          ? "The endpoint's own OAuth authorization server (issuer), in front of the user pool"
+          : 'The OAuth authorization server (issuer): the Cognito user pool',
+      });
+    }
     new CfnOutput(this, 'InspectorCommand', {
       value: inspectorCommand(endpoint.mcpUrl, auth !== undefined),
       description: auth
-        ? "Lists the tools with MCP Inspector's CLI; set TOKEN first (TokenCommand)"
+        ? "Lists the tools with MCP Inspector's CLI; set TOKEN first (TokenCommand, with a machine client)"
         : "Lists the tools with MCP Inspector's CLI",
     });
     if (auth === undefined) return;
     new CfnOutput(this, 'UserPoolId', { value: auth.userPool.userPoolId });
-    new CfnOutput(this, 'InteractiveClientId', {
-      value: auth.userPoolClient.userPoolClientId,
-      description: 'Public client (authorization code + PKCE)',
-    });
+    if (auth.userPoolClient) {
+      new CfnOutput(this, 'InteractiveClientId', {
+        value: auth.userPoolClient.userPoolClientId,
+        description: 'Public client (authorization code + PKCE)',
+      });
+    }
     if (auth.machineClient)
       new CfnOutput(this, 'MachineClientId', {
         value: auth.machineClient.userPoolClientId,

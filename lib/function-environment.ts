@@ -8,6 +8,12 @@ export const LAMBDA_ENVIRONMENT_LIMIT_BYTES = 4096;
 export const MAX_TOKEN_BYTES = 256;
 /** `arn:aws-us-gov:states:ap-southeast-5:123456789012:stateMachine:` (63) plus an 80-character name, rounded up. */
 export const MAX_STATE_MACHINE_ARN_BYTES = 150;
+/** A token within the stage URL: the REST API ID (10 characters), a region or a URL suffix (`amazonaws.com.cn`). */
+export const MAX_STAGE_URL_PART_BYTES = 32;
+/** A Cognito user pool ID (`<region>_<id>`): at most 55 characters. */
+export const MAX_USER_POOL_ID_BYTES = 55;
+/** A Cognito app client ID: at most 128 characters. */
+export const MAX_USER_POOL_CLIENT_ID_BYTES = 128;
 
 function measure(value: unknown): { literal: number; tokens: number } {
   if (typeof value === 'string') return { literal: Buffer.byteLength(value, 'utf8'), tokens: 0 };

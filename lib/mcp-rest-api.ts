@@ -1,5 +1,7 @@
 // The REST API in front of the MCP function: /mcp (POST, GET, DELETE) as a streaming Lambda proxy, stage throttling
-// and JSON access logs, and, with auth on, the RFC 9728 metadata route and the 401 that points at it.
+// and JSON access logs. With Cognito auth, also the authorizer on /mcp, the RFC 9728 metadata route and the 401 that
+// points at it; with the OAuth proxy, /mcp is open at API Gateway (the function checks tokens and answers 401) and
+// the proxy adds its own routes, the metadata among them (lib/oauth-proxy.ts).
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -31,8 +33,15 @@ export interface McpRestApiProps {
    * @default false
    */
   readonly createApiGatewayAccountRole?: boolean;
-  /** Cognito auth; without it every method is open. */
+  /** Cognito auth: its authorizer checks tokens on /mcp. Without it or `oauthProxy`, every method is open. */
   readonly auth?: CognitoAuth;
+  /**
+   * The endpoint is its own authorization server (OAuthProxy adds its routes to this API): /mcp is open at API
+   * Gateway, because the MCP function checks every token itself, and the proxy serves the protected resource
+   * metadata. Takes the place of `auth`'s authorizer.
+   * @default false
+   */
+  readonly oauthProxy?: boolean;
 }
 
 export class McpRestApi extends Construct {
@@ -40,10 +49,16 @@ export class McpRestApi extends Construct {
   public readonly accessLogGroup: logs.LogGroup;
   public readonly mcpResource: apigw.Resource;
   public readonly mcpMethods: apigw.Method[];
+  /**
+   * The stage's base URL, `https://<api>.execute-api.<region>.<suffix>/<stage>`: the OAuth proxy's issuer. Built from
+   * the API ID rather than the stage, so methods, gateway responses and functions can use it without a cycle.
+   */
+  public readonly stageUrl: string;
   /** The MCP endpoint clients connect to. */
   public readonly mcpUrl: string;
   /** Where the OAuth protected resource metadata is served; only with auth on. */
   public readonly resourceMetadataUrl?: string;
+  /** The mock method that answers the metadata with Cognito auth; with the OAuth proxy it is the proxy's route. */
   public readonly resourceMetadataMethod?: apigw.Method;
   public readonly webAclAssociation?: wafv2.CfnWebACLAssociation;
 
@@ -73,10 +88,9 @@ export class McpRestApi extends Construct {
         ...(props.executionLoggingLevel ? { loggingLevel: props.executionLoggingLevel, dataTraceEnabled: false } : {}),
       },
     });
-    // Built from the API ID rather than the stage, so methods and gateway responses can use it without a cycle.
     const stack = Stack.of(this);
-    const stageUrl = `https://${this.api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${props.stageName}`;
-    this.mcpUrl = `${stageUrl}/${MCP_PATH}`;
+    this.stageUrl = `https://${this.api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${props.stageName}`;
+    this.mcpUrl = `${this.stageUrl}/${MCP_PATH}`;
 
     this.mcpResource = this.api.root.addResource(MCP_PATH);
     const integration = new apigw.LambdaIntegration(props.handler, {
@@ -85,8 +99,9 @@ export class McpRestApi extends Construct {
       timeout: props.integrationTimeout,
       allowTestInvoke: false,
     });
-    const auth = props.auth;
-    const methodOptions: apigw.MethodOptions = auth
+    // With the OAuth proxy, Cognito's authorizer could not verify the proxy's tokens: the function checks them.
+    const auth = props.oauthProxy ? undefined : props.auth;
+    const methodOptions: apigw.MethodOptions = auth?.authorizer
       ? {
           authorizationType: apigw.AuthorizationType.COGNITO,
           authorizer: auth.authorizer,
@@ -113,8 +128,8 @@ export class McpRestApi extends Construct {
       });
     }
 
+    if (auth || props.oauthProxy) this.resourceMetadataUrl = `${this.stageUrl}/${RESOURCE_METADATA_PATH}`;
     if (auth) {
-      this.resourceMetadataUrl = `${stageUrl}/${RESOURCE_METADATA_PATH}`;
       this.resourceMetadataMethod = this.addResourceMetadataRoute(auth, cors !== undefined);
       this.addUnauthorizedResponses(auth, cors !== undefined);
     }
@@ -231,8 +246,12 @@ export class McpRestApi extends Construct {
           'per-client limits need a WAF rate-based rule (docs/deploy.md).',
       });
     }
-    if (!props.auth) {
-      const reason = 'The endpoint was deployed open on purpose (openEndpoint: true); synth warns about it.';
+    if (props.oauthProxy || !props.auth) {
+      const reason = props.oauthProxy
+        ? 'The endpoint is its own OAuth authorization server (oauthProxy): the MCP function verifies every bearer ' +
+          "token (its signature, issuer, audience and expiry, or a machine client's Cognito token) and answers 401 " +
+          "with WWW-Authenticate itself; API Gateway's Cognito authorizer cannot verify the proxy's tokens."
+        : 'The endpoint was deployed open on purpose (openEndpoint: true); synth warns about it.';
       for (const method of this.mcpMethods)
         Validations.of(method).acknowledge({ id: 'AwsSolutions-APIG4', reason }, { id: 'AwsSolutions-COG4', reason });
     }

@@ -2,6 +2,7 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import { DEFAULT_ALLOWED_REDIRECT_URIS } from '../lambda/oauth/redirect-uri-policy.js';
 
 export const DEFAULT_REMOVAL_POLICY = RemovalPolicy.RETAIN;
 export const DEFAULT_STAGE_NAME = 'prod';
@@ -27,6 +28,27 @@ export const DEFAULT_OAUTH_CALLBACK_URLS: readonly string[] = [
   'http://localhost:6274/oauth/callback',
   'http://localhost:6274/oauth/callback/debug',
 ];
+
+/** The endpoint is its own OAuth authorization server in front of the user pool (see lib/oauth-proxy.ts). */
+export const DEFAULT_OAUTH_PROXY = true;
+/** Clients may name themselves by the URL of their Client ID Metadata Document (claude.ai, VS Code). */
+export const DEFAULT_CLIENT_ID_METADATA_DOCUMENTS = true;
+/** Clients may register themselves (RFC 7591 Dynamic Client Registration). */
+export const DEFAULT_DYNAMIC_CLIENT_REGISTRATION = true;
+/** Loopback on any port, and the hosted callbacks of claude.ai, ChatGPT, VS Code for the Web and Cursor. */
+export { DEFAULT_ALLOWED_REDIRECT_URIS };
+/** Dynamic client registrations one source address may make per hour. */
+export const DEFAULT_REGISTRATIONS_PER_SOURCE_PER_HOUR = 10;
+/** Dynamic client registrations the endpoint accepts per day, from everyone together. */
+export const DEFAULT_REGISTRATIONS_PER_DAY = 1000;
+/**
+ * How long the proxy may keep asking the user pool whether a person still may sign in: its refresh tokens are bound
+ * to the upstream one, so a person is signed in again after this at the latest.
+ */
+export const OAUTH_PROXY_UPSTREAM_REFRESH_TOKEN_VALIDITY = Duration.days(30);
+/** Characters of the generated access-token signing key: letters and digits, about 380 bits. */
+export const OAUTH_SIGNING_KEY_LENGTH = 64;
+
 /** The owner of every task when the endpoint is deliberately open. */
 export const OPEN_ENDPOINT_OWNER = 'anonymous';
 

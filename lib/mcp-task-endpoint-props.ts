@@ -35,16 +35,20 @@ export interface McpTaskEndpointProps {
   readonly tools?: readonly McpToolProps[];
 
   /**
-   * What happens to the task table, the user pool and the log groups when they leave the stack.
+   * What happens to the task table, the user pool, the OAuth proxy's table and secrets, and the log groups when
+   * they leave the stack.
    * @default RemovalPolicy.RETAIN
    */
   readonly removalPolicy?: RemovalPolicy;
-  /** Customer managed KMS key for the task table. @default - the AWS managed key for DynamoDB */
+  /**
+   * Customer managed KMS key for the task table and the OAuth proxy's table.
+   * @default - the AWS managed key for DynamoDB
+   */
   readonly tableEncryptionKey?: kms.IKey;
 
   /**
    * Serve MCP without authentication; every request then belongs to one fixed owner. Anyone who finds the URL can
-   * start your state machines, so synth warns. Not combinable with the user pool props.
+   * start your state machines, so synth warns. Not combinable with the user pool and OAuth props.
    * @default false
    */
   readonly openEndpoint?: boolean;
@@ -57,7 +61,8 @@ export interface McpTaskEndpointProps {
   readonly userPoolProps?: cognito.UserPoolProps;
   /**
    * Prefix of the Cognito hosted domain (`<prefix>.auth.<region>.amazoncognito.com`) that serves the OAuth
-   * endpoints. Required to get tokens from an existing user pool that has no domain yet.
+   * endpoints and the sign-in page. Required to get tokens from an existing user pool that has no domain yet, and
+   * with an existing user pool while the OAuth proxy is on (it signs people in on that domain).
    * @default - for a new pool, derived from the construct path and the account ID; for an existing pool, none
    */
   readonly cognitoDomainPrefix?: string;
@@ -70,12 +75,62 @@ export interface McpTaskEndpointProps {
    */
   readonly resourceServerIdentifier?: string;
   /**
-   * Redirect URIs of the interactive (authorization code + PKCE) client.
+   * Redirect URIs of the interactive (authorization code + PKCE) Cognito client that MCP clients use directly. Only
+   * with `oauthProxy: false`: the proxy has no such client (see `allowedRedirectUris`).
    * @default - MCP Inspector's callbacks on localhost:6274
    */
   readonly oauthCallbackUrls?: readonly string[];
-  /** Also create a confidential client for machine-to-machine use (client credentials grant). @default false */
+  /**
+   * Also create a confidential client for machine-to-machine use (client credentials grant). Its Cognito access
+   * tokens are accepted in both modes (with the proxy on, the MCP function checks them itself).
+   * @default false
+   */
   readonly machineClient?: boolean;
+
+  /**
+   * Make the endpoint its own OAuth 2.1 authorization server in front of the user pool (an "OAuth proxy", see
+   * lib/oauth-proxy.ts): it publishes RFC 8414 metadata with PKCE, registers clients (Dynamic Client Registration,
+   * Client ID Metadata Documents), signs people in through the user pool's hosted login, and issues its own tokens
+   * for the MCP URL, which the MCP function checks. That is what claude.ai, ChatGPT, Cursor and VS Code need to
+   * connect by OAuth; Cognito alone publishes no registration endpoint and no PKCE support. `false` keeps API
+   * Gateway's Cognito authorizer on /mcp and names the user pool as the authorization server, for a team that hands
+   * out Cognito tokens itself. Only with authentication on (not with `openEndpoint`).
+   * @default true
+   */
+  readonly oauthProxy?: boolean;
+  /**
+   * With the OAuth proxy: accept a `client_id` that is the HTTPS URL of a Client ID Metadata Document (the client
+   * describes itself there, as claude.ai and VS Code do), fetched when the client first comes.
+   * @default true
+   */
+  readonly clientIdMetadataDocuments?: boolean;
+  /**
+   * With the OAuth proxy: serve `/register` (RFC 7591 Dynamic Client Registration), limited by
+   * `registrationsPerSourcePerHour` and `registrationsPerDay`. Clients registered earlier keep working when it is
+   * turned off.
+   * @default true
+   */
+  readonly dynamicClientRegistration?: boolean;
+  /**
+   * With the OAuth proxy: the redirect URIs a client may register or list in its metadata document. Each entry is
+   * an absolute URI (matched exactly), a URI ending in `*` (matched as a prefix), or `'loopback'`
+   * (`http://127.0.0.1`, `http://[::1]` and `http://localhost` on any port and path, for desktop clients). No
+   * fragments, and plain http only on loopback. Add a client's hosted callback here to let it connect.
+   * @default - loopback, and the callbacks of claude.ai, ChatGPT, VS Code for the Web and Cursor
+   *   (DEFAULT_ALLOWED_REDIRECT_URIS in lambda/oauth/redirect-uri-policy.ts)
+   */
+  readonly allowedRedirectUris?: readonly string[];
+  /**
+   * With the OAuth proxy and Dynamic Client Registration: registrations one source address may make per hour.
+   * @default 10
+   */
+  readonly registrationsPerSourcePerHour?: number;
+  /**
+   * With the OAuth proxy and Dynamic Client Registration: registrations the endpoint accepts per day from everyone
+   * together; each is one small DynamoDB item, kept while the client is in use.
+   * @default 1000
+   */
+  readonly registrationsPerDay?: number;
 
   /** @default 'prod' */
   readonly stageName?: string;

@@ -2,8 +2,13 @@
 import { Token } from 'aws-cdk-lib';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { MAX_ACTIVE_TASKS_LIMIT } from '../lambda/service/settings.js';
+import { redirectUriPatternProblem } from '../lambda/oauth/redirect-uri-policy.js';
 import { toolDefinitionProblems } from '../lambda/tools/tool-definition.js';
-import { MAX_RESULT_WAIT } from './mcp-task-endpoint-defaults.js';
+import {
+  DEFAULT_DYNAMIC_CLIENT_REGISTRATION,
+  DEFAULT_OAUTH_PROXY,
+  MAX_RESULT_WAIT,
+} from './mcp-task-endpoint-defaults.js';
 import type { McpTaskEndpointProps, McpToolProps } from './mcp-task-endpoint-props.js';
 
 /** An unqualified state machine ARN (a version or alias ARN would break the execution ARNs the backend derives). */
@@ -23,11 +28,14 @@ export function propsProblems(props: McpTaskEndpointProps): string[] {
       'oauthCallbackUrls',
       'machineClient',
       'resourceServerIdentifier',
+      'oauthProxy',
+      ...OAUTH_PROXY_KEYS,
     ] as const) {
       if (props[key] !== undefined)
         problems.push(`openEndpoint is true, so ${key} would have no effect; remove one of them`);
     }
   }
+  problems.push(...oauthProxyProblems(props));
   const prefix = props.cognitoDomainPrefix;
   if (
     prefix !== undefined &&
@@ -66,6 +74,8 @@ export function propsProblems(props: McpTaskEndpointProps): string[] {
     ['mcpFunctionReservedConcurrency', props.mcpFunctionReservedConcurrency],
     ['maxActiveTasksPerOwner', props.maxActiveTasksPerOwner],
     ['maxTaskCreationsPerMinute', props.maxTaskCreationsPerMinute],
+    ['registrationsPerSourcePerHour', props.registrationsPerSourcePerHour],
+    ['registrationsPerDay', props.registrationsPerDay],
   ] as const) {
     if (value !== undefined && !(Number.isInteger(value) && value > 0))
       problems.push(`${key} must be a positive integer, got ${value}`);
@@ -76,6 +86,61 @@ export function propsProblems(props: McpTaskEndpointProps): string[] {
   for (const origin of props.corsAllowOrigins ?? []) {
     if (origin !== '*' && !/^https?:\/\/[^/\s,]+$/.test(origin))
       problems.push(`corsAllowOrigins entry '${origin}' must be '*' or a scheme://host[:port] origin`);
+  }
+  return problems;
+}
+
+/** The props that configure the OAuth proxy, and mean nothing without it. */
+const OAUTH_PROXY_KEYS = [
+  'clientIdMetadataDocuments',
+  'dynamicClientRegistration',
+  'allowedRedirectUris',
+  'registrationsPerSourcePerHour',
+  'registrationsPerDay',
+] as const;
+
+/** Whether the endpoint runs the OAuth proxy: authentication on, and the proxy not turned off. */
+export function usesOAuthProxy(props: McpTaskEndpointProps): boolean {
+  return !props.openEndpoint && (props.oauthProxy ?? DEFAULT_OAUTH_PROXY);
+}
+
+function oauthProxyProblems(props: McpTaskEndpointProps): string[] {
+  const problems: string[] = [];
+  if (props.openEndpoint) return problems; // reported with the other props an open endpoint ignores
+  if (!usesOAuthProxy(props)) {
+    for (const key of OAUTH_PROXY_KEYS) {
+      if (props[key] !== undefined)
+        problems.push(`oauthProxy is false, so ${key} would have no effect; remove one of them`);
+    }
+    return problems;
+  }
+  if (props.existingUserPoolObj && props.cognitoDomainPrefix === undefined) {
+    problems.push(
+      "The OAuth proxy signs people in on the user pool's hosted domain, and an existingUserPoolObj gets one only " +
+        'with cognitoDomainPrefix: give a prefix, or set oauthProxy: false to hand out Cognito tokens yourself',
+    );
+  }
+  if (props.oauthCallbackUrls !== undefined) {
+    problems.push(
+      'oauthCallbackUrls configures the Cognito client MCP clients use directly, which the OAuth proxy replaces: ' +
+        'list redirect URIs in allowedRedirectUris instead, or set oauthProxy: false',
+    );
+  }
+  if (!(props.dynamicClientRegistration ?? DEFAULT_DYNAMIC_CLIENT_REGISTRATION)) {
+    for (const key of ['registrationsPerSourcePerHour', 'registrationsPerDay'] as const) {
+      if (props[key] !== undefined)
+        problems.push(`dynamicClientRegistration is false, so ${key} would have no effect; remove one of them`);
+    }
+  }
+  const uris = props.allowedRedirectUris;
+  if (uris !== undefined) {
+    if (uris.length === 0)
+      problems.push('allowedRedirectUris must list at least one redirect URI pattern, or no client can sign in');
+    for (const uri of uris) {
+      if (Token.isUnresolved(uri)) continue;
+      const problem = redirectUriPatternProblem(uri);
+      if (problem !== null) problems.push(`allowedRedirectUris: ${problem}`);
+    }
   }
   return problems;
 }

@@ -1,11 +1,12 @@
 // McpTaskEndpoint: the reusable L3 construct. A team drops it into its stack, registers state machines as MCP tools,
 // and gets an authenticated MCP endpoint whose task status is pushed from Step Functions into DynamoDB.
-import { Annotations, Arn, ArnFormat, Duration, Lazy, Names, Stack, Token } from 'aws-cdk-lib';
+import { Annotations, Arn, ArnFormat, Duration, Lazy, Names, Stack, Token, type RemovalPolicy } from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
@@ -13,20 +14,31 @@ import { Construct } from 'constructs';
 import { EXECUTION_NAME_PREFIX } from '../lambda/core/task-key.js';
 import { ENV } from '../lambda/handlers/environment.js';
 import { MCP_HTTP_ENV, packToolCatalog } from '../lambda/handlers/mcp-http-environment.js';
+import { OAUTH_ENV } from '../lambda/oauth/oauth-environment.js';
 import { OWNER_INDEX } from '../lambda/store/table-schema.js';
 import { askStepTask, createAskFunction, grantTaskTokenAnswers, type AskStepProps } from './ask-step.js';
 import { CognitoAuth } from './cognito-auth.js';
 import {
   environmentBytesUpperBound,
   LAMBDA_ENVIRONMENT_LIMIT_BYTES,
+  MAX_STAGE_URL_PART_BYTES,
   MAX_STATE_MACHINE_ARN_BYTES,
   MAX_TOKEN_BYTES,
+  MAX_USER_POOL_CLIENT_ID_BYTES,
+  MAX_USER_POOL_ID_BYTES,
 } from './function-environment.js';
 import { HandlerFunction, projectPath } from './handler-function.js';
 import * as defaults from './mcp-task-endpoint-defaults.js';
 import type { McpTaskEndpointProps, McpToolProps } from './mcp-task-endpoint-props.js';
-import { propsProblems, throwIfProblems, toolProblems, type ToolEnvironment } from './mcp-task-endpoint-validation.js';
+import {
+  propsProblems,
+  throwIfProblems,
+  toolProblems,
+  usesOAuthProxy,
+  type ToolEnvironment,
+} from './mcp-task-endpoint-validation.js';
 import { McpRestApi } from './mcp-rest-api.js';
+import { OAuthProxy } from './oauth-proxy.js';
 import { EndpointOperations } from './operations.js';
 import { acknowledgeWildcardResource } from './nag-acknowledgements.js';
 import { ExpirySweepSchedule } from './expiry-sweep.js';
@@ -67,10 +79,21 @@ export class McpTaskEndpoint extends Construct {
   /** Stops the executions of tasks that expired unread, every `expirySweepRate`. */
   public readonly expirySweep: ExpirySweepSchedule;
   public readonly restApi: McpRestApi;
-  /** Cognito user pool, clients, domain and authorizer; absent when the endpoint is open. */
+  /** Cognito user pool, clients, domain and (without the OAuth proxy) authorizer; absent when the endpoint is open. */
   public readonly auth?: CognitoAuth;
+  /**
+   * The endpoint's own OAuth authorization server in front of the user pool: its table, Cognito client, secrets,
+   * function and routes. Absent when the endpoint is open or `oauthProxy` is false.
+   */
+  public readonly oauthProxy?: OAuthProxy;
   /** The URL MCP clients connect to. */
   public readonly mcpUrl: string;
+  /**
+   * The OAuth authorization server the protected resource metadata names, i.e. the issuer of the tokens /mcp
+   * accepts from people: the OAuth proxy's (the stage's base URL), or the user pool's with `oauthProxy: false`.
+   * Absent when the endpoint is open.
+   */
+  public readonly authorizationServerUrl?: string;
   /** Records input requests on tasks: the function every ask step invokes (see {@link askStep}). */
   public readonly askHandler: HandlerFunction;
   /** Alarms (API 5xx rate, function errors and throttles, DescribeExecution throttles) and the dashboard. */
@@ -183,6 +206,7 @@ export class McpTaskEndpoint extends Construct {
           'oauthCallbackUrls',
           'machineClient',
         ]),
+        oauthProxy: usesOAuthProxy(props),
       });
     }
     this.restApi = new McpRestApi(this, 'Api', {
@@ -196,8 +220,11 @@ export class McpTaskEndpoint extends Construct {
       tracing,
       ...pick(props, ['executionLoggingLevel', 'corsAllowOrigins', 'webAclArn', 'createApiGatewayAccountRole']),
       ...(this.auth ? { auth: this.auth } : {}),
+      oauthProxy: usesOAuthProxy(props),
     });
     this.mcpUrl = this.restApi.mcpUrl;
+    if (this.auth && usesOAuthProxy(props)) this.oauthProxy = this.createOAuthProxy(this.auth, props, common);
+    this.authorizationServerUrl = this.oauthProxy?.issuer ?? this.auth?.issuerUrl;
     this.operations = new EndpointOperations(this, 'Operations', {
       serviceName: Names.uniqueResourceName(this, { maxLength: 64 }),
       api: this.restApi.api,
@@ -297,6 +324,43 @@ export class McpTaskEndpoint extends Construct {
     return this.packed.value;
   }
 
+  /**
+   * The OAuth proxy on this endpoint's API and user pool, and the MCP function set up to check its tokens (and,
+   * with a machine client, that client's Cognito tokens, which no authorizer checks in front of it any more).
+   */
+  private createOAuthProxy(
+    auth: CognitoAuth,
+    props: McpTaskEndpointProps,
+    common: { tracing: boolean; logRetention: logs.RetentionDays; removalPolicy: RemovalPolicy },
+  ): OAuthProxy {
+    const proxy = new OAuthProxy(this, 'OAuthProxy', {
+      ...common,
+      api: this.restApi.api,
+      issuer: this.restApi.stageUrl,
+      resource: this.mcpUrl,
+      userPool: auth.userPool,
+      upstreamIssuer: auth.issuerUrl,
+      ...pick(props, [
+        'clientIdMetadataDocuments',
+        'dynamicClientRegistration',
+        'allowedRedirectUris',
+        'registrationsPerSourcePerHour',
+        'registrationsPerDay',
+        'tableEncryptionKey',
+      ]),
+    });
+    proxy.grantTokenVerification(this.mcpFunction);
+    this.mcpFunction.addEnvironment(OAUTH_ENV.issuer, proxy.issuer);
+    this.mcpFunction.addEnvironment(OAUTH_ENV.resource, this.mcpUrl);
+    this.mcpFunction.addEnvironment(OAUTH_ENV.signingKeySecretArn, proxy.signingKey.secretArn);
+    if (auth.machineClient) {
+      this.mcpFunction.addEnvironment(OAUTH_ENV.machineUserPoolId, auth.userPool.userPoolId);
+      this.mcpFunction.addEnvironment(OAUTH_ENV.machineClientId, auth.machineClient.userPoolClientId);
+      this.mcpFunction.addEnvironment(OAUTH_ENV.machineScope, auth.scope);
+    }
+    return proxy;
+  }
+
   /** Per function, only the item and index actions its code performs. */
   private grantTableAccess(): void {
     iam.Grant.addToPrincipal({
@@ -320,8 +384,9 @@ export class McpTaskEndpoint extends Construct {
 
   private synthProblems(): string[] {
     const problems = toolProblems(this.tools, this.environment);
-    const bytes = environmentBytesUpperBound(this.mcpFunction, (name) =>
-      name === MCP_HTTP_ENV.toolStateMachineArns ? MAX_STATE_MACHINE_ARN_BYTES : MAX_TOKEN_BYTES,
+    const bytes = environmentBytesUpperBound(
+      this.mcpFunction,
+      (name) => MCP_FUNCTION_TOKEN_BYTES[name] ?? MAX_TOKEN_BYTES,
     );
     if (bytes > LAMBDA_ENVIRONMENT_LIMIT_BYTES) {
       problems.push(
@@ -333,6 +398,15 @@ export class McpTaskEndpoint extends Construct {
     return problems;
   }
 }
+
+/** The longest value one token may resolve to, per variable of the MCP function where it is known to be short. */
+const MCP_FUNCTION_TOKEN_BYTES: Readonly<Record<string, number>> = {
+  [MCP_HTTP_ENV.toolStateMachineArns]: MAX_STATE_MACHINE_ARN_BYTES,
+  [OAUTH_ENV.issuer]: MAX_STAGE_URL_PART_BYTES,
+  [OAUTH_ENV.resource]: MAX_STAGE_URL_PART_BYTES,
+  [OAUTH_ENV.machineUserPoolId]: MAX_USER_POOL_ID_BYTES,
+  [OAUTH_ENV.machineClientId]: MAX_USER_POOL_CLIENT_ID_BYTES,
+};
 
 function stateMachineArnOf(tool: McpToolProps): string {
   return typeof tool.stateMachine === 'string' ? tool.stateMachine : tool.stateMachine.stateMachineArn;

@@ -1,4 +1,5 @@
-// The task table as the store expects it: the layout comes from lambda/store/table-schema.ts, as on DynamoDB Local.
+// The tables as their stores expect them: the task table's layout comes from lambda/store/table-schema.ts, the OAuth
+// proxy's from lambda/oauth/oauth-table.ts, the same constants the local stack creates them from on DynamoDB Local.
 import type { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as kms from 'aws-cdk-lib/aws-kms';
@@ -15,11 +16,19 @@ import {
   PARTITION_KEY,
   TTL_ATTRIBUTE,
 } from '../lambda/store/table-schema.js';
+import { OAUTH_PARTITION_KEY, OAUTH_TTL_ATTRIBUTE } from '../lambda/oauth/oauth-table.js';
 
 export interface TaskTableProps {
   readonly removalPolicy: RemovalPolicy;
   /** A customer managed key; without one the table uses the AWS managed key for DynamoDB. */
   readonly encryptionKey?: kms.IKey;
+}
+
+/** Encryption at rest: the customer managed key when one is given, else the AWS managed key for DynamoDB. */
+function encryptionOf(props: TaskTableProps): Pick<dynamodb.TableProps, 'encryption' | 'encryptionKey'> {
+  return props.encryptionKey
+    ? { encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED, encryptionKey: props.encryptionKey }
+    : { encryption: dynamodb.TableEncryption.AWS_MANAGED };
 }
 
 /**
@@ -33,9 +42,7 @@ export function createTaskTable(scope: Construct, id: string, props: TaskTablePr
     billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
     timeToLiveAttribute: TTL_ATTRIBUTE,
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-    ...(props.encryptionKey
-      ? { encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED, encryptionKey: props.encryptionKey }
-      : { encryption: dynamodb.TableEncryption.AWS_MANAGED }),
+    ...encryptionOf(props),
     removalPolicy: props.removalPolicy,
   });
   table.addGlobalSecondaryIndex({
@@ -53,4 +60,20 @@ export function createTaskTable(scope: Construct, id: string, props: TaskTablePr
     nonKeyAttributes: [...ACTIVE_EXPIRY_PROJECTED_ATTRIBUTES],
   });
   return table;
+}
+
+/**
+ * The OAuth proxy's table: client registrations, pending sign-ins, codes and refresh tokens (by their hashes),
+ * registration counters. One partition key, no index; on-demand, TTL on `expiresAt` (reads also judge expiry
+ * themselves), point-in-time recovery, and the same encryption at rest as the task table.
+ */
+export function createOAuthTable(scope: Construct, id: string, props: TaskTableProps): dynamodb.Table {
+  return new dynamodb.Table(scope, id, {
+    partitionKey: { name: OAUTH_PARTITION_KEY, type: dynamodb.AttributeType.STRING },
+    billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+    timeToLiveAttribute: OAUTH_TTL_ATTRIBUTE,
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+    ...encryptionOf(props),
+    removalPolicy: props.removalPolicy,
+  });
 }

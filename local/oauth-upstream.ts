@@ -3,6 +3,7 @@
 // `openid email`, a refresh token with every code, and one test user who signs in on a small HTML form.
 import { createHash, generateKeyPairSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 // @ts-expect-error -- oidc-provider ships no type declarations; the few members used here are typed below.
 import { Provider as UntypedProvider } from 'oidc-provider';
@@ -14,10 +15,15 @@ export interface OAuthUpstreamOptions {
   readonly redirectUris: readonly string[];
   /** @default 0 (any free port) */
   readonly port?: number;
+  /**
+   * Serve https with this key and certificate, as Cognito does: for tests of the deployed handler, which never allows
+   * plain http upstream. @default plain http
+   */
+  readonly tls?: { readonly key: string; readonly cert: string };
 }
 
 export interface OAuthUpstream {
-  /** `http://127.0.0.1:<port>`; its discovery document is at `/.well-known/openid-configuration`. */
+  /** `http://127.0.0.1:<port>` (https with `tls`); its discovery document is at `/.well-known/openid-configuration`. */
   readonly issuer: string;
   readonly clientId: string;
   /** Random per start, as the proxy reads it from Secrets Manager in AWS. */
@@ -91,12 +97,12 @@ export async function startOAuthUpstream(options: OAuthUpstreamOptions): Promise
     email: USERNAME,
   };
   const clientSecret = randomBytes(32).toString('base64url');
-  const server = createServer();
+  const server = options.tls ? createTlsServer({ key: options.tls.key, cert: options.tls.cert }) : createServer();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
-  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const issuer = `${options.tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const account = {
     accountId: user.subject,
     // oidc-provider keeps only the claims of the granted scopes (`email` for the scope `email`).

@@ -44,9 +44,10 @@ export function createBearerOwnerResolver(config: BearerOwnerConfig): BearerOwne
       )
     : undefined;
   return async (request) => {
-    const header = request.headers.get('authorization');
-    if (header === null) return challenge();
-    const match = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i.exec(header.trim());
+    const header = request.headers.get('authorization')?.trim() ?? '';
+    // RFC 6750 3.1: a request with no credentials at all gets the challenge without an error code.
+    if (header === '') return challenge();
+    const match = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i.exec(header);
     if (match === null) return challenge('invalid_request', 'Send the access token as Authorization: Bearer <token>');
     const token = match[1]!;
     const check = await checkAccessToken(config, token);

@@ -1,30 +1,24 @@
 // The deployed MCP Lambda handler (streaming), fed real API Gateway REST proxy events with Cognito authorizer
 // context, on the local stack; its output is read back the way API Gateway reads a streamed integration response.
 import { randomUUID } from 'node:crypto';
-import { Writable } from 'node:stream';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { ENV } from '../../lambda/handlers/environment.js';
 import { MCP_HTTP_ENV, packToolCatalog } from '../../lambda/handlers/mcp-http-environment.js';
-import {
-  HTTP_INTEGRATION_CONTENT_TYPE,
-  PRELUDE_DELIMITER_LENGTH,
-  type StreamingHandler,
-} from '../../lambda/handlers/response-streaming.js';
+import { HTTP_INTEGRATION_CONTENT_TYPE, type StreamingHandler } from '../../lambda/handlers/response-streaming.js';
 import { localAwsEnvironment } from '../../local/local-aws.js';
 import { createTestTable, exampleTools, GENEROUS_WAIT } from '../support/local-backend.js';
 import { modernRequest, sseMessagesOf, standardHeaders, type JsonRpcMessage } from '../support/modern-client.js';
 import { UNAUTHORIZED_ERROR_CODE } from '../../lambda/protocol/unauthorized.js';
-
-const DOMAIN = 'a1b2c3d4e5.execute-api.us-east-1.amazonaws.com';
-const STAGE = 'prod';
-
-interface StreamedResponse {
-  readonly contentType: string | undefined;
-  readonly statusCode: number;
-  readonly headers: Record<string, string>;
-  readonly body: string;
-}
+import {
+  accessTokenClaims,
+  DOMAIN,
+  invokeStreaming as invoke,
+  proxyEvent,
+  STAGE,
+  type Claims,
+  type StreamedResponse,
+} from '../support/api-gateway-events.js';
 
 type McpHandler = StreamingHandler<APIGatewayProxyEvent>;
 
@@ -54,98 +48,6 @@ async function loadHandler(extraEnv: Record<string, string> = {}): Promise<McpHa
 afterEach(() => {
   for (const name of [MCP_HTTP_ENV.openEndpointOwner, MCP_HTTP_ENV.corsAllowOrigins]) delete process.env[name];
 });
-
-/** Runs the handler against a response stream and splits what it wrote as API Gateway does: prelude, 8 NULs, body. */
-async function invoke(handler: McpHandler, event: APIGatewayProxyEvent): Promise<StreamedResponse> {
-  const chunks: Buffer[] = [];
-  let contentType: string | undefined;
-  const stream = Object.assign(
-    new Writable({
-      write(chunk: Buffer | string, _encoding, callback) {
-        chunks.push(Buffer.from(chunk));
-        callback();
-      },
-    }),
-    { setContentType: (type: string) => (contentType = type) },
-  );
-  await handler(event, stream);
-  const bytes = Buffer.concat(chunks);
-  const delimiter = bytes.indexOf(Buffer.alloc(PRELUDE_DELIMITER_LENGTH));
-  if (delimiter < 0) throw new Error(`no prelude delimiter in: ${bytes.toString()}`);
-  const prelude = JSON.parse(bytes.subarray(0, delimiter).toString('utf8')) as {
-    statusCode: number;
-    headers: Record<string, string>;
-  };
-  return { contentType, ...prelude, body: bytes.subarray(delimiter + PRELUDE_DELIMITER_LENGTH).toString('utf8') };
-}
-
-type Claims = Record<string, string>;
-
-/** Claims as the Cognito user pool authorizer passes them for an access token (all values are strings). */
-function accessTokenClaims(sub: string): Claims {
-  return {
-    sub,
-    client_id: '5example0client0id',
-    token_use: 'access',
-    scope: 'openid email mcp-tasks/invoke',
-    iss: 'https://cognito-idp.us-east-1.amazonaws.com/us-east-1_Example',
-    username: sub,
-    exp: 'Mon Jun 02 12:00:00 UTC 2025',
-  };
-}
-
-/** A REST API Lambda proxy event for /mcp on the `prod` stage, as API Gateway sends it. */
-function proxyEvent(options: {
-  method?: string;
-  body?: unknown;
-  claims?: Claims | null;
-  headers?: Record<string, string>;
-  base64?: boolean;
-}): APIGatewayProxyEvent {
-  const method = options.method ?? 'POST';
-  const headers: Record<string, string> = {
-    Host: DOMAIN,
-    'Content-Type': 'application/json',
-    Accept: 'application/json, text/event-stream',
-    'mcp-protocol-version': '2025-11-25',
-    'X-Forwarded-Proto': 'https',
-    Authorization: 'Bearer eyJraWQiOi...signature',
-    ...options.headers,
-  };
-  const json = options.body === undefined ? null : JSON.stringify(options.body);
-  const claims = options.claims === undefined ? accessTokenClaims('alice-sub') : options.claims;
-  return {
-    resource: '/mcp',
-    path: '/mcp',
-    httpMethod: method,
-    headers,
-    multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    pathParameters: null,
-    stageVariables: null,
-    body: json === null ? null : options.base64 ? Buffer.from(json).toString('base64') : json,
-    isBase64Encoded: options.base64 ?? false,
-    requestContext: {
-      accountId: '123456789012',
-      apiId: 'a1b2c3d4e5',
-      authorizer: claims === null ? undefined : { claims },
-      domainName: DOMAIN,
-      domainPrefix: 'a1b2c3d4e5',
-      extendedRequestId: 'Example=',
-      httpMethod: method,
-      identity: { sourceIp: '203.0.113.7', userAgent: 'test' } as APIGatewayProxyEvent['requestContext']['identity'],
-      path: `/${STAGE}/mcp`,
-      protocol: 'HTTP/1.1',
-      requestId: randomUUID(),
-      requestTime: '02/Jun/2025:12:00:00 +0000',
-      requestTimeEpoch: Date.now(),
-      resourceId: 'abc123',
-      resourcePath: '/mcp',
-      stage: STAGE,
-    },
-  } as APIGatewayProxyEvent;
-}
 
 let nextId = 1;
 function rpc(method: string, params: Record<string, unknown> = {}): Record<string, unknown> {

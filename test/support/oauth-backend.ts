@@ -90,6 +90,18 @@ export async function pkcePair(): Promise<{ verifier: string; challenge: string 
   return { verifier, challenge: await calculatePKCECodeChallenge(verifier) };
 }
 
+/** A self-signed certificate for 127.0.0.1, for test servers that must speak https. */
+export async function loopbackCertificate(): Promise<{ key: string; cert: string }> {
+  const pems = await generate([{ name: 'commonName', value: '127.0.0.1' }], {
+    keySize: 2048,
+    extensions: [
+      { name: 'basicConstraints', cA: true },
+      { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] },
+    ],
+  });
+  return { key: pems.private, cert: pems.cert };
+}
+
 export interface ClientMetadataDocumentServer {
   /** The document's URL, which is also the client's ID. */
   readonly url: string;
@@ -103,15 +115,9 @@ export async function serveClientMetadataDocument(
   metadata: Record<string, unknown>,
   onRequest: () => void = () => {},
 ): Promise<ClientMetadataDocumentServer> {
-  const pems = await generate([{ name: 'commonName', value: '127.0.0.1' }], {
-    keySize: 2048,
-    extensions: [
-      { name: 'basicConstraints', cA: true },
-      { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] },
-    ],
-  });
+  const pems = await loopbackCertificate();
   let url = '';
-  const server = createServer({ key: pems.private, cert: pems.cert }, (_request, response) => {
+  const server = createServer({ key: pems.key, cert: pems.cert }, (_request, response) => {
     onRequest();
     response.writeHead(200, { 'content-type': 'application/json' });
     response.end(JSON.stringify({ client_id: url, ...metadata }));
