@@ -38,15 +38,16 @@ export const OAUTH_CALLBACK_PATH = 'oauth/callback';
  * Dynamic Client Registration on.
  */
 export const OAUTH_PROXY_ROUTES = [
-  { path: '.well-known/oauth-authorization-server', method: 'GET' },
-  { path: '.well-known/openid-configuration', method: 'GET' },
-  { path: '.well-known/oauth-protected-resource', method: 'GET' },
-  { path: 'jwks', method: 'GET' },
-  { path: 'authorize', method: 'GET' },
-  { path: OAUTH_CALLBACK_PATH, method: 'GET' },
-  { path: 'token', method: 'POST' },
-  { path: 'register', method: 'POST', registration: true },
-] as const satisfies readonly { path: string; method: 'GET' | 'POST'; registration?: boolean }[];
+  { path: '.well-known/oauth-authorization-server', methods: ['GET'] },
+  { path: '.well-known/openid-configuration', methods: ['GET'] },
+  { path: '.well-known/oauth-protected-resource', methods: ['GET'] },
+  { path: 'jwks', methods: ['GET'] },
+  // GET asks the person (the consent page); POST takes their answer.
+  { path: 'authorize', methods: ['GET', 'POST'] },
+  { path: OAUTH_CALLBACK_PATH, methods: ['GET'] },
+  { path: 'token', methods: ['POST'] },
+  { path: 'register', methods: ['POST'], registration: true },
+] as const satisfies readonly { path: string; methods: readonly ('GET' | 'POST')[]; registration?: boolean }[];
 
 /** The item actions the proxy's store performs (TransactWriteItems needs its members' actions, nothing of its own). */
 const OAUTH_TABLE_ACTIONS = [
@@ -54,7 +55,6 @@ const OAUTH_TABLE_ACTIONS = [
   'dynamodb:PutItem',
   'dynamodb:UpdateItem',
   'dynamodb:DeleteItem',
-  'dynamodb:ConditionCheckItem',
 ];
 
 export interface OAuthProxyProps {
@@ -129,6 +129,8 @@ export class OAuthProxy extends Construct {
     this.upstreamClient = new cognito.UserPoolClient(this, 'UpstreamClient', {
       userPool: props.userPool,
       generateSecret: true,
+      // Listing one flow is what makes CDK set ALLOW_REFRESH_TOKEN_AUTH alone beside it (an empty list would leave
+      // Cognito's defaults, custom auth included); SRP with this client needs its secret, which only the proxy reads.
       authFlows: { userSrp: true },
       oAuth: {
         flows: { authorizationCodeGrant: true },
@@ -221,7 +223,7 @@ export class OAuthProxy extends Construct {
     return OAUTH_PROXY_ROUTES.filter((route) => dynamicClientRegistration || !('registration' in route)).flatMap(
       (route) => {
         const resource = api.root.resourceForPath(route.path);
-        return [route.method, 'OPTIONS'].map((httpMethod) => {
+        return [...route.methods, 'OPTIONS'].map((httpMethod) => {
           const method = resource.addMethod(httpMethod, integration, {
             authorizationType: apigw.AuthorizationType.NONE,
           });

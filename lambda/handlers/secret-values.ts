@@ -1,10 +1,13 @@
 // Secrets Manager values read at run time, once per instance: what must never sit in a function's environment (the
 // upstream client secret, the token signing key) is named there only by its ARN. The SDK loads on the first read.
 import { onceLoaded } from '../core/once-loaded.js';
-import { AWS_CLIENT_BOUNDS } from './aws-clients.js';
 
+// Loaded on the first read: the MCP function's cold start stays free of the AWS SDK (see aws-clients.ts).
 const client = onceLoaded(async () => {
-  const { SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
+  const [{ SecretsManagerClient }, { AWS_CLIENT_BOUNDS }] = await Promise.all([
+    import('@aws-sdk/client-secrets-manager'),
+    import('./aws-clients.js'),
+  ]);
   return new SecretsManagerClient({ ...AWS_CLIENT_BOUNDS });
 });
 

@@ -1,19 +1,20 @@
 // /authorize and the upstream callback. /authorize checks the client and its redirect URI first: until both are
 // known good, errors are shown to the person, never redirected (RFC 6749 4.1.2.1). It then keeps the client's request
-// (PKCE challenge, redirect URI, resource) and sends the person to the upstream provider with the proxy's own PKCE.
-// The callback swaps the upstream code for a code of this server, bound to what the client asked for.
+// (PKCE challenge, redirect URI, resource) and asks the person whether to allow the client (consent.ts); on "allow" it
+// sends them to the upstream provider with the proxy's own PKCE. The callback swaps the upstream code for a code of
+// this server, bound to what the client asked for, in the browser that consented.
 import {
   AccessDeniedError,
   InvalidClientError,
   InvalidRequestError,
-  InvalidScopeError,
   InvalidTargetError,
   OAuthError,
   ServerError,
   UnsupportedResponseTypeError,
 } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { carriesConsentCookie, clearedConsentCookie, consentCookie, consentPage } from './consent.js';
 import { isAllowedRedirectUri, matchesRegisteredRedirectUri } from './redirect-uri-policy.js';
-import { errorPage, redirect, redirectWithError } from './oauth-responses.js';
+import { errorPage, page, redirect, redirectWithError } from './oauth-responses.js';
 import {
   CALLBACK_PATH,
   OAUTH_PROXY_SCOPE,
@@ -21,13 +22,15 @@ import {
   tokenHash,
   type OAuthProxyContext,
 } from './oauth-proxy-context.js';
+import type { PendingAuthorization } from './oauth-store.js';
 
-/** How long a person has to sign in upstream. */
+/** How long a person has to decide and sign in upstream. */
 const PENDING_AUTHORIZATION_MS = 10 * 60 * 1000;
-/** An authorization code lives at most this long (RFC 6749 recommends at most 10 minutes; the issue asks for 60 s). */
+/** An authorization code lives at most this long (RFC 6749 recommends at most 10 minutes; 60 s is plenty). */
 export const AUTHORIZATION_CODE_MS = 60 * 1000;
 /** RFC 7636: an S256 challenge is the base64url of a SHA-256, 43 characters. */
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+const MAX_FORM_BYTES = 4 * 1024;
 
 /** The value of a parameter that must appear at most once (RFC 6749 3.1); throws when it repeats. */
 function single(params: URLSearchParams, name: string): string | undefined {
@@ -36,16 +39,23 @@ function single(params: URLSearchParams, name: string): string | undefined {
   return values[0] === '' ? undefined : values[0];
 }
 
+/** Cookies are Secure (and __Host-) wherever the issuer is https, as deployed; plain on the local stack. */
+function secureCookies(context: OAuthProxyContext): boolean {
+  return context.issuer.startsWith('https:');
+}
+
 export async function authorize(request: Request, context: OAuthProxyContext): Promise<Response> {
   const params = new URL(request.url).searchParams;
   const now = context.now();
   let clientId: string | undefined;
   let redirectUri: string | undefined;
+  let clientName: string | undefined;
   try {
     clientId = single(params, 'client_id');
     redirectUri = single(params, 'redirect_uri');
     if (clientId === undefined) throw new InvalidRequestError('client_id is required');
     const client = await context.clients(clientId, now);
+    clientName = client.clientName;
     if (redirectUri === undefined) throw new InvalidRequestError('redirect_uri is required');
     if (!matchesRegisteredRedirectUri(redirectUri, client.redirectUris))
       throw new InvalidRequestError(`redirect_uri '${redirectUri}' is not registered for client '${clientId}'`);
@@ -60,7 +70,8 @@ export async function authorize(request: Request, context: OAuthProxyContext): P
   // From here the redirect URI is known good: errors go back to the client.
   const state = params.get('state') ?? undefined;
   try {
-    const pending = {
+    const browserBinding = randomToken();
+    const pending: PendingAuthorization = {
       id: randomToken(),
       clientId,
       redirectUri,
@@ -68,9 +79,52 @@ export async function authorize(request: Request, context: OAuthProxyContext): P
       ...(state !== undefined ? { clientState: state } : {}),
       upstreamCodeVerifier: randomToken(),
       upstreamNonce: randomToken(),
+      browserBindingHash: tokenHash(browserBinding),
       expiresAt: now + PENDING_AUTHORIZATION_MS,
     };
     await context.store.putPendingAuthorization(pending);
+    const html = consentPage({
+      action: `${context.issuer}/authorize`,
+      pendingId: pending.id,
+      ...(clientName !== undefined ? { clientName } : {}),
+      clientId,
+      redirectUri,
+      resource: pending.resource,
+    });
+    const cookie = consentCookie(pending.id, browserBinding, secureCookies(context), PENDING_AUTHORIZATION_MS / 1000);
+    return page(html, 200, { 'set-cookie': cookie });
+  } catch (error) {
+    if (error instanceof OAuthError) return redirectWithError(redirectUri, error, state, context.issuer);
+    context.logger.error('Authorization request failed', { error: String(error) });
+    return redirectWithError(redirectUri, new ServerError('The sign-in could not start'), state, context.issuer);
+  }
+}
+
+/** The person's answer on the consent page (POST /authorize), from the browser that was shown it. */
+export async function decide(request: Request, context: OAuthProxyContext): Promise<Response> {
+  const type = request.headers.get('content-type') ?? '';
+  const body = type.toLowerCase().startsWith('application/x-www-form-urlencoded') ? await request.text() : '';
+  if (Buffer.byteLength(body) > MAX_FORM_BYTES) return errorPage(new InvalidRequestError('The form is too large'));
+  const form = new URLSearchParams(body);
+  const pendingId = form.get('pending') ?? '';
+  const pending = pendingId === '' ? null : await context.store.getPendingAuthorization(pendingId, context.now());
+  if (pending === null)
+    return errorPage(new InvalidRequestError('This sign-in has expired or was already completed: start again'));
+  if (!carriesConsentCookie(request, pending, secureCookies(context)))
+    return errorPage(
+      new InvalidRequestError('This sign-in was started in another browser: start it from your client'),
+      403,
+    );
+  if (form.get('decision') !== 'allow') {
+    await context.store.takePendingAuthorization(pending.id, context.now());
+    return redirectWithError(
+      pending.redirectUri,
+      new AccessDeniedError('The person denied access'),
+      pending.clientState,
+      context.issuer,
+    );
+  }
+  try {
     return redirect(
       await context.upstream.authorizationUrl({
         redirectUri: `${context.issuer}${CALLBACK_PATH}`,
@@ -80,9 +134,9 @@ export async function authorize(request: Request, context: OAuthProxyContext): P
       }),
     );
   } catch (error) {
-    if (error instanceof OAuthError) return redirectWithError(redirectUri, error, state, context.issuer);
-    context.logger.error('Authorization request failed', { error: String(error) });
-    return redirectWithError(redirectUri, new ServerError('The sign-in could not start'), state, context.issuer);
+    context.logger.error('Upstream authorization URL failed', { error: String(error) });
+    const failure = new ServerError('The sign-in could not start');
+    return redirectWithError(pending.redirectUri, failure, pending.clientState, context.issuer);
   }
 }
 
@@ -103,10 +157,9 @@ function checkedRequest(
   const resource = single(params, 'resource') ?? context.resource;
   if (resource !== context.resource)
     throw new InvalidTargetError(`This server issues tokens for ${context.resource} only, not ${resource}`);
-  const scopes = (single(params, 'scope') ?? '').split(' ').filter((scope) => scope !== '');
-  const unknown = scopes.filter((scope) => scope !== OAUTH_PROXY_SCOPE);
-  if (unknown.length > 0)
-    throw new InvalidScopeError(`Unknown scope '${unknown.join(' ')}': this server grants '${OAUTH_PROXY_SCOPE}'`);
+  // RFC 6749 3.3: scopes this server does not know (clients add `openid`, `offline_access`) are ignored, not refused;
+  // the token response says what was granted.
+  single(params, 'scope');
   return { codeChallenge, resource, scope: OAUTH_PROXY_SCOPE };
 }
 
@@ -118,6 +171,12 @@ export async function completeSignIn(request: Request, context: OAuthProxyContex
   if (pending === null)
     return errorPage(
       new InvalidRequestError('This sign-in has expired or was already completed: start again from your client'),
+    );
+  // A sign-in finishes in the browser that consented to it, or not at all.
+  if (!carriesConsentCookie(request, pending, secureCookies(context)))
+    return errorPage(
+      new InvalidRequestError('This sign-in was started in another browser: start it from your client'),
+      403,
     );
   const back = (error: OAuthError) =>
     redirectWithError(pending.redirectUri, error, pending.clientState, context.issuer);
@@ -152,5 +211,7 @@ export async function completeSignIn(request: Request, context: OAuthProxyContex
   target.searchParams.set('code', code);
   if (pending.clientState !== undefined) target.searchParams.set('state', pending.clientState);
   target.searchParams.set('iss', context.issuer);
-  return redirect(target);
+  const answer = redirect(target);
+  answer.headers.append('set-cookie', clearedConsentCookie(pending.id, secureCookies(context)));
+  return answer;
 }

@@ -3,6 +3,7 @@
 // the client-credentials grant (checked with AWS's aws-jwt-verify). Anything else is refused with the MCP
 // authorization spec's 401, whose WWW-Authenticate names the protected-resource metadata.
 import { checkAccessToken, type AccessTokenKeys } from './access-tokens.js';
+import { OAUTH_PROXY_SCOPE } from './oauth-proxy-context.js';
 
 export interface MachineTokenConfig {
   readonly userPoolId: string;
@@ -29,7 +30,7 @@ export function createBearerOwnerResolver(config: BearerOwnerConfig): BearerOwne
   const challenge = (error?: string, description?: string): BearerOwner => ({
     owner: null,
     challenge:
-      `Bearer resource_metadata=${quoted(config.resourceMetadataUrl)}` +
+      `Bearer resource_metadata=${quoted(config.resourceMetadataUrl)}, scope=${quoted(OAUTH_PROXY_SCOPE)}` +
       (error ? `, error=${quoted(error)}, error_description=${quoted(description ?? '')}` : ''),
   });
   const machine = config.machine;

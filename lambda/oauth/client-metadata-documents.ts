@@ -86,6 +86,9 @@ export function isClientMetadataDocumentUrl(clientId: string): boolean {
   return !rawPath.split(/[/\\]/).some((segment) => DOT_SEGMENT.test(segment));
 }
 
+/** Failures whose detail is about the document itself, not about the network it was fetched across. */
+const TOLD_REASONS: ReadonlySet<string> = new Set(['not-https', 'redirect', 'too-large']);
+
 function fail(clientId: string, problem: string, cause?: unknown): never {
   throw new ClientMetadataDocumentError(`The client metadata document at ${clientId} ${problem}`, { cause });
 }
@@ -175,8 +178,10 @@ export function createClientMetadataDocuments(options: ClientMetadataDocumentsOp
         { ...options.fetch, timeoutMs, maxBytes },
       );
     } catch (error) {
-      const detail = error instanceof OutboundFetchError ? error.message : 'the request failed';
-      fail(clientId, `could not be fetched: ${detail}`, error);
+      // Where a fetch failed (an address refused, a port closed or silent) is kept from the person who sees this, so
+      // the server cannot be used to map networks; the cause keeps it for the logs.
+      const told = error instanceof OutboundFetchError && TOLD_REASONS.has(error.reason) ? `: ${error.message}` : '';
+      fail(clientId, `could not be fetched${told}`, error);
     }
     const document = readDocument(clientId, response);
     const lifetimeMs = cacheLifetimeMs(response.headers['cache-control'], cacheTtlMs);
@@ -196,6 +201,9 @@ export function createClientMetadataDocuments(options: ClientMetadataDocumentsOp
           `'${clientId}' is not a client metadata document URL (https, a path, no fragment, no credentials)`,
         );
       }
+      // Only the default port: a document on any other port is no client's, and asking would probe ports.
+      if (new URL(clientId).port !== '' && !options.fetch?.allowLoopback)
+        throw new ClientMetadataDocumentError(`The client metadata document at ${clientId} must be on port 443`);
       const cached = cache.get(clientId);
       if (cached !== undefined) {
         if (cached.expiresAt > now()) return cached.document;

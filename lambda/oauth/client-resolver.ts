@@ -15,6 +15,8 @@ export interface KnownClient {
   readonly redirectUris: readonly string[];
   readonly tokenEndpointAuthMethod: ClientAuthMethod;
   readonly clientSecretHash?: string;
+  /** The name the client gives itself (unverified), for the consent page. */
+  readonly clientName?: string;
 }
 
 export interface ClientResolverOptions {
@@ -41,6 +43,7 @@ export function createClientResolver(options: ClientResolverOptions): ClientReso
           kind: 'metadata-document',
           redirectUris: document.redirectUris,
           tokenEndpointAuthMethod: 'none',
+          ...(document.clientName ? { clientName: document.clientName } : {}),
         };
       } catch (error) {
         if (error instanceof ClientMetadataDocumentError) throw new InvalidClientError(error.message);
@@ -55,6 +58,9 @@ export function createClientResolver(options: ClientResolverOptions): ClientReso
       redirectUris: registered.redirectUris,
       tokenEndpointAuthMethod: registered.tokenEndpointAuthMethod,
       ...(registered.clientSecretHash ? { clientSecretHash: registered.clientSecretHash } : {}),
+      ...(typeof registered.metadata['client_name'] === 'string'
+        ? { clientName: registered.metadata['client_name'] }
+        : {}),
     };
   };
 }

@@ -169,6 +169,17 @@ export class DynamoDbOAuthStore implements OAuthStore {
     await this.put(key.pending(pending.id), pending);
   }
 
+  async getPendingAuthorization(id: string, now: number): Promise<PendingAuthorization | null> {
+    const { Item } = await this.client.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { [OAUTH_PARTITION_KEY]: key.pending(id) },
+        ConsistentRead: true,
+      }),
+    );
+    return isLive(Item, now) ? recordOf<PendingAuthorization>(Item) : null;
+  }
+
   async takePendingAuthorization(id: string, now: number): Promise<PendingAuthorization | null> {
     return this.take<PendingAuthorization>(key.pending(id), now);
   }
@@ -185,8 +196,10 @@ export class DynamoDbOAuthStore implements OAuthStore {
           TableName: this.tableName,
           Key: { [OAUTH_PARTITION_KEY]: key.code(codeHash) },
           // The code stays readable after its use, so a replay is told apart from a guess and revokes what it gave.
+          // The upstream refresh token moves to the refresh token this redemption issues: the used code keeps none.
           UpdateExpression:
-            'SET #usedAt = :now, #codeExpiresAt = #expiresAtMs, #expiresAtMs = :remembered, #ttl = :ttl',
+            'SET #usedAt = :now, #codeExpiresAt = #expiresAtMs, #expiresAtMs = :remembered, #ttl = :ttl ' +
+            'REMOVE #upstreamRefreshToken',
           ConditionExpression: 'attribute_exists(#pk) AND attribute_not_exists(#usedAt) AND #expiresAtMs > :now',
           ExpressionAttributeNames: {
             '#pk': OAUTH_PARTITION_KEY,
@@ -194,13 +207,15 @@ export class DynamoDbOAuthStore implements OAuthStore {
             '#codeExpiresAt': 'codeExpiresAt',
             '#expiresAtMs': OAUTH_EXPIRY_MS_ATTRIBUTE,
             '#ttl': OAUTH_TTL_ATTRIBUTE,
+            '#upstreamRefreshToken': 'upstreamRefreshToken',
           },
           ExpressionAttributeValues: { ':now': now, ':remembered': remembered, ':ttl': Math.ceil(remembered / 1000) },
-          ReturnValues: 'ALL_NEW',
+          // The code as it was before this update: the grant with its own end and its upstream refresh token.
+          ReturnValues: 'ALL_OLD',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return { outcome: 'redeemed', code: this.codeOf(Attributes!) };
+      return { outcome: 'redeemed', code: recordOf<AuthorizationCode>(Attributes!) };
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       // The document client unmarshalls successful responses only: the failure carries raw attribute values.

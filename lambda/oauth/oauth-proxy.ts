@@ -2,7 +2,7 @@
 // Lambda handler and the local dev server are thin adapters around it. Paths are matched without API Gateway's stage
 // (as the Lambda adapter builds request URLs); every URL it hands out starts with the configured issuer.
 import { MethodNotAllowedError, ServerError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import { authorize, completeSignIn } from './authorization-endpoint.js';
+import { authorize, completeSignIn, decide } from './authorization-endpoint.js';
 import { errorPage, json, oauthErrorResponse, publicDocument } from './oauth-responses.js';
 import { CALLBACK_PATH, OAUTH_PROXY_SCOPE, type OAuthProxyContext } from './oauth-proxy-context.js';
 import { register } from './registration-endpoint.js';
@@ -46,11 +46,13 @@ function withCors(response: Response): Response {
   return new Response(response.body, { status: response.status, headers });
 }
 
+type Serve = (request: Request, requestContext: OAuthRequestContext) => Promise<Response>;
+
 type Route = {
-  readonly method: 'GET' | 'POST';
+  /** What each method does; a method without an entry is answered 405. */
+  readonly methods: Partial<Record<'GET' | 'POST', Serve>>;
   /** Navigations (authorize, callback) answer errors with a page and need no CORS. */
   readonly browserApi: boolean;
-  readonly serve: (request: Request, requestContext: OAuthRequestContext) => Promise<Response>;
 };
 
 export function createOAuthProxy(context: OAuthProxyContext): OAuthProxy {
@@ -66,16 +68,21 @@ export function createOAuthProxy(context: OAuthProxyContext): OAuthProxy {
     ],
     // No key is published: access tokens are checked only by this endpoint's own functions (see access-tokens.ts).
     [OAUTH_PATHS.jwks, document(() => ({ keys: [] }))],
-    [OAUTH_PATHS.authorize, { method: 'GET', browserApi: false, serve: (request) => authorize(request, context) }],
-    [OAUTH_PATHS.callback, { method: 'GET', browserApi: false, serve: (request) => completeSignIn(request, context) }],
-    [OAUTH_PATHS.token, { method: 'POST', browserApi: true, serve: (request) => token(request, context) }],
+    [
+      OAUTH_PATHS.authorize,
+      {
+        methods: { GET: (request) => authorize(request, context), POST: (request) => decide(request, context) },
+        browserApi: false,
+      },
+    ],
+    [OAUTH_PATHS.callback, { methods: { GET: (request) => completeSignIn(request, context) }, browserApi: false }],
+    [OAUTH_PATHS.token, { methods: { POST: (request) => token(request, context) }, browserApi: true }],
   ]);
   const registration = context.registration;
   if (registration)
     routes.set(OAUTH_PATHS.register, {
-      method: 'POST',
+      methods: { POST: (request, { sourceIp }) => register(request, sourceIp, registration, context) },
       browserApi: true,
-      serve: (request, { sourceIp }) => register(request, sourceIp, registration, context),
     });
   return {
     serves: (pathname) => routes.has(pathname),
@@ -95,10 +102,14 @@ async function serveRoute(
   requestContext: OAuthRequestContext,
   context: OAuthProxyContext,
 ): Promise<Response> {
-  if (request.method !== route.method && !(route.method === 'GET' && request.method === 'HEAD'))
-    return oauthErrorResponse(new MethodNotAllowedError(`Use ${route.method}`), 405, { allow: route.method });
+  const method = request.method === 'HEAD' ? 'GET' : request.method;
+  const serve = Object.hasOwn(route.methods, method) ? route.methods[method as 'GET' | 'POST'] : undefined;
+  if (serve === undefined) {
+    const allowed = Object.keys(route.methods).join(', ');
+    return oauthErrorResponse(new MethodNotAllowedError(`Use ${allowed}`), 405, { allow: allowed });
+  }
   try {
-    return await route.serve(request, requestContext);
+    return await serve(request, requestContext);
   } catch (error) {
     // Never a stack trace to the client: the log has it.
     context.logger.error('OAuth request failed', { path: new URL(request.url).pathname, error: String(error) });
@@ -108,7 +119,7 @@ async function serveRoute(
 }
 
 function document(produce: () => unknown): Route {
-  return { method: 'GET', browserApi: true, serve: async () => publicDocument(produce()) };
+  return { methods: { GET: async () => publicDocument(produce()) }, browserApi: true };
 }
 
 /**

@@ -43,8 +43,22 @@ export function redirectWithError(
   return redirect(target);
 }
 
-function escapeHtml(text: string): string {
+export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+}
+
+/** A page for a person: no scripts, no styles from elsewhere, never framed (a consent page must not be clickjacked). */
+export function page(html: string, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(html, {
+    status,
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+      'x-frame-options': 'DENY',
+      ...NO_STORE,
+      ...headers,
+    },
+  });
 }
 
 /**
@@ -52,16 +66,10 @@ function escapeHtml(text: string): string {
  * not register (RFC 6749 4.1.2.1 forbids redirecting then). The error code is in the page and a header for tools.
  */
 export function errorPage(error: OAuthError, status = 400): Response {
-  const page =
+  return page(
     '<!doctype html><meta charset="utf-8"><title>Sign-in failed</title>' +
-    `<h1>Sign-in failed</h1><p>${escapeHtml(error.message)}</p><p><code>${escapeHtml(error.errorCode)}</code></p>`;
-  return new Response(page, {
+      `<h1>Sign-in failed</h1><p>${escapeHtml(error.message)}</p><p><code>${escapeHtml(error.errorCode)}</code></p>`,
     status,
-    headers: {
-      'content-type': 'text/html; charset=utf-8',
-      'x-oauth-error': error.errorCode,
-      'content-security-policy': "default-src 'none'",
-      ...NO_STORE,
-    },
-  });
+    { 'x-oauth-error': error.errorCode },
+  );
 }

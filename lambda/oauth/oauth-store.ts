@@ -35,6 +35,11 @@ export interface PendingAuthorization {
   /** The proxy's own PKCE verifier for the upstream code exchange. */
   readonly upstreamCodeVerifier: string;
   readonly upstreamNonce: string;
+  /**
+   * SHA-256 of the consent cookie set in the browser that was shown the consent page: only that browser may consent
+   * and complete the sign-in, so a link to a sign-in someone else started is worth nothing.
+   */
+  readonly browserBindingHash: string;
   /** Epoch ms. */
   readonly expiresAt: number;
 }
@@ -96,6 +101,8 @@ export interface OAuthStore {
   countRegistration(source: string, now: number, limits: RegistrationLimits): Promise<RegistrationLimit | null>;
 
   putPendingAuthorization(pending: PendingAuthorization): Promise<void>;
+  /** The pending authorization, left in place; `null` when unknown, taken or past its end. */
+  getPendingAuthorization(id: string, now: number): Promise<PendingAuthorization | null>;
   /** Removes and returns the pending authorization; `null` when unknown, already taken or past its end. */
   takePendingAuthorization(id: string, now: number): Promise<PendingAuthorization | null>;
 

@@ -45,6 +45,9 @@ export function redirectUriPatternProblem(pattern: string): string | null {
   if (url.hash !== '' || literal.includes('#')) return `'${pattern}' has a fragment, which redirect URIs must not have`;
   if (url.protocol === 'http:' && !isLoopback(url))
     return `'${pattern}' is plain http on a host other than loopback: codes would cross the network unencrypted`;
+  // 'https://app.example.com*' would admit 'https://app.example.com.evil.example/'.
+  if (pattern.endsWith('*') && !/^[a-z][a-z0-9+.-]*:\/\/[^/]+\//i.test(literal))
+    return `'${pattern}' is a prefix that ends inside the host name: end it after a '/' of the path`;
   return null;
 }
 
@@ -53,8 +56,9 @@ export function isAllowedRedirectUri(uri: string, policy: readonly string[]): bo
   const url = parse(uri);
   if (url === null || url.hash !== '' || uri.includes('#')) return false;
   if (url.username !== '' || url.password !== '') return false;
-  // A dot segment would let a prefix entry admit a path outside it once the browser resolves it.
-  if (/\/\.{1,2}(\/|$|\?)/.test(uri) || /%2e/i.test(uri)) return false;
+  // Only a URI in its normal form: the browser is sent the normal form, so a dot segment, a backslash or a tab that
+  // normalizes away would let a prefix entry admit a path outside it.
+  if (url.href !== uri || /%2e/i.test(uri)) return false;
   return policy.some((pattern) => {
     if (pattern === LOOPBACK_REDIRECT_URIS) return isLoopback(url);
     if (pattern.endsWith('*')) return uri.startsWith(pattern.slice(0, -1));

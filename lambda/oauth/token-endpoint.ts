@@ -1,6 +1,7 @@
 // /token: the authorization_code grant (single-use code, PKCE S256, same client, same redirect URI, same resource)
 // and the refresh_token grant (rotated on every use, re-checked upstream). Every refusal is an RFC 6749 5.2 error,
-// and a refused request stores nothing: no token is minted before every check has passed.
+// and no token is minted or stored before every check has passed. A code is spent by its first redemption, whether
+// that passes or not: a stolen code cannot be tried against many verifiers.
 import { calculatePKCECodeChallenge } from 'openid-client';
 import {
   InvalidClientError,
@@ -8,8 +9,10 @@ import {
   InvalidRequestError,
   InvalidTargetError,
   OAuthError,
+  TemporarilyUnavailableError,
   UnsupportedGrantTypeError,
 } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { UpstreamRefusedError } from './upstream-provider.js';
 import { ACCESS_TOKEN_LIFETIME_SECONDS, mintAccessToken } from './access-tokens.js';
 import type { KnownClient } from './client-resolver.js';
 import type { Grant } from './oauth-store.js';
@@ -51,6 +54,7 @@ export async function token(request: Request, context: OAuthProxyContext): Promi
   } catch (error) {
     if (error instanceof InvalidClientError)
       return oauthErrorResponse(error, 401, { 'www-authenticate': 'Basic realm="token"' });
+    if (error instanceof TemporarilyUnavailableError) return oauthErrorResponse(error, 503, { 'retry-after': '5' });
     if (error instanceof OAuthError) return oauthErrorResponse(error);
     throw error;
   }
@@ -82,8 +86,8 @@ async function authenticateClient(
     const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 0) throw new InvalidClientError('Malformed Basic credentials');
-    clientId = decodeURIComponent(decoded.slice(0, colon));
-    secret = decodeURIComponent(decoded.slice(colon + 1));
+    clientId = formDecoded(decoded.slice(0, colon));
+    secret = formDecoded(decoded.slice(colon + 1));
     method = 'client_secret_basic';
   } else {
     clientId = required(form, 'client_id');
@@ -102,6 +106,15 @@ async function authenticateClient(
   if (client.clientSecretHash === undefined || !sameSecret(tokenHash(secret), client.clientSecretHash))
     throw new InvalidClientError('Client authentication failed');
   return client;
+}
+
+/** RFC 6749 2.3.1: the ID and secret in Basic credentials are form-encoded first. */
+function formDecoded(value: string): string {
+  try {
+    return decodeURIComponent(value.replace(/\+/g, ' '));
+  } catch {
+    throw new InvalidClientError('Malformed Basic credentials');
+  }
 }
 
 function checkResource(form: URLSearchParams, grant: Grant): void {
@@ -150,8 +163,14 @@ async function refresh(form: URLSearchParams, client: KnownClient, context: OAut
       upstreamRefreshToken =
         (await context.upstream.refresh(upstreamRefreshToken)).refreshToken ?? upstreamRefreshToken;
     } catch (error) {
-      context.logger.info('Upstream refused a refresh', { error: String(error) });
-      throw new InvalidGrantError('The identity provider no longer accepts this sign-in: sign in again');
+      if (error instanceof UpstreamRefusedError) {
+        context.logger.info('Upstream refused a refresh', { error: String(error) });
+        throw new InvalidGrantError('The identity provider no longer accepts this sign-in: sign in again');
+      }
+      // The provider could not be asked: the token stays good, so the client can try again.
+      context.logger.warn('Upstream refresh failed', { error: String(error) });
+      await context.store.putRefreshToken(presented);
+      throw new TemporarilyUnavailableError('The identity provider could not be reached: try again shortly');
     }
   }
   const { tokenHash: _hash, expiresAt: _expiresAt, upstreamRefreshToken: _upstream, ...grant } = presented;

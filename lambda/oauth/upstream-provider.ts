@@ -29,11 +29,22 @@ export interface UpstreamSignIn {
   readonly refreshToken?: string;
 }
 
+/** The provider refused a refresh (`invalid_grant`): the person may no longer sign in this way. */
+export class UpstreamRefusedError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'UpstreamRefusedError';
+  }
+}
+
 export interface UpstreamProvider {
   authorizationUrl(request: UpstreamAuthorizationRequest): Promise<URL>;
   /** Exchanges the code the provider sent to `callbackUrl`; throws when the response or its ID token fails a check. */
   signIn(callbackUrl: URL, expected: Omit<UpstreamAuthorizationRequest, 'redirectUri'>): Promise<UpstreamSignIn>;
-  /** Refreshes upstream; throws when the provider refuses (the person was disabled, signed out everywhere, ...). */
+  /**
+   * Refreshes upstream. Throws {@link UpstreamRefusedError} when the provider refuses (the person was disabled, signed
+   * out everywhere, ...); any other error means the provider could not be asked.
+   */
   refresh(refreshToken: string): Promise<{ readonly refreshToken?: string }>;
 }
 
@@ -78,8 +89,14 @@ export function createUpstreamProvider(config: UpstreamProviderConfig): Upstream
     },
     async refresh(refreshToken) {
       const oidc = await client();
-      const tokens = await oidc.refreshTokenGrant(await configuration(), refreshToken);
-      return tokens.refresh_token ? { refreshToken: tokens.refresh_token } : {};
+      try {
+        const tokens = await oidc.refreshTokenGrant(await configuration(), refreshToken);
+        return tokens.refresh_token ? { refreshToken: tokens.refresh_token } : {};
+      } catch (error) {
+        if (error instanceof oidc.ResponseBodyError && error.error === 'invalid_grant')
+          throw new UpstreamRefusedError('The provider refused the refresh', { cause: error });
+        throw error;
+      }
     },
   };
 }

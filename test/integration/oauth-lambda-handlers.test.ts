@@ -112,7 +112,7 @@ describe('the OAuth proxy function', () => {
     expect((await register('198.51.100.2')).statusCode).toBe(201);
   });
 
-  it('sends the person to the upstream provider with the stage-qualified callback', async () => {
+  it('asks the person first, then sends them to the upstream provider with the stage-qualified callback', async () => {
     const registered = await oauthHandler(
       proxyEvent({
         path: '/register',
@@ -136,8 +136,22 @@ describe('the OAuth proxy function', () => {
         },
       }),
     );
-    expect(result.statusCode).toBe(302);
-    const location = new URL(header(result, 'location')!);
+    // The consent page, and the cookie that binds the sign-in to this browser: Secure and __Host- behind https.
+    expect(result.statusCode).toBe(200);
+    expect(header(result, 'content-type')).toMatch(/^text\/html/);
+    const cookie = header(result, 'set-cookie')!;
+    expect(cookie).toMatch(/^__Host-mcp-consent-[\w-]+=[\w-]+; Path=\/; Max-Age=600; HttpOnly; SameSite=Lax; Secure$/);
+    const pending = /name="pending" value="([^"]+)"/.exec(result.body)![1]!;
+    const decided = await oauthHandler(
+      proxyEvent({
+        path: '/authorize',
+        claims: null,
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: cookie.split(';')[0]! },
+        body: new URLSearchParams({ pending, decision: 'allow' }).toString(),
+      }),
+    );
+    expect(decided.statusCode).toBe(302);
+    const location = new URL(header(decided, 'location')!);
     expect(location.origin).toBe(upstream.issuer);
     expect(location.searchParams.get('redirect_uri')).toBe(`${ISSUER}/oauth/callback`);
     expect(location.searchParams.get('client_id')).toBe(upstream.clientId);
@@ -155,7 +169,7 @@ describe('the MCP function with the OAuth proxy on', () => {
     );
     expect(response.statusCode).toBe(401);
     expect(response.headers['www-authenticate']).toBe(
-      `Bearer resource_metadata="${ISSUER}/.well-known/oauth-protected-resource"`,
+      `Bearer resource_metadata="${ISSUER}/.well-known/oauth-protected-resource", scope="mcp"`,
     );
   });
 

@@ -81,7 +81,8 @@ export function proxyEvent(options: {
     Authorization: 'Bearer eyJraWQiOi...signature',
     ...options.headers,
   };
-  const json = options.body === undefined ? null : JSON.stringify(options.body);
+  const json =
+    typeof options.body === 'string' ? options.body : options.body === undefined ? null : JSON.stringify(options.body);
   const claims = options.claims === undefined ? accessTokenClaims('alice-sub') : options.claims;
   return {
     resource: path,

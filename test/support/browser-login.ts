@@ -75,6 +75,9 @@ export async function signInWithBrowser(
     await page.goto(authorizationUrl);
     // Sent straight back without a login form (an error answer, say): that is the answer.
     if (arrivedAt !== undefined) return arrivedAt;
+    // The authorization server's consent page, when it has one: the person allows the client.
+    const allow = page.locator('form[data-consent] button', { hasText: 'Allow' });
+    if ((await allow.count()) > 0) await allow.click();
     await page.locator('input[name="username"]').fill(user.username);
     await page.locator('input[name="password"]').fill(user.password);
     await page.locator('form [type="submit"]').click({ noWaitAfter: true });
@@ -111,7 +114,7 @@ export async function signInWithoutBrowser(
   const cookies = new CookieJar();
   let url = new URL(authorizationUrl);
   let init: RequestInit = {};
-  let submitted = false;
+  let loginSubmitted = false;
   // A sign-in is a handful of hops (proxy, provider, login, consent, proxy callback, client); this is a safety cap.
   for (let hop = 0; hop < 30; hop++) {
     if (url.href.startsWith(options.redirectUriPrefix)) return url;
@@ -129,7 +132,7 @@ export async function signInWithoutBrowser(
     }
     const html = await response.text();
     const alert = /<[^>]+role="alert"[^>]*>([\s\S]*?)</i.exec(html);
-    if (submitted || alert !== null) {
+    if (loginSubmitted || alert !== null) {
       const reason = alert === null ? `HTTP ${response.status}` : decodeHtml(alert[1] ?? '');
       throw new Error(`Sign-in refused at ${url.origin}${url.pathname}: ${reason}`);
     }
@@ -140,15 +143,18 @@ export async function signInWithoutBrowser(
       const name = attribute(input[0], 'name');
       if (name !== undefined) fields.set(name, attribute(input[0], 'value') ?? '');
     }
-    fields.set('username', user.username);
-    fields.set('password', user.password);
+    // A consent page's first form is its "Allow"; any other form is the login form.
+    if (!/\bdata-consent\b/.test(form[1] ?? '')) {
+      fields.set('username', user.username);
+      fields.set('password', user.password);
+      loginSubmitted = true;
+    }
     url = new URL(attribute(form[1] ?? '', 'action') ?? url.href, url);
     init = {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: fields.toString(),
     };
-    submitted = true;
   }
   throw new Error(`No redirect to ${options.redirectUriPrefix} after 30 hops`);
 }

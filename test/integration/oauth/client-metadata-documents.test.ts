@@ -205,7 +205,8 @@ describe('client metadata documents over HTTPS', () => {
   it('gives up on a server that sends headers and never finishes', async () => {
     const error = await failure(documents({ timeoutMs: 1000 }).resolve(`${base}/slow.json`));
     expect((error.cause as OutboundFetchError).reason).toBe('timeout');
-    expect(error.message).toContain('within 1000 ms');
+    // The person is not told how the network behaved (that would make the server a port scanner); the cause says.
+    expect(error.message).toMatch(/could not be fetched$/);
   });
 
   it('refuses a redirect without following it', async () => {
@@ -261,12 +262,11 @@ describe('client metadata documents over HTTPS', () => {
     expect(error.message).toContain('is not a client metadata document URL');
   });
 
-  it('without allowLoopback refuses the loopback URL, and the server sees no request', async () => {
+  it('without allowLoopback refuses a URL on a port other than 443, and the server sees no request', async () => {
     const before = connections;
     const resolver = createClientMetadataDocuments({ fetch: { ca }, timeoutMs: 10_000 });
     const error = await failure(resolver.resolve(`${base}/good-no-loopback.json`));
-    expect((error.cause as OutboundFetchError).reason).toBe('forbidden-address');
-    expect(error.message).toContain('127.0.0.1, a loopback address: refused');
+    expect(error.message).toContain('must be on port 443');
     expect(requests.get('/good-no-loopback.json')).toBeUndefined();
     expect(connections).toBe(before);
   });

@@ -173,6 +173,77 @@ describe('the authorization code flow', () => {
   });
 });
 
+describe('consent, bound to the browser that was asked', () => {
+  /** GET /authorize as a browser would: the consent page, its pending sign-in and the cookie that binds it. */
+  async function consentPage(clientId: string, challenge: string) {
+    const response = await fetch(authorizationUrl(clientId, challenge), { redirect: 'manual' });
+    expect(response.status).toBe(200);
+    const html = await response.text();
+    return {
+      html,
+      pending: /name="pending" value="([^"]+)"/.exec(html)![1]!,
+      cookie: response.headers.get('set-cookie')!.split(';')[0]!,
+    };
+  }
+
+  function answer(pending: string, decision: string, cookie?: string) {
+    return fetch(`${server.issuer}/authorize`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}) },
+      body: new URLSearchParams({ pending, decision }).toString(),
+    });
+  }
+
+  it('names the client and where it will be sent, and cannot be framed', async () => {
+    const clientId = await registeredClientId();
+    const { challenge } = await pkcePair();
+    const response = await fetch(authorizationUrl(clientId, challenge), { redirect: 'manual' });
+    expect(response.headers.get('content-security-policy')).toMatch(/frame-ancestors 'none'/);
+    const html = await response.text();
+    expect(html).toContain('test client');
+    expect(html).toContain('127.0.0.1:9');
+  });
+
+  it('the person denies: access_denied back to the client with its state, and the sign-in is gone', async () => {
+    const clientId = await registeredClientId();
+    const { challenge } = await pkcePair();
+    const { pending, cookie } = await consentPage(clientId, challenge);
+    const denied = await answer(pending, 'deny', cookie);
+    const location = new URL(denied.headers.get('location')!);
+    expect(location.searchParams.get('error')).toBe('access_denied');
+    expect(location.searchParams.get('state')).toBe('client-state');
+    expect((await answer(pending, 'allow', cookie)).status).toBe(400);
+  });
+
+  it('an answer from a browser without the sign-in cookie is refused, and nothing goes upstream', async () => {
+    const clientId = await registeredClientId();
+    const { challenge } = await pkcePair();
+    const { pending } = await consentPage(clientId, challenge);
+    const forged = await answer(pending, 'allow', 'mcp-consent-x=guess');
+    expect(forged.status).toBe(403);
+    expect(forged.headers.get('location')).toBeNull();
+  });
+
+  it('a sign-in link started by someone else does not complete in another browser', async () => {
+    const clientId = await registeredClientId();
+    const { challenge } = await pkcePair();
+    // The attacker starts the sign-in and allows it in their own browser, then sends the upstream link to a victim.
+    const { pending, cookie } = await consentPage(clientId, challenge);
+    const upstreamUrl = (await answer(pending, 'allow', cookie)).headers.get('location')!;
+    // The victim signs in upstream (a fresh browser, without the attacker's cookie) and comes back to the callback.
+    const callback = await signInWithoutBrowser(upstreamUrl, server.oauth.upstream.user, {
+      redirectUriPrefix: `${server.issuer}/oauth/callback`,
+    });
+    const codes = async () => (await server.storedKeys()).filter((key) => key.startsWith('code#'));
+    const before = await codes();
+    const refused = await fetch(callback, { redirect: 'manual' });
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('location')).toBeNull();
+    expect(await codes()).toEqual(before);
+  });
+});
+
 describe('bad input gets a clear RFC 6749 error and nothing is stored', () => {
   it('a wrong PKCE verifier: invalid_grant, no token', async () => {
     const clientId = await registeredClientId();
@@ -307,17 +378,17 @@ describe('bad input gets a clear RFC 6749 error and nothing is stored', () => {
 });
 
 describe('Client ID Metadata Documents', () => {
-  it('a document on a private address is never fetched: the person sees why, nothing is stored', async () => {
+  it('a document on loopback, on a port other than 443, is never fetched; nothing is stored', async () => {
     let fetched = 0;
     const document = await serveClientMetadataDocument({ redirect_uris: [REDIRECT_URI] }, () => fetched++);
     try {
       const { challenge } = await pkcePair();
       const before = await server.storedKeys();
-      // The main test server fetches documents as the Lambda does: loopback is refused after resolution.
+      // The main test server fetches documents as the Lambda does: only on 443, only from public addresses.
       const response = await fetch(authorizationUrl(document.url, challenge), { redirect: 'manual' });
       expect(response.status).toBe(400);
       expect(response.headers.get('x-oauth-error')).toBe('invalid_client');
-      expect(await response.text()).toMatch(/loopback/);
+      expect(await response.text()).toMatch(/must be on port 443/);
       expect(fetched).toBe(0);
       expect(await server.storedKeys()).toEqual(before);
     } finally {
@@ -459,7 +530,8 @@ describe('Dynamic Client Registration expiry', () => {
     skewMs = 25 * 60 * 60 * 1000;
     try {
       const response = await fetch(authorizationUrl(clientId, challenge), { redirect: 'manual' });
-      expect(response.status).toBe(302);
+      // The consent page: the client is still known.
+      expect(response.status).toBe(200);
     } finally {
       skewMs = 0;
     }

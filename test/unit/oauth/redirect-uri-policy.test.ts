@@ -29,9 +29,27 @@ describe('isAllowedRedirectUri with the default policy', () => {
     'https://localhost/callback',
     'cursor://anysphere.cursor-retrieval/oauth/../../elsewhere',
     'cursor://anysphere.cursor-retrieval/oauth/%2e%2e/elsewhere',
+    'HTTP://127.0.0.1:33418/callback',
     'not a uri',
   ])('refuses %s', (uri) => {
     expect(isAllowedRedirectUri(uri, DEFAULT_ALLOWED_REDIRECT_URIS)).toBe(false);
+  });
+});
+
+describe('isAllowedRedirectUri with a prefix entry', () => {
+  const policy = ['https://app.example.com/oauth/*'];
+
+  it('admits a path under the prefix', () => {
+    expect(isAllowedRedirectUri('https://app.example.com/oauth/callback', policy)).toBe(true);
+  });
+
+  it.each([
+    'https://app.example.com/oauth/../evil',
+    'https://app.example.com/oauth/.\t./evil',
+    'https://app.example.com/oauth/..\\evil',
+    'https://app.example.com/oauth/%2e%2e/evil',
+  ])('refuses %s, which a browser resolves outside the prefix', (uri) => {
+    expect(isAllowedRedirectUri(uri, policy)).toBe(false);
   });
 });
 
@@ -61,5 +79,7 @@ describe('redirectUriPatternProblem', () => {
     expect(redirectUriPatternProblem('http://example.com/cb')).toMatch(/unencrypted/);
     expect(redirectUriPatternProblem('https://example.com/cb#x')).toMatch(/fragment/);
     expect(redirectUriPatternProblem('example')).toMatch(/not an absolute URI/);
+    expect(redirectUriPatternProblem('https://app.example.com*')).toMatch(/inside the host name/);
+    expect(redirectUriPatternProblem('https://app.example.com/oauth/*')).toBeNull();
   });
 });
