@@ -50,12 +50,7 @@ export const OAUTH_PROXY_ROUTES = [
 ] as const satisfies readonly { path: string; methods: readonly ('GET' | 'POST')[]; registration?: boolean }[];
 
 /** The item actions the proxy's store performs (TransactWriteItems needs its members' actions, nothing of its own). */
-const OAUTH_TABLE_ACTIONS = [
-  'dynamodb:GetItem',
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-  'dynamodb:DeleteItem',
-];
+const OAUTH_TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
 
 export interface OAuthProxyProps {
   /** The REST API the proxy's routes are added to, at the root of its stage. */
