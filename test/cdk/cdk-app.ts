@@ -78,3 +78,36 @@ export function ownResources(template: Template, type: string): Record<string, T
     ),
   );
 }
+
+/**
+ * The IAM actions behind the document-client commands a store module sends (a path from the package root); a
+ * transaction needs its members' actions, nothing of its own.
+ */
+export function dynamoDbActionsOf(storeModule: string): string[] {
+  const source = readFileSync(new URL(`../../${storeModule}`, import.meta.url), 'utf8');
+  const byCommand: Record<string, string> = {
+    GetCommand: 'GetItem',
+    PutCommand: 'PutItem',
+    UpdateCommand: 'UpdateItem',
+    DeleteCommand: 'DeleteItem',
+    QueryCommand: 'Query',
+    ScanCommand: 'Scan',
+  };
+  const byTransactItem: Record<string, string> = {
+    Put: 'PutItem',
+    Update: 'UpdateItem',
+    Delete: 'DeleteItem',
+    ConditionCheck: 'ConditionCheckItem',
+  };
+  const actions = new Set<string>();
+  for (const [, command] of source.matchAll(/new (\w+Command)\(/g)) {
+    if (command !== 'TransactWriteCommand') actions.add(byCommand[command!] ?? `unmapped ${command}`);
+    // A transaction member is written `{ Update: params }` or `Update: { ... }`.
+    else
+      for (const [, inline, literal] of source.matchAll(
+        /\{ (Put|Update|Delete|ConditionCheck): |\b(Put|Update|Delete|ConditionCheck): \{/g,
+      ))
+        actions.add(byTransactItem[(inline ?? literal)!]!);
+  }
+  return [...actions].map((action) => `dynamodb:${action}`);
+}

@@ -19,7 +19,15 @@ import {
 import { executionNameFor, taskKeyFromExecutionName } from '../../lambda/core/task-key.js';
 import type { ExampleToolsStack } from '../../lib/example-tools-stack.js';
 import { McpTaskEndpoint } from '../../lib/mcp-task-endpoint.js';
-import { exampleStack, isCustomResourceProvider, logicalId, ownResources, TEST_ENV, testStack } from './cdk-app.js';
+import {
+  dynamoDbActionsOf,
+  exampleStack,
+  isCustomResourceProvider,
+  logicalId,
+  ownResources,
+  TEST_ENV,
+  testStack,
+} from './cdk-app.js';
 import { UNAUTHORIZED_ERROR_CODE } from '../../lambda/protocol/unauthorized.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- template properties, read as the assertions need them
@@ -670,7 +678,7 @@ describe('IAM', () => {
 
   it('grants every DynamoDB call the task store makes', () => {
     const granted = new Set(policyStatements(ids.mcpFunction).flatMap((statement) => [statement.Action].flat()));
-    for (const action of dynamoDbActionsOfStore()) expect(granted).toContain(action);
+    for (const action of dynamoDbActionsOf('lambda/store/dynamodb-task-store.ts')) expect(granted).toContain(action);
   });
 
   it('lets each example state machine invoke only the unqualified ARNs of its own step functions', () => {
@@ -800,31 +808,3 @@ describe('options', () => {
     }
   });
 });
-
-/**
- * The IAM actions behind the document-client commands lambda/store/ sends (a transaction needs its members' actions).
- */
-function dynamoDbActionsOfStore(): string[] {
-  const source = readFileSync(new URL('../../lambda/store/dynamodb-task-store.ts', import.meta.url), 'utf8');
-  const byCommand: Record<string, string> = {
-    GetCommand: 'GetItem',
-    PutCommand: 'PutItem',
-    UpdateCommand: 'UpdateItem',
-    DeleteCommand: 'DeleteItem',
-    QueryCommand: 'Query',
-  };
-  const byTransactItem: Record<string, string> = {
-    Put: 'PutItem',
-    Update: 'UpdateItem',
-    Delete: 'DeleteItem',
-    ConditionCheck: 'ConditionCheckItem',
-  };
-  const actions = new Set<string>();
-  for (const [, command] of source.matchAll(/new (\w+Command)\(/g)) {
-    if (command === 'TransactWriteCommand')
-      for (const [, item] of source.matchAll(/\{ (Put|Update|Delete|ConditionCheck): /g))
-        actions.add(byTransactItem[item!]!);
-    else actions.add(byCommand[command!] ?? `unmapped ${command}`);
-  }
-  return [...actions].map((action) => `dynamodb:${action}`);
-}

@@ -2,7 +2,6 @@
 // its issuer, its confidential Cognito client, the secrets only the right roles can read (and no function's
 // environment holds), its table and the least access to it, the MCP function set up to check its tokens, and the
 // props that turn it, or parts of it, off.
-import { readFileSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
@@ -17,7 +16,7 @@ import { DEFAULT_ALLOWED_REDIRECT_URIS } from '../../lambda/oauth/redirect-uri-p
 import type { ExampleToolsStack } from '../../lib/example-tools-stack.js';
 import { McpTaskEndpoint, type McpTaskEndpointProps } from '../../lib/mcp-task-endpoint.js';
 import { OAUTH_PROXY_ROUTES } from '../../lib/oauth-proxy.js';
-import { exampleStack, logicalId, TEST_ENV, testStack, type TemplateResource } from './cdk-app.js';
+import { dynamoDbActionsOf, exampleStack, logicalId, TEST_ENV, testStack, type TemplateResource } from './cdk-app.js';
 
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
 
@@ -367,7 +366,7 @@ describe('table', () => {
 
   it('grants every DynamoDB call the OAuth store makes', () => {
     const granted = [onTableActions()].flat();
-    for (const action of dynamoDbActionsOfOAuthStore()) expect(granted).toContain(action);
+    for (const action of dynamoDbActionsOf('lambda/oauth/dynamodb-oauth-store.ts')) expect(granted).toContain(action);
   });
 
   it('takes the endpoint’s customer managed key, which the proxy function may use', () => {
@@ -557,36 +556,6 @@ describe('McpTaskEndpoint OAuth proxy props', () => {
     );
   });
 });
-
-/**
- * The IAM actions behind the document-client commands lambda/oauth/dynamodb-oauth-store.ts sends (a transaction needs
- * its members' actions).
- */
-function dynamoDbActionsOfOAuthStore(): string[] {
-  const source = readFileSync(new URL('../../lambda/oauth/dynamodb-oauth-store.ts', import.meta.url), 'utf8');
-  const byCommand: Record<string, string> = {
-    GetCommand: 'GetItem',
-    PutCommand: 'PutItem',
-    UpdateCommand: 'UpdateItem',
-    DeleteCommand: 'DeleteItem',
-    QueryCommand: 'Query',
-    ScanCommand: 'Scan',
-  };
-  const byTransactItem: Record<string, string> = {
-    Put: 'PutItem',
-    Update: 'UpdateItem',
-    Delete: 'DeleteItem',
-    ConditionCheck: 'ConditionCheckItem',
-  };
-  const actions = new Set<string>();
-  for (const [, command] of source.matchAll(/new (\w+Command)\(/g)) {
-    if (command === 'TransactWriteCommand')
-      for (const [, item] of source.matchAll(/\b(Put|Update|Delete|ConditionCheck): \{/g))
-        actions.add(byTransactItem[item!]!);
-    else actions.add(byCommand[command!] ?? `unmapped ${command}`);
-  }
-  return [...actions].map((action) => `dynamodb:${action}`);
-}
 
 /** The methods the routes have, each with its OPTIONS. */
 function methodCount(routes: readonly { readonly methods: readonly string[] }[]): number {

@@ -539,23 +539,27 @@ describe('Dynamic Client Registration expiry', () => {
 });
 
 describe('Dynamic Client Registration limits', () => {
-  it('refuses a registration flood from one address with 429 and stores none of the refused clients', async () => {
-    const limited = await startOAuthTestServer({ registration: { perSourcePerHour: 3, perDay: 1000 } });
-    try {
-      const statuses: number[] = [];
-      for (let attempt = 0; attempt < 6; attempt++) {
-        const response = await fetch(`${limited.issuer}/register`, {
+  /** Registers `times` clients from this address on `target`, one after another; the answers in order. */
+  async function registrations(target: OAuthTestServer, times: number): Promise<Response[]> {
+    const answers: Response[] = [];
+    for (let attempt = 0; attempt < times; attempt++)
+      answers.push(
+        await fetch(`${target.issuer}/register`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' }),
-        });
-        statuses.push(response.status);
-        if (response.status === 429) {
-          expect(response.headers.get('retry-after')).toBe('3600');
-          expect(await response.json()).toMatchObject({ error: 'too_many_requests' });
-        }
-      }
-      expect(statuses).toEqual([201, 201, 201, 429, 429, 429]);
+        }),
+      );
+    return answers;
+  }
+
+  it('refuses a registration flood from one address with 429 and stores none of the refused clients', async () => {
+    const limited = await startOAuthTestServer({ registration: { perSourcePerHour: 3, perDay: 1000 } });
+    try {
+      const answers = await registrations(limited, 6);
+      expect(answers.map((answer) => answer.status)).toEqual([201, 201, 201, 429, 429, 429]);
+      expect(answers[3]!.headers.get('retry-after')).toBe('3600');
+      expect(await answers[3]!.json()).toMatchObject({ error: 'too_many_requests' });
       expect((await limited.storedKeys()).filter((key) => key.startsWith('client#'))).toHaveLength(3);
     } finally {
       await limited.close();
@@ -565,16 +569,9 @@ describe('Dynamic Client Registration limits', () => {
   it('caps registrations from everyone together per day', async () => {
     const limited = await startOAuthTestServer({ registration: { perSourcePerHour: 100, perDay: 2 } });
     try {
-      const statuses: number[] = [];
-      for (let attempt = 0; attempt < 3; attempt++) {
-        const response = await fetch(`${limited.issuer}/register`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' }),
-        });
-        statuses.push(response.status);
-      }
-      expect(statuses).toEqual([201, 201, 429]);
+      const answers = await registrations(limited, 3);
+      expect(answers.map((answer) => answer.status)).toEqual([201, 201, 429]);
+      expect(answers[2]!.headers.get('retry-after')).toBe('86400');
     } finally {
       await limited.close();
     }
