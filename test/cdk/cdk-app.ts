@@ -111,3 +111,14 @@ export function dynamoDbActionsOf(storeModule: string): string[] {
   }
   return [...actions].map((action) => `dynamodb:${action}`);
 }
+
+/** A CloudFormation value as text, with `${LogicalId}` and `${LogicalId.Attribute}` where CloudFormation fills in. */
+export function joined(value: unknown): string {
+  if (typeof value === 'string') return value;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a template's JSON, walked node by node
+  const node = value as Record<string, any>;
+  if (node['Fn::Join']) return (node['Fn::Join'][1] as unknown[]).map(joined).join(node['Fn::Join'][0]);
+  if (node['Ref']) return `\${${node['Ref']}}`;
+  if (node['Fn::GetAtt']) return `\${${node['Fn::GetAtt'].join('.')}}`;
+  throw new Error(`cannot render ${JSON.stringify(value)}`);
+}

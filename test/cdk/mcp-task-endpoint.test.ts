@@ -21,6 +21,7 @@ import type { ExampleToolsStack } from '../../lib/example-tools-stack.js';
 import { McpTaskEndpoint } from '../../lib/mcp-task-endpoint.js';
 import {
   dynamoDbActionsOf,
+  joined,
   exampleStack,
   isCustomResourceProvider,
   logicalId,
@@ -76,17 +77,6 @@ function resources(type: string): Record<string, Resource> {
 
 function resource(id: string): Resource {
   return template.toJSON()['Resources'][id] as Resource;
-}
-
-/** A `Fn::Join` as text, with `${LogicalId}` and `${LogicalId.Attribute}` where CloudFormation fills in values. */
-function joined(value: unknown): string {
-  if (typeof value === 'string') return value;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a template's JSON, walked node by node
-  const node = value as Record<string, any>;
-  if (node['Fn::Join']) return (node['Fn::Join'][1] as unknown[]).map(joined).join(node['Fn::Join'][0]);
-  if (node['Ref']) return `\${${node['Ref']}}`;
-  if (node['Fn::GetAtt']) return `\${${node['Fn::GetAtt'].join('.')}}`;
-  throw new Error(`cannot render ${JSON.stringify(value)}`);
 }
 
 /** The status push rules: every rule but the expiry sweep's schedule (test/cdk/expiry-sweep.test.ts). */

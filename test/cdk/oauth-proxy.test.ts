@@ -16,7 +16,15 @@ import { DEFAULT_ALLOWED_REDIRECT_URIS } from '../../lambda/oauth/redirect-uri-p
 import type { ExampleToolsStack } from '../../lib/example-tools-stack.js';
 import { McpTaskEndpoint, type McpTaskEndpointProps } from '../../lib/mcp-task-endpoint.js';
 import { OAUTH_PROXY_ROUTES } from '../../lib/oauth-proxy.js';
-import { dynamoDbActionsOf, exampleStack, logicalId, TEST_ENV, testStack, type TemplateResource } from './cdk-app.js';
+import {
+  dynamoDbActionsOf,
+  joined,
+  exampleStack,
+  logicalId,
+  TEST_ENV,
+  testStack,
+  type TemplateResource,
+} from './cdk-app.js';
 
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
 
@@ -59,17 +67,6 @@ function resources(source: Template, type: string): Record<string, TemplateResou
 
 function environmentOf(source: Template, functionId: string): Record<string, unknown> {
   return source.toJSON()['Resources'][functionId].Properties['Environment'].Variables as Record<string, unknown>;
-}
-
-/** A CloudFormation value as text, with `${LogicalId}` and `${LogicalId.Attribute}` where CloudFormation fills in. */
-function joined(value: unknown): string {
-  if (typeof value === 'string') return value;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a template's JSON, walked node by node
-  const node = value as Record<string, any>;
-  if (node['Fn::Join']) return (node['Fn::Join'][1] as unknown[]).map(joined).join(node['Fn::Join'][0]);
-  if (node['Ref']) return `\${${node['Ref']}}`;
-  if (node['Fn::GetAtt']) return `\${${node['Fn::GetAtt'].join('.')}}`;
-  throw new Error(`cannot render ${JSON.stringify(value)}`);
 }
 
 /**
