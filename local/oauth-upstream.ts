@@ -172,8 +172,10 @@ export async function startOAuthUpstream(options: OAuthUpstreamOptions): Promise
     clientId: CLIENT_ID,
     clientSecret,
     user,
+    // Closing twice is fine: a test may stop the provider early to see what the proxy does without it.
     close: () =>
       new Promise<void>((resolve, reject) => {
+        if (!server.listening) return resolve();
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
       }),

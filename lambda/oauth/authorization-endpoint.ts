@@ -198,6 +198,7 @@ export async function completeSignIn(request: Request, context: OAuthProxyContex
   const code = randomToken();
   await context.store.putAuthorizationCode({
     codeHash: tokenHash(code),
+    grantId: randomToken(),
     clientId: pending.clientId,
     redirectUri: pending.redirectUri,
     codeChallenge: pending.codeChallenge,

@@ -13,19 +13,22 @@ import {
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { createHash } from 'node:crypto';
 import { OAUTH_EXPIRY_MS_ATTRIBUTE, OAUTH_PARTITION_KEY, OAUTH_TTL_ATTRIBUTE } from './oauth-table.js';
-import type {
-  AuthorizationCode,
-  CodeRedemption,
-  OAuthStore,
-  PendingAuthorization,
-  RefreshToken,
-  RegisteredClient,
-  RegistrationLimit,
-  RegistrationLimits,
+import {
+  GrantRevokedError,
+  type AuthorizationCode,
+  type OAuthStore,
+  type PendingAuthorization,
+  type Redemption,
+  type RefreshToken,
+  type RegisteredClient,
+  type RegistrationLimit,
+  type RegistrationLimits,
 } from './oauth-store.js';
 
-/** How long a redeemed code is remembered, so that a replay is recognised and the tokens it gave are revoked. */
-const REDEEMED_CODE_MEMORY_MS = 24 * 60 * 60 * 1000;
+/** How long a redeemed code or refresh token is remembered, so that a replay is recognised and its grant revoked. */
+const REDEEMED_MEMORY_MS = 24 * 60 * 60 * 1000;
+/** How long a revoked grant is remembered: longer than any refresh token of it lives. */
+const REVOKED_GRANT_MEMORY_MS = 31 * 24 * 60 * 60 * 1000;
 const HOUR_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * HOUR_MS;
 
@@ -36,6 +39,7 @@ const key = {
   pending: (id: string) => `pending#${id}`,
   code: (codeHash: string) => `code#${codeHash}`,
   refresh: (tokenHash: string) => `refresh#${tokenHash}`,
+  grant: (grantId: string) => `grant#${grantId}`,
   // The source address is hashed: the table keeps no addresses.
   sourceRegistrations: (source: string, hour: number) =>
     `registrations#source#${createHash('sha256').update(source).digest('hex')}#${hour}`,
@@ -188,78 +192,129 @@ export class DynamoDbOAuthStore implements OAuthStore {
     await this.put(key.code(code.codeHash), code);
   }
 
-  async redeemAuthorizationCode(codeHash: string, now: number): Promise<CodeRedemption> {
-    const remembered = now + REDEEMED_CODE_MEMORY_MS;
+  async redeemAuthorizationCode(codeHash: string, now: number): Promise<Redemption<AuthorizationCode>> {
+    return this.redeem<AuthorizationCode>(key.code(codeHash), now);
+  }
+
+  async putRefreshToken(token: RefreshToken): Promise<void> {
+    const { expiresAt, ...rest } = token;
+    try {
+      await this.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: this.tableName,
+                Item: { [OAUTH_PARTITION_KEY]: key.refresh(token.tokenHash), ...rest, ...expiry(expiresAt) },
+                ConditionExpression: 'attribute_not_exists(#pk)',
+                ExpressionAttributeNames: { '#pk': OAUTH_PARTITION_KEY },
+              },
+            },
+            {
+              // The grant remembers its current refresh token, so revoking the grant can reach it.
+              Update: {
+                TableName: this.tableName,
+                Key: { [OAUTH_PARTITION_KEY]: key.grant(token.grantId) },
+                UpdateExpression: 'SET #current = :hash, #expiresAtMs = :endMs, #ttl = :ttl',
+                ConditionExpression: 'attribute_not_exists(#revokedAt)',
+                ExpressionAttributeNames: {
+                  '#current': 'currentRefreshTokenHash',
+                  '#revokedAt': 'revokedAt',
+                  '#expiresAtMs': OAUTH_EXPIRY_MS_ATTRIBUTE,
+                  '#ttl': OAUTH_TTL_ATTRIBUTE,
+                },
+                ExpressionAttributeValues: {
+                  ':hash': token.tokenHash,
+                  ':endMs': expiresAt,
+                  ':ttl': Math.ceil(expiresAt / 1000),
+                },
+              },
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (
+        error instanceof TransactionCanceledException &&
+        error.CancellationReasons?.[1]?.Code === 'ConditionalCheckFailed'
+      )
+        throw new GrantRevokedError(token.grantId);
+      throw error;
+    }
+  }
+
+  async redeemRefreshToken(tokenHash: string, now: number): Promise<Redemption<RefreshToken>> {
+    return this.redeem<RefreshToken>(key.refresh(tokenHash), now);
+  }
+
+  async restoreRefreshToken(token: RefreshToken): Promise<void> {
+    const { expiresAt, ...rest } = token;
+    await this.client.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: { [OAUTH_PARTITION_KEY]: key.refresh(token.tokenHash), ...rest, ...expiry(expiresAt) },
+      }),
+    );
+  }
+
+  async revokeGrant(grantId: string, now: number): Promise<void> {
+    const remembered = now + REVOKED_GRANT_MEMORY_MS;
+    const { Attributes } = await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { [OAUTH_PARTITION_KEY]: key.grant(grantId) },
+        UpdateExpression: 'SET #revokedAt = :now, #expiresAtMs = :endMs, #ttl = :ttl',
+        ExpressionAttributeNames: {
+          '#revokedAt': 'revokedAt',
+          '#expiresAtMs': OAUTH_EXPIRY_MS_ATTRIBUTE,
+          '#ttl': OAUTH_TTL_ATTRIBUTE,
+        },
+        ExpressionAttributeValues: { ':now': now, ':endMs': remembered, ':ttl': Math.ceil(remembered / 1000) },
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    const current = Attributes?.['currentRefreshTokenHash'];
+    if (typeof current === 'string')
+      await this.client.send(
+        new DeleteCommand({ TableName: this.tableName, Key: { [OAUTH_PARTITION_KEY]: key.refresh(current) } }),
+      );
+  }
+
+  /**
+   * Marks a code or refresh token used, once: the item stays a day as a tombstone, so a replay is told apart from a
+   * guess, and it gives up its upstream refresh token (which moves to whatever this redemption issues).
+   */
+  private async redeem<T>(pk: string, now: number): Promise<Redemption<T>> {
+    const remembered = now + REDEEMED_MEMORY_MS;
     try {
       const { Attributes } = await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: { [OAUTH_PARTITION_KEY]: key.code(codeHash) },
-          // The code stays readable after its use, so a replay is told apart from a guess and revokes what it gave.
-          // The upstream refresh token moves to the refresh token this redemption issues: the used code keeps none.
-          UpdateExpression:
-            'SET #usedAt = :now, #codeExpiresAt = #expiresAtMs, #expiresAtMs = :remembered, #ttl = :ttl ' +
-            'REMOVE #upstreamRefreshToken',
+          Key: { [OAUTH_PARTITION_KEY]: pk },
+          UpdateExpression: 'SET #usedAt = :now, #expiresAtMs = :remembered, #ttl = :ttl REMOVE #upstreamRefreshToken',
           ConditionExpression: 'attribute_exists(#pk) AND attribute_not_exists(#usedAt) AND #expiresAtMs > :now',
           ExpressionAttributeNames: {
             '#pk': OAUTH_PARTITION_KEY,
             '#usedAt': 'usedAt',
-            '#codeExpiresAt': 'codeExpiresAt',
             '#expiresAtMs': OAUTH_EXPIRY_MS_ATTRIBUTE,
             '#ttl': OAUTH_TTL_ATTRIBUTE,
             '#upstreamRefreshToken': 'upstreamRefreshToken',
           },
           ExpressionAttributeValues: { ':now': now, ':remembered': remembered, ':ttl': Math.ceil(remembered / 1000) },
-          // The code as it was before this update: the grant with its own end and its upstream refresh token.
+          // The record as it was before this update: with its own end and its upstream refresh token.
           ReturnValues: 'ALL_OLD',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return { outcome: 'redeemed', code: recordOf<AuthorizationCode>(Attributes!) };
+      return { outcome: 'redeemed', record: recordOf<T>(Attributes!) };
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       // The document client unmarshalls successful responses only: the failure carries raw attribute values.
       const item = error.Item ? (unmarshall(error.Item as Parameters<typeof unmarshall>[0]) as Item) : undefined;
       if (item === undefined || item['usedAt'] === undefined || !isLive(item, now)) return { outcome: 'unknown' };
-      const refreshTokenHash = item['refreshTokenHash'];
-      return {
-        outcome: 'reused',
-        code: this.codeOf(item),
-        ...(typeof refreshTokenHash === 'string' ? { refreshTokenHash } : {}),
-      };
+      const { usedAt: _usedAt, ...record } = recordOf<Item>(item);
+      return { outcome: 'reused', record: record as T };
     }
-  }
-
-  async recordCodeRefreshToken(codeHash: string, refreshTokenHash: string): Promise<void> {
-    await this.client.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: { [OAUTH_PARTITION_KEY]: key.code(codeHash) },
-        UpdateExpression: 'SET #refreshTokenHash = :hash',
-        ConditionExpression: 'attribute_exists(#pk)',
-        ExpressionAttributeNames: { '#pk': OAUTH_PARTITION_KEY, '#refreshTokenHash': 'refreshTokenHash' },
-        ExpressionAttributeValues: { ':hash': refreshTokenHash },
-      }),
-    );
-  }
-
-  async putRefreshToken(token: RefreshToken): Promise<void> {
-    await this.put(key.refresh(token.tokenHash), token);
-  }
-
-  async takeRefreshToken(tokenHash: string, now: number): Promise<RefreshToken | null> {
-    return this.take<RefreshToken>(key.refresh(tokenHash), now);
-  }
-
-  async deleteRefreshToken(tokenHash: string): Promise<void> {
-    await this.client.send(
-      new DeleteCommand({ TableName: this.tableName, Key: { [OAUTH_PARTITION_KEY]: key.refresh(tokenHash) } }),
-    );
-  }
-
-  private codeOf(item: Item): AuthorizationCode {
-    const { usedAt: _usedAt, refreshTokenHash: _refresh, codeExpiresAt, ...rest } = recordOf<Item>(item);
-    return { ...rest, expiresAt: codeExpiresAt } as unknown as AuthorizationCode;
   }
 
   private async put(pk: string, record: { readonly expiresAt: number }): Promise<void> {

@@ -46,6 +46,8 @@ export interface PendingAuthorization {
 
 /** What a person granted: carried by an authorization code, then by each refresh token that follows it. */
 export interface Grant {
+  /** Names the grant across its code and every refresh token, so that a replay of any one of them revokes it all. */
+  readonly grantId: string;
   readonly clientId: string;
   readonly resource: string;
   readonly scope: string;
@@ -73,11 +75,22 @@ export interface RefreshToken extends Grant {
   readonly expiresAt: number;
 }
 
-/** What redeeming a code found. `reused` means the code was redeemed before: the tokens it gave must be revoked. */
-export type CodeRedemption =
-  | { readonly outcome: 'redeemed'; readonly code: AuthorizationCode }
-  | { readonly outcome: 'reused'; readonly code: AuthorizationCode; readonly refreshTokenHash?: string }
+/**
+ * What redeeming a code or refresh token found. `reused` means it was redeemed before: it was probably stolen, and the
+ * grant it belongs to must be revoked (RFC 6749 4.1.2, RFC 9700 4.14.2).
+ */
+export type Redemption<T> =
+  | { readonly outcome: 'redeemed'; readonly record: T }
+  | { readonly outcome: 'reused'; readonly record: T }
   | { readonly outcome: 'unknown' };
+
+/** The grant was revoked (a replay was seen): nothing more may be issued for it. */
+export class GrantRevokedError extends Error {
+  constructor(readonly grantId: string) {
+    super(`Grant ${grantId} is revoked`);
+    this.name = 'GrantRevokedError';
+  }
+}
 
 /** Which registration limit a registration would pass. */
 export type RegistrationLimit = 'per-source' | 'total';
@@ -108,17 +121,21 @@ export interface OAuthStore {
 
   putAuthorizationCode(code: AuthorizationCode): Promise<void>;
   /**
-   * Redeems a code once: the first call for a live code answers `redeemed` and marks it used, every later call
-   * answers `reused` (with the refresh token issued for it, if {@link recordCodeRefreshToken} ran), and a code that
-   * is unknown or past its end answers `unknown`.
+   * Redeems a code once: the first call for a live code answers `redeemed` and marks it used (the used code keeps no
+   * upstream refresh token), a later call within a day answers `reused`, and a code that is unknown or past its end
+   * answers `unknown`.
    */
-  redeemAuthorizationCode(codeHash: string, now: number): Promise<CodeRedemption>;
-  /** Remembers which refresh token a code gave, so a replay of the code can revoke it. */
-  recordCodeRefreshToken(codeHash: string, refreshTokenHash: string): Promise<void>;
+  redeemAuthorizationCode(codeHash: string, now: number): Promise<Redemption<AuthorizationCode>>;
 
+  /**
+   * Stores a refresh token as its grant's current one. Throws {@link GrantRevokedError} when the grant was revoked,
+   * and stores nothing then.
+   */
   putRefreshToken(token: RefreshToken): Promise<void>;
-  /** Removes and returns the refresh token; `null` when unknown, already used or past its end. */
-  takeRefreshToken(tokenHash: string, now: number): Promise<RefreshToken | null>;
-  /** Removes a refresh token if it exists. */
-  deleteRefreshToken(tokenHash: string): Promise<void>;
+  /** Redeems a refresh token once, as {@link redeemAuthorizationCode} does a code. */
+  redeemRefreshToken(tokenHash: string, now: number): Promise<Redemption<RefreshToken>>;
+  /** Makes a redeemed refresh token good again, as it was: for a refresh that failed through no fault of the client. */
+  restoreRefreshToken(token: RefreshToken): Promise<void>;
+  /** Revokes a grant: its current refresh token stops working and no new one can be stored for it. */
+  revokeGrant(grantId: string, now: number): Promise<void>;
 }

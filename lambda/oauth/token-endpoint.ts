@@ -15,7 +15,7 @@ import {
 import { UpstreamRefusedError } from './upstream-provider.js';
 import { ACCESS_TOKEN_LIFETIME_SECONDS, mintAccessToken } from './access-tokens.js';
 import type { KnownClient } from './client-resolver.js';
-import type { Grant } from './oauth-store.js';
+import { GrantRevokedError, type Grant } from './oauth-store.js';
 import { json, oauthErrorResponse } from './oauth-responses.js';
 import { randomToken, sameSecret, tokenHash, type OAuthProxyContext } from './oauth-proxy-context.js';
 
@@ -127,16 +127,15 @@ async function redeemCode(form: URLSearchParams, client: KnownClient, context: O
   const code = required(form, 'code');
   const redirectUri = required(form, 'redirect_uri');
   const verifier = required(form, 'code_verifier');
-  const codeHash = tokenHash(code);
-  const redemption = await context.store.redeemAuthorizationCode(codeHash, context.now());
+  const redemption = await context.store.redeemAuthorizationCode(tokenHash(code), context.now());
   if (redemption.outcome === 'reused') {
-    // RFC 6749 4.1.2: a code used twice was probably stolen; what it gave is revoked.
-    if (redemption.refreshTokenHash) await context.store.deleteRefreshToken(redemption.refreshTokenHash);
-    context.logger.warn('Authorization code replayed; its refresh token is revoked', { clientId: client.clientId });
+    // RFC 6749 4.1.2: a code used twice was probably stolen; everything issued for it is revoked.
+    await context.store.revokeGrant(redemption.record.grantId, context.now());
+    context.logger.warn('Authorization code replayed; its grant is revoked', { clientId: client.clientId });
   }
   if (redemption.outcome !== 'redeemed')
     throw new InvalidGrantError('The authorization code is invalid, expired or already used');
-  const grant = redemption.code;
+  const grant = redemption.record;
   if (grant.clientId !== client.clientId)
     throw new InvalidGrantError('The authorization code was issued to another client');
   if (grant.redirectUri !== redirectUri)
@@ -146,14 +145,19 @@ async function redeemCode(form: URLSearchParams, client: KnownClient, context: O
   if (!sameSecret(await calculatePKCECodeChallenge(verifier), grant.codeChallenge))
     throw new InvalidGrantError('code_verifier does not match the code_challenge of the authorization request');
   checkResource(form, grant);
-  const issued = await issueTokens(grant, context);
-  await context.store.recordCodeRefreshToken(codeHash, issued.refreshTokenHash);
-  return issued.response;
+  return issueTokens(grant, context);
 }
 
 async function refresh(form: URLSearchParams, client: KnownClient, context: OAuthProxyContext) {
-  const presented = await context.store.takeRefreshToken(tokenHash(required(form, 'refresh_token')), context.now());
-  if (presented === null) throw new InvalidGrantError('The refresh token is invalid, expired or already used');
+  const redemption = await context.store.redeemRefreshToken(tokenHash(required(form, 'refresh_token')), context.now());
+  if (redemption.outcome === 'reused') {
+    // RFC 9700 4.14.2: a rotated refresh token presented again was probably stolen; the whole grant is revoked.
+    await context.store.revokeGrant(redemption.record.grantId, context.now());
+    context.logger.warn('Refresh token replayed; its grant is revoked', { clientId: client.clientId });
+  }
+  if (redemption.outcome !== 'redeemed')
+    throw new InvalidGrantError('The refresh token is invalid, expired or already used');
+  const presented = redemption.record;
   if (presented.clientId !== client.clientId)
     throw new InvalidGrantError('The refresh token was issued to another client');
   checkResource(form, presented);
@@ -169,36 +173,40 @@ async function refresh(form: URLSearchParams, client: KnownClient, context: OAut
       }
       // The provider could not be asked: the token stays good, so the client can try again.
       context.logger.warn('Upstream refresh failed', { error: String(error) });
-      await context.store.putRefreshToken(presented);
+      await context.store.restoreRefreshToken(presented);
       throw new TemporarilyUnavailableError('The identity provider could not be reached: try again shortly');
     }
   }
   const { tokenHash: _hash, expiresAt: _expiresAt, upstreamRefreshToken: _upstream, ...grant } = presented;
-  return (await issueTokens({ ...grant, ...(upstreamRefreshToken ? { upstreamRefreshToken } : {}) }, context)).response;
+  return issueTokens({ ...grant, ...(upstreamRefreshToken ? { upstreamRefreshToken } : {}) }, context);
 }
 
+/** Mints an access token and a refresh token for a grant; the refresh token becomes the grant's current one. */
 async function issueTokens(grant: Grant, context: OAuthProxyContext) {
   const now = context.now();
   const accessToken = await mintAccessToken(context.tokens, grant, now);
   const refreshToken = randomToken();
-  const refreshTokenHash = tokenHash(refreshToken);
-  await context.store.putRefreshToken({
-    tokenHash: refreshTokenHash,
-    clientId: grant.clientId,
-    resource: grant.resource,
-    scope: grant.scope,
-    subject: grant.subject,
-    ...(grant.upstreamRefreshToken ? { upstreamRefreshToken: grant.upstreamRefreshToken } : {}),
-    expiresAt: now + REFRESH_TOKEN_MS,
-  });
-  return {
-    refreshTokenHash,
-    response: {
-      access_token: accessToken,
-      token_type: 'Bearer',
-      expires_in: ACCESS_TOKEN_LIFETIME_SECONDS,
-      refresh_token: refreshToken,
+  try {
+    await context.store.putRefreshToken({
+      tokenHash: tokenHash(refreshToken),
+      grantId: grant.grantId,
+      clientId: grant.clientId,
+      resource: grant.resource,
       scope: grant.scope,
-    },
+      subject: grant.subject,
+      ...(grant.upstreamRefreshToken ? { upstreamRefreshToken: grant.upstreamRefreshToken } : {}),
+      expiresAt: now + REFRESH_TOKEN_MS,
+    });
+  } catch (error) {
+    // A replay seen meanwhile revoked the grant: this request gets nothing either.
+    if (error instanceof GrantRevokedError) throw new InvalidGrantError('This grant was revoked: sign in again');
+    throw error;
+  }
+  return {
+    access_token: accessToken,
+    token_type: 'Bearer',
+    expires_in: ACCESS_TOKEN_LIFETIME_SECONDS,
+    refresh_token: refreshToken,
+    scope: grant.scope,
   };
 }

@@ -173,6 +173,92 @@ describe('the authorization code flow', () => {
   });
 });
 
+describe('replays revoke the whole grant', () => {
+  const refreshWith = (clientId: string, token: string) =>
+    tokenRequest({ grant_type: 'refresh_token', client_id: clientId, refresh_token: token });
+
+  it('a rotated refresh token presented again: invalid_grant, and the newest refresh token stops working', async () => {
+    const clientId = await registeredClientId();
+    const { verifier, challenge } = await pkcePair();
+    const first = await exchange(clientId, await codeFor(clientId, challenge), verifier);
+    const second = await refreshWith(clientId, first.body['refresh_token']!);
+    expect(second.status).toBe(200);
+    // Someone replays the first token (stolen before the rotation)...
+    expect(await refreshWith(clientId, first.body['refresh_token']!)).toMatchObject({
+      body: { error: 'invalid_grant' },
+    });
+    // ...and the legitimate client's newest token is revoked with it.
+    expect(await refreshWith(clientId, second.body['refresh_token']!)).toMatchObject({
+      status: 400,
+      body: { error: 'invalid_grant' },
+    });
+  });
+
+  it('a code replayed after a refresh revokes the refresh token issued since', async () => {
+    const clientId = await registeredClientId();
+    const { verifier, challenge } = await pkcePair();
+    const code = await codeFor(clientId, challenge);
+    const first = await exchange(clientId, code, verifier);
+    const second = await refreshWith(clientId, first.body['refresh_token']!);
+    expect(second.status).toBe(200);
+    expect(await exchange(clientId, code, verifier)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect(await refreshWith(clientId, second.body['refresh_token']!)).toMatchObject({
+      body: { error: 'invalid_grant' },
+    });
+  });
+});
+
+describe('a refresh while the upstream provider is down', () => {
+  it('answers 503 temporarily_unavailable and keeps the refresh token good', async () => {
+    const fragile = await startOAuthTestServer();
+    try {
+      const clientId = (
+        (await (
+          await fetch(`${fragile.issuer}/register`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' }),
+          })
+        ).json()) as { client_id: string }
+      ).client_id;
+      const { verifier, challenge } = await pkcePair();
+      const url = new URL(`${fragile.issuer}/authorize`);
+      url.search = new URLSearchParams({
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: REDIRECT_URI,
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      }).toString();
+      const back = await signInWithoutBrowser(url.toString(), fragile.oauth.upstream.user, {
+        redirectUriPrefix: REDIRECT_URI,
+      });
+      const post = (form: Record<string, string>) =>
+        fetch(`${fragile.issuer}/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ client_id: clientId, ...form }).toString(),
+        });
+      const tokens = (await (
+        await post({
+          grant_type: 'authorization_code',
+          code: back.searchParams.get('code')!,
+          redirect_uri: REDIRECT_URI,
+          code_verifier: verifier,
+        })
+      ).json()) as { refresh_token: string };
+      await fragile.oauth.upstream.close();
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const refused = await post({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+        expect(refused.status).toBe(503);
+        expect(await refused.json()).toMatchObject({ error: 'temporarily_unavailable' });
+      }
+    } finally {
+      await fragile.close();
+    }
+  });
+});
+
 describe('consent, bound to the browser that was asked', () => {
   /** GET /authorize as a browser would: the consent page, its pending sign-in and the cookie that binds it. */
   async function consentPage(clientId: string, challenge: string) {
