@@ -228,7 +228,12 @@ export class McpTaskEndpoint extends Construct {
     this.operations = new EndpointOperations(this, 'Operations', {
       serviceName: Names.uniqueResourceName(this, { maxLength: 64 }),
       api: this.restApi.api,
-      functions: { mcp: this.mcpFunction, statusSync: this.statusSyncFunction, expirySweep: this.expirySweep.function },
+      functions: {
+        mcp: this.mcpFunction,
+        statusSync: this.statusSyncFunction,
+        expirySweep: this.expirySweep.function,
+        ...(this.oauthProxy ? { oauth: this.oauthProxy.function } : {}),
+      },
       deadLetterQueue: this.statusDeadLetterQueue,
       deadLetterAlarm: this.statusDeadLetterAlarm,
       ...pick(props, ['dashboard', 'alarmTopic']),

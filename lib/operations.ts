@@ -15,8 +15,18 @@ export interface OperatedFunctions {
   readonly mcp: lambda.Function;
   readonly statusSync: lambda.Function;
   readonly expirySweep: lambda.Function;
+  /** The OAuth proxy's function, when the endpoint has one. */
+  readonly oauth?: lambda.Function;
 }
 export type FunctionRole = keyof OperatedFunctions;
+/** One alarm per function the endpoint has. */
+export type FunctionAlarms = { readonly [Role in FunctionRole]: cloudwatch.Alarm };
+
+function operated(functions: OperatedFunctions): [FunctionRole, lambda.Function][] {
+  return (Object.entries(functions) as [FunctionRole, lambda.Function | undefined][]).filter(
+    (entry): entry is [FunctionRole, lambda.Function] => entry[1] !== undefined,
+  );
+}
 
 export interface EndpointOperationsProps {
   /** The `service` dimension of this endpoint's task metrics: unique per endpoint, so two endpoints never mix. */
@@ -45,9 +55,9 @@ export class EndpointOperations extends Construct {
   /** More than 5% of the API's requests answered 5xx in 5 minutes (two periods in a row). */
   public readonly api5xxRateAlarm: cloudwatch.Alarm;
   /** Per function: at least one invocation error in 5 minutes. */
-  public readonly functionErrorAlarms: Readonly<Record<FunctionRole, cloudwatch.Alarm>>;
+  public readonly functionErrorAlarms: FunctionAlarms;
   /** Per function: at least one throttled invocation in 5 minutes. */
-  public readonly functionThrottleAlarms: Readonly<Record<FunctionRole, cloudwatch.Alarm>>;
+  public readonly functionThrottleAlarms: FunctionAlarms;
   /** DescribeExecution throttled at least 5 times in 5 minutes (from the functions' AwsCallThrottles metric). */
   public readonly describeExecutionThrottleAlarm: cloudwatch.Alarm;
   /** Absent when `dashboard` is false. */
@@ -58,7 +68,7 @@ export class EndpointOperations extends Construct {
   constructor(scope: Construct, id: string, props: EndpointOperationsProps) {
     super(scope, id);
     this.serviceName = props.serviceName;
-    for (const fn of Object.values(props.functions)) {
+    for (const [, fn] of operated(props.functions)) {
       fn.addEnvironment(METRICS_ENV.namespace, METRICS_NAMESPACE);
       fn.addEnvironment(METRICS_ENV.serviceName, props.serviceName);
     }
@@ -72,19 +82,13 @@ export class EndpointOperations extends Construct {
       evaluationPeriods: 2,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
-    const roles = Object.keys(props.functions) as FunctionRole[];
     const perFunction = (kind: 'Errors' | 'Throttles', metric: (fn: lambda.Function) => cloudwatch.IMetric) =>
       Object.fromEntries(
-        roles.map((role) => [
+        operated(props.functions).map(([role, fn]) => [
           role,
-          atLeastOne(
-            this,
-            `${capitalize(role)}${kind}`,
-            `${role} function: ${kind.toLowerCase()}`,
-            metric(props.functions[role]),
-          ),
+          atLeastOne(this, `${capitalize(role)}${kind}`, `${role} function: ${kind.toLowerCase()}`, metric(fn)),
         ]),
-      ) as Record<FunctionRole, cloudwatch.Alarm>;
+      ) as unknown as FunctionAlarms;
     this.functionErrorAlarms = perFunction('Errors', (fn) =>
       fn.metricErrors({ period: PERIOD, statistic: cloudwatch.Stats.SUM }),
     );
@@ -149,7 +153,7 @@ export class EndpointOperations extends Construct {
 
   private createDashboard(props: EndpointOperationsProps): cloudwatch.Dashboard {
     const dashboard = new cloudwatch.Dashboard(this, 'Dashboard', { defaultInterval: Duration.hours(3) });
-    const fns = Object.entries(props.functions) as [FunctionRole, lambda.Function][];
+    const fns = operated(props.functions);
     const graph = (title: string, left: cloudwatch.IMetric[], width = 8) =>
       new cloudwatch.GraphWidget({ title, left, width, height: 6 });
     dashboard.addWidgets(

@@ -132,6 +132,28 @@ describe('endpoint operations', () => {
 });
 
 describe('endpoint operations, configured', () => {
+  it('with the OAuth proxy, its function has Errors and Throttles alarms too, and a line on the dashboard', () => {
+    const { stack, endpoint, template } = synth({ openEndpoint: false });
+    const oauthFunction = endpoint.oauthProxy!.function;
+    for (const [metricName, alarm] of [
+      ['Errors', endpoint.operations.functionErrorAlarms.oauth],
+      ['Throttles', endpoint.operations.functionThrottleAlarms.oauth],
+    ] as const)
+      expect(alarmOf(template, stack, alarm!)).toMatchObject({
+        Namespace: 'AWS/Lambda',
+        MetricName: metricName,
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: logicalId(stack, oauthFunction) } }],
+      });
+    const [dashboard] = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
+    expect(JSON.stringify(dashboard!['Properties']['DashboardBody'])).toContain(
+      JSON.stringify({ Ref: logicalId(stack, oauthFunction) }),
+    );
+  });
+
+  it('without the OAuth proxy there is no alarm for it', () => {
+    expect(synth().endpoint.operations.functionErrorAlarms.oauth).toBeUndefined();
+  });
+
   it('dashboard: false makes no dashboard, and the alarms still exist', () => {
     const { endpoint, template } = synth({ dashboard: false });
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 0);
