@@ -58,19 +58,19 @@ export function consentPage(facts: ConsentPageFacts): string {
   const sentTo = escapeHtml(
     destination.protocol === 'http:' ? `${destination.host} (this computer)` : destination.host,
   );
-  const form = (decision: (typeof CONSENT_DECISIONS)[number], label: string) =>
+  const form = (decision: (typeof CONSENT_DECISIONS)[number], label: string, primary: boolean) =>
     `<form method="post" action="${escapeHtml(facts.action)}" data-consent>` +
     `<input type="hidden" name="pending" value="${escapeHtml(facts.pendingId)}">` +
-    `<input type="hidden" name="decision" value="${decision}"><button type="submit">${label}</button></form>`;
+    `<input type="hidden" name="decision" value="${decision}">` +
+    `<button type="submit"${primary ? ' class="primary"' : ''}>${label}</button></form>`;
   return (
-    '<!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width">' +
     '<title>Allow access?</title>' +
     `<h1>Allow ${name} to use your tasks?</h1>` +
     `<p>It will call the tools of <code>${escapeHtml(facts.resource)}</code> and read and cancel your tasks there, ` +
-    `as you. After you sign in, it is sent to <b>${sentTo}</b>.</p>` +
-    `<p>Client: <code>${escapeHtml(facts.clientId)}</code></p>` +
-    '<p>Allow only if you started this from that client yourself.</p>' +
-    form('allow', 'Allow') +
-    form('deny', 'Deny')
+    `as you. After you sign in, you are sent to <b>${sentTo}</b>.</p>` +
+    `<p class="muted">Client ID: <code>${escapeHtml(facts.clientId)}</code>. The name is the client's own claim; ` +
+    'where you are sent is what to check. Allow only if you started this from that client yourself.</p>' +
+    form('allow', 'Allow', true) +
+    form('deny', 'Deny', false)
   );
 }
