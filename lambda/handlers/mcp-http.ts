@@ -12,7 +12,7 @@ import {
 } from './api-gateway.js';
 import { handlerClients } from './handler-clients.js';
 import { signingKeyFrom } from '../oauth/access-tokens.js';
-import { createBearerOwnerResolver } from '../oauth/bearer-owner.js';
+import { cognitoMachineTokens, createBearerOwnerResolver } from '../oauth/bearer-owner.js';
 import { unauthorizedResponse } from '../protocol/unauthorized.js';
 import { secretValue } from './secret-values.js';
 import { mcpHttpOptionsFromEnvironment, withUnpackedToolCatalog } from './mcp-http-environment.js';
@@ -38,7 +38,9 @@ const signingKey = proxyTokens ? secretValue(proxyTokens.signingKeySecretArn) : 
 const bearerOwner =
   proxyTokens && signingKey
     ? createBearerOwnerResolver({
-        ...proxyTokens,
+        issuer: proxyTokens.issuer,
+        resource: proxyTokens.resource,
+        ...(proxyTokens.machine ? { machine: cognitoMachineTokens(proxyTokens.machine) } : {}),
         signingKey: async () => signingKeyFrom(await signingKey()),
         resourceMetadataUrl: `${proxyTokens.issuer}/.well-known/oauth-protected-resource`,
       })

@@ -2,6 +2,8 @@
 // valid access token minted by the proxy for this resource, or, with a machine client, of a Cognito access token from
 // the client-credentials grant (checked with AWS's aws-jwt-verify). Anything else is refused with the MCP
 // authorization spec's 401, whose WWW-Authenticate names the protected-resource metadata.
+import type { Jwks } from 'aws-jwt-verify/jwk';
+import { onceLoaded } from '../core/once-loaded.js';
 import { checkAccessToken, type AccessTokenKeys } from './access-tokens.js';
 import { OAUTH_PROXY_SCOPE } from './oauth-proxy-context.js';
 
@@ -11,10 +13,35 @@ export interface MachineTokenConfig {
   readonly scope: string;
 }
 
+/** Checks a machine client's token; throws when it is not one. */
+export interface MachineTokenVerifier {
+  verify(token: string): Promise<{ readonly sub: string }>;
+}
+
+/**
+ * Cognito access tokens of one client-credentials client, with one scope, checked by aws-jwt-verify (loaded with the
+ * first such token). The pool's keys are fetched from Cognito, unless `jwks` gives them.
+ */
+export function cognitoMachineTokens(config: MachineTokenConfig, jwks?: Jwks): MachineTokenVerifier {
+  const verifier = onceLoaded(async () => {
+    const { CognitoJwtVerifier } = await import('aws-jwt-verify');
+    const created = CognitoJwtVerifier.create({
+      userPoolId: config.userPoolId,
+      tokenUse: 'access',
+      clientId: config.clientId,
+      scope: config.scope,
+    });
+    if (jwks) created.cacheJwks(jwks);
+    return created;
+  });
+  return { verify: async (token) => (await verifier()).verify(token) };
+}
+
 export interface BearerOwnerConfig extends AccessTokenKeys {
   /** Where the RFC 9728 document is served, for the 401's `resource_metadata`. */
   readonly resourceMetadataUrl: string;
-  readonly machine?: MachineTokenConfig;
+  /** With a machine client: its tokens are accepted too. */
+  readonly machine?: MachineTokenVerifier;
 }
 
 export type BearerOwner = { readonly owner: string } | { readonly owner: null; readonly challenge: string };
@@ -33,17 +60,6 @@ export function createBearerOwnerResolver(config: BearerOwnerConfig): BearerOwne
       `Bearer resource_metadata=${quoted(config.resourceMetadataUrl)}, scope=${quoted(OAUTH_PROXY_SCOPE)}` +
       (error ? `, error=${quoted(error)}, error_description=${quoted(description ?? '')}` : ''),
   });
-  const machine = config.machine;
-  const machineVerifier = machine
-    ? import('aws-jwt-verify').then(({ CognitoJwtVerifier }) =>
-        CognitoJwtVerifier.create({
-          userPoolId: machine.userPoolId,
-          tokenUse: 'access',
-          clientId: machine.clientId,
-          scope: machine.scope,
-        }),
-      )
-    : undefined;
   return async (request) => {
     const header = request.headers.get('authorization')?.trim() ?? '';
     // RFC 6750 3.1: a request with no credentials at all gets the challenge without an error code.
@@ -53,10 +69,9 @@ export function createBearerOwnerResolver(config: BearerOwnerConfig): BearerOwne
     const token = match[1]!;
     const check = await checkAccessToken(config, token);
     if (check.valid) return { owner: check.subject };
-    if (machineVerifier) {
+    if (config.machine) {
       try {
-        const payload = await (await machineVerifier).verify(token);
-        return { owner: payload.sub };
+        return { owner: (await config.machine.verify(token)).sub };
       } catch {
         // Not a machine token either: the proxy's reason is the one worth telling.
       }
