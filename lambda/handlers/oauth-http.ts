@@ -21,6 +21,7 @@ export async function handler(event: APIGatewayProxyEvent): Promise<APIGatewayPr
     sourceIp: event.requestContext?.identity?.sourceIp ?? 'unknown',
   });
   const multiValueHeaders: Record<string, string[]> = {};
-  response.headers.forEach((value, name) => (multiValueHeaders[name] = [value]));
+  // Each Set-Cookie stays its own header; every other header arrives already folded into one value.
+  response.headers.forEach((value, name) => (multiValueHeaders[name] ??= []).push(value));
   return { statusCode: response.status, multiValueHeaders, body: await response.text() };
 }
