@@ -8,11 +8,13 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
+import { OAUTH_PATHS } from '../lambda/oauth/oauth-paths.js';
 import { UNAUTHORIZED_ERROR_CODE } from '../lambda/protocol/unauthorized.js';
 import type { CognitoAuth } from './cognito-auth.js';
 
 export const MCP_PATH = 'mcp';
-export const RESOURCE_METADATA_PATH = '.well-known/oauth-protected-resource';
+/** RFC 9728's document, relative to the stage (where the OAuth proxy serves it too). */
+export const RESOURCE_METADATA_PATH = OAUTH_PATHS.protectedResourceMetadata.slice(1);
 export const MCP_METHODS = ['POST', 'GET', 'DELETE'] as const;
 
 export interface McpRestApiProps {

@@ -15,6 +15,7 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { OAUTH_ENV } from '../lambda/oauth/oauth-environment.js';
+import { OAUTH_PATHS } from '../lambda/oauth/oauth-paths.js';
 import { HandlerFunction, projectPath } from './handler-function.js';
 import {
   DEFAULT_ALLOWED_REDIRECT_URIS,
@@ -29,24 +30,27 @@ import {
 } from './mcp-task-endpoint-defaults.js';
 import { createOAuthTable } from './task-table.js';
 
-/** Where the upstream provider sends the person back to, relative to the issuer (the runtime's CALLBACK_PATH). */
-export const OAUTH_CALLBACK_PATH = 'oauth/callback';
+/** A path of the runtime's OAUTH_PATHS as API Gateway names a resource: relative to the stage, no leading '/'. */
+const resourcePath = (path: string): string => path.slice(1);
+
+/** Where the upstream provider sends the person back to, relative to the issuer. */
+export const OAUTH_CALLBACK_PATH = resourcePath(OAUTH_PATHS.callback);
 
 /**
- * The proxy's routes, relative to the issuer (the runtime's OAUTH_PATHS), each with the method it serves; every route
- * also takes OPTIONS, which the function answers (CORS for browser clients). `registration` routes exist only with
- * Dynamic Client Registration on.
+ * The proxy's routes, relative to the issuer, each with the methods it serves; every route also takes OPTIONS, which
+ * the function answers (CORS for browser clients). `registration` routes exist only with Dynamic Client Registration
+ * on.
  */
 export const OAUTH_PROXY_ROUTES = [
-  { path: '.well-known/oauth-authorization-server', methods: ['GET'] },
-  { path: '.well-known/openid-configuration', methods: ['GET'] },
-  { path: '.well-known/oauth-protected-resource', methods: ['GET'] },
-  { path: 'jwks', methods: ['GET'] },
+  { path: resourcePath(OAUTH_PATHS.authorizationServerMetadata), methods: ['GET'] },
+  { path: resourcePath(OAUTH_PATHS.openIdConfiguration), methods: ['GET'] },
+  { path: resourcePath(OAUTH_PATHS.protectedResourceMetadata), methods: ['GET'] },
+  { path: resourcePath(OAUTH_PATHS.jwks), methods: ['GET'] },
   // GET asks the person (the consent page); POST takes their answer.
-  { path: 'authorize', methods: ['GET', 'POST'] },
+  { path: resourcePath(OAUTH_PATHS.authorize), methods: ['GET', 'POST'] },
   { path: OAUTH_CALLBACK_PATH, methods: ['GET'] },
-  { path: 'token', methods: ['POST'] },
-  { path: 'register', methods: ['POST'], registration: true },
+  { path: resourcePath(OAUTH_PATHS.token), methods: ['POST'] },
+  { path: resourcePath(OAUTH_PATHS.register), methods: ['POST'], registration: true },
 ] as const satisfies readonly { path: string; methods: readonly ('GET' | 'POST')[]; registration?: boolean }[];
 
 /** The item actions the proxy's store performs (TransactWriteItems needs its members' actions, nothing of its own). */
@@ -195,7 +199,7 @@ export class OAuthProxy extends Construct {
 
     this.methods = this.addRoutes(props.api, dynamicClientRegistration);
     this.resourceMetadataMethod = this.methods.find(
-      (method) => method.resource.path === '/.well-known/oauth-protected-resource' && method.httpMethod === 'GET',
+      (method) => method.resource.path === OAUTH_PATHS.protectedResourceMetadata && method.httpMethod === 'GET',
     )!;
     this.acknowledgeFindings();
   }

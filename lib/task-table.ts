@@ -24,11 +24,21 @@ export interface TaskTableProps {
   readonly encryptionKey?: kms.IKey;
 }
 
-/** Encryption at rest: the customer managed key when one is given, else the AWS managed key for DynamoDB. */
-function encryptionOf(props: TaskTableProps): Pick<dynamodb.TableProps, 'encryption' | 'encryptionKey'> {
-  return props.encryptionKey
-    ? { encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED, encryptionKey: props.encryptionKey }
-    : { encryption: dynamodb.TableEncryption.AWS_MANAGED };
+/**
+ * What both tables share: a string partition key, on-demand billing, TTL, point-in-time recovery, and encryption at
+ * rest with the customer managed key when one is given, else the AWS managed key for DynamoDB.
+ */
+function tableProps(partitionKey: string, ttlAttribute: string, props: TaskTableProps): dynamodb.TableProps {
+  return {
+    partitionKey: { name: partitionKey, type: dynamodb.AttributeType.STRING },
+    billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+    timeToLiveAttribute: ttlAttribute,
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+    ...(props.encryptionKey
+      ? { encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED, encryptionKey: props.encryptionKey }
+      : { encryption: dynamodb.TableEncryption.AWS_MANAGED }),
+    removalPolicy: props.removalPolicy,
+  };
 }
 
 /**
@@ -37,14 +47,7 @@ function encryptionOf(props: TaskTableProps): Pick<dynamodb.TableProps, 'encrypt
  * index the expiry sweep queries.
  */
 export function createTaskTable(scope: Construct, id: string, props: TaskTableProps): dynamodb.Table {
-  const table = new dynamodb.Table(scope, id, {
-    partitionKey: { name: PARTITION_KEY, type: dynamodb.AttributeType.STRING },
-    billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
-    timeToLiveAttribute: TTL_ATTRIBUTE,
-    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-    ...encryptionOf(props),
-    removalPolicy: props.removalPolicy,
-  });
+  const table = new dynamodb.Table(scope, id, tableProps(PARTITION_KEY, TTL_ATTRIBUTE, props));
   table.addGlobalSecondaryIndex({
     indexName: OWNER_INDEX,
     partitionKey: { name: OWNER_INDEX_PARTITION_KEY, type: dynamodb.AttributeType.STRING },
@@ -68,12 +71,5 @@ export function createTaskTable(scope: Construct, id: string, props: TaskTablePr
  * themselves), point-in-time recovery, and the same encryption at rest as the task table.
  */
 export function createOAuthTable(scope: Construct, id: string, props: TaskTableProps): dynamodb.Table {
-  return new dynamodb.Table(scope, id, {
-    partitionKey: { name: OAUTH_PARTITION_KEY, type: dynamodb.AttributeType.STRING },
-    billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
-    timeToLiveAttribute: OAUTH_TTL_ATTRIBUTE,
-    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-    ...encryptionOf(props),
-    removalPolicy: props.removalPolicy,
-  });
+  return new dynamodb.Table(scope, id, tableProps(OAUTH_PARTITION_KEY, OAUTH_TTL_ATTRIBUTE, props));
 }

@@ -5,7 +5,8 @@ import { CreateTableCommand, UpdateTimeToLiveCommand, type DynamoDBClient } from
 import { randomBytes } from 'node:crypto';
 import { createBearerOwnerResolver, type BearerOwnerResolver } from '../lambda/oauth/bearer-owner.js';
 import type { ClientMetadataDocumentsOptions } from '../lambda/oauth/client-metadata-documents.js';
-import { OAUTH_PATHS, type OAuthProxy } from '../lambda/oauth/oauth-proxy.js';
+import { OAUTH_PATHS } from '../lambda/oauth/oauth-paths.js';
+import type { OAuthProxy } from '../lambda/oauth/oauth-proxy.js';
 import type { OAuthProxyLogger } from '../lambda/oauth/oauth-proxy-context.js';
 import type { RegistrationLimits } from '../lambda/oauth/oauth-store.js';
 import { OAUTH_PARTITION_KEY, OAUTH_TTL_ATTRIBUTE } from '../lambda/oauth/oauth-table.js';
@@ -94,7 +95,6 @@ export async function startLocalOAuth(options: LocalOAuthOptions): Promise<Local
     issuer,
     resource: options.resource,
     signingKey,
-    resourceMetadataUrl: `${issuer}${OAUTH_PATHS.protectedResourceMetadata}`,
   });
   return { proxy, bearerOwner, upstream, issuer, close: () => upstream.close() };
 }

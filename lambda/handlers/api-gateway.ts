@@ -1,5 +1,6 @@
 // Converts API Gateway REST proxy events to Web Requests, and Web Responses to the streaming integration's prelude.
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { OAUTH_PATHS } from '../oauth/oauth-paths.js';
 import { unauthorizedResponse } from '../protocol/unauthorized.js';
 
 export function requestFromEvent(event: APIGatewayProxyEvent): Request {
@@ -62,7 +63,7 @@ export function resourceMetadataUrl(event: APIGatewayProxyEvent): string {
   // answer.
   const context = event.requestContext as Partial<APIGatewayProxyEvent['requestContext']> | undefined;
   const stage = typeof context?.stage === 'string' && context.stage !== '' ? `/${context.stage}` : '';
-  return `https://${context?.domainName ?? 'localhost'}${stage}/.well-known/oauth-protected-resource`;
+  return `https://${context?.domainName ?? 'localhost'}${stage}${OAUTH_PATHS.protectedResourceMetadata}`;
 }
 
 /**

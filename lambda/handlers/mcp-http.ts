@@ -11,7 +11,7 @@ import {
   withCors,
 } from './api-gateway.js';
 import { handlerClients } from './handler-clients.js';
-import { signingKeyFrom } from '../oauth/access-tokens.js';
+import { signingKeyFromSecret } from '../oauth/access-tokens.js';
 import { cognitoMachineTokens, createBearerOwnerResolver } from '../oauth/bearer-owner.js';
 import { unauthorizedResponse } from '../protocol/unauthorized.js';
 import { secretValue } from './secret-values.js';
@@ -33,18 +33,15 @@ const backend = createBackend(
 );
 const options = mcpHttpOptionsFromEnvironment(process.env);
 const proxyTokens = options.proxyTokens;
-const signingKey = proxyTokens ? secretValue(proxyTokens.signingKeySecretArn) : undefined;
 // With the OAuth proxy, API Gateway has no authorizer that knows its tokens: this function checks them.
-const bearerOwner =
-  proxyTokens && signingKey
-    ? createBearerOwnerResolver({
-        issuer: proxyTokens.issuer,
-        resource: proxyTokens.resource,
-        ...(proxyTokens.machine ? { machine: cognitoMachineTokens(proxyTokens.machine) } : {}),
-        signingKey: async () => signingKeyFrom(await signingKey()),
-        resourceMetadataUrl: `${proxyTokens.issuer}/.well-known/oauth-protected-resource`,
-      })
-    : undefined;
+const bearerOwner = proxyTokens
+  ? createBearerOwnerResolver({
+      issuer: proxyTokens.issuer,
+      resource: proxyTokens.resource,
+      signingKey: signingKeyFromSecret(secretValue(proxyTokens.signingKeySecretArn)),
+      ...(proxyTokens.machine ? { machine: cognitoMachineTokens(proxyTokens.machine) } : {}),
+    })
+  : undefined;
 
 export const handler = streamingRuntime.streamifyResponse(
   traced(tracer, async (event: APIGatewayProxyEvent, responseStream: ResponseStream) => {

@@ -14,7 +14,7 @@ import { createOAuthProxy, type OAuthProxy } from '../oauth/oauth-proxy.js';
 import type { OAuthProxyLogger } from '../oauth/oauth-proxy-context.js';
 import type { RegistrationLimits } from '../oauth/oauth-store.js';
 import { DEFAULT_ALLOWED_REDIRECT_URIS, redirectUriPatternProblem } from '../oauth/redirect-uri-policy.js';
-import { signingKeyFrom } from '../oauth/access-tokens.js';
+import { signingKeyFromSecret } from '../oauth/access-tokens.js';
 import { createUpstreamProvider, type UpstreamProviderConfig } from '../oauth/upstream-provider.js';
 
 export const DEFAULT_REGISTRATION_LIMITS: RegistrationLimits = { perSourcePerHour: 10, perDay: 1000 };
@@ -43,8 +43,9 @@ export function createOAuthProxyFromConfig(
     tableName: config.tableName,
   });
   const documents = config.clientIdMetadataDocuments;
+  const issuer = config.issuer.replace(/\/+$/, '');
   return createOAuthProxy({
-    issuer: config.issuer.replace(/\/+$/, ''),
+    issuer,
     resource: config.resource,
     store,
     upstream: createUpstreamProvider(config.upstream),
@@ -54,7 +55,7 @@ export function createOAuthProxyFromConfig(
         ? {}
         : { metadataDocuments: createClientMetadataDocuments(documents === true ? {} : documents) }),
     }),
-    tokens: { issuer: config.issuer.replace(/\/+$/, ''), resource: config.resource, signingKey: config.signingKey },
+    tokens: { issuer, resource: config.resource, signingKey: config.signingKey },
     allowedRedirectUris: config.allowedRedirectUris,
     clientIdMetadataDocuments: documents !== false,
     ...(config.registration ? { registration: config.registration } : {}),
@@ -73,12 +74,11 @@ export function oauthProxyConfigFromEnvironment(
     : DEFAULT_ALLOWED_REDIRECT_URIS;
   const problems = allowedRedirectUris.map(redirectUriPatternProblem).filter((problem) => problem !== null);
   if (problems.length > 0) throw new Error(`${OAUTH_ENV.allowedRedirectUris} is invalid: ${problems.join('; ')}`);
-  const signingKey = secret(required(env, OAUTH_ENV.signingKeySecretArn));
   return {
     issuer: required(env, OAUTH_ENV.issuer),
     resource: required(env, OAUTH_ENV.resource),
     tableName: required(env, OAUTH_ENV.tableName),
-    signingKey: async () => signingKeyFrom(await signingKey()),
+    signingKey: signingKeyFromSecret(secret(required(env, OAUTH_ENV.signingKeySecretArn))),
     upstream: {
       issuer: required(env, OAUTH_ENV.upstreamIssuer),
       clientId: required(env, OAUTH_ENV.upstreamClientId),

@@ -28,12 +28,17 @@ export interface AccessTokenSubject {
   readonly scope: string;
 }
 
-/** A signing key from a secret's text; refuses one too short to be safe. */
-export function signingKeyFrom(secret: string): Uint8Array {
-  const key = new TextEncoder().encode(secret);
-  if (key.byteLength < MIN_SIGNING_KEY_BYTES)
-    throw new Error(`The access-token signing key must have at least ${MIN_SIGNING_KEY_BYTES} bytes`);
-  return key;
+/**
+ * The signing key from a secret's text, read and checked once (a key too short to be safe is refused), then kept:
+ * every token check on the endpoint's hot path uses the same bytes.
+ */
+export function signingKeyFromSecret(secret: () => Promise<string>): () => Promise<Uint8Array> {
+  return onceLoaded(async () => {
+    const key = new TextEncoder().encode(await secret());
+    if (key.byteLength < MIN_SIGNING_KEY_BYTES)
+      throw new Error(`The access-token signing key must have at least ${MIN_SIGNING_KEY_BYTES} bytes`);
+    return key;
+  });
 }
 
 export async function mintAccessToken(

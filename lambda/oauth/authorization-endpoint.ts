@@ -15,14 +15,10 @@ import {
 import { carriesConsentCookie, clearedConsentCookie, consentCookie, consentPage } from './consent.js';
 import { isAllowedRedirectUri, matchesRegisteredRedirectUri } from './redirect-uri-policy.js';
 import { errorPage, page, redirect, redirectWithError } from './oauth-responses.js';
-import {
-  CALLBACK_PATH,
-  OAUTH_PROXY_SCOPE,
-  randomToken,
-  tokenHash,
-  type OAuthProxyContext,
-} from './oauth-proxy-context.js';
+import { OAUTH_PROXY_SCOPE, randomToken, tokenHash, type OAuthProxyContext } from './oauth-proxy-context.js';
 import type { PendingAuthorization } from './oauth-store.js';
+import { formBody } from './form-body.js';
+import { OAUTH_PATHS } from './oauth-paths.js';
 
 /** How long a person has to decide and sign in upstream. */
 const PENDING_AUTHORIZATION_MS = 10 * 60 * 1000;
@@ -102,10 +98,13 @@ export async function authorize(request: Request, context: OAuthProxyContext): P
 
 /** The person's answer on the consent page (POST /authorize), from the browser that was shown it. */
 export async function decide(request: Request, context: OAuthProxyContext): Promise<Response> {
-  const type = request.headers.get('content-type') ?? '';
-  const body = type.toLowerCase().startsWith('application/x-www-form-urlencoded') ? await request.text() : '';
-  if (Buffer.byteLength(body) > MAX_FORM_BYTES) return errorPage(new InvalidRequestError('The form is too large'));
-  const form = new URLSearchParams(body);
+  let form: URLSearchParams;
+  try {
+    form = await formBody(request, MAX_FORM_BYTES, 'The answer');
+  } catch (error) {
+    if (error instanceof InvalidRequestError) return errorPage(error);
+    throw error;
+  }
   const pendingId = form.get('pending') ?? '';
   const pending = pendingId === '' ? null : await context.store.getPendingAuthorization(pendingId, context.now());
   if (pending === null)
@@ -127,7 +126,7 @@ export async function decide(request: Request, context: OAuthProxyContext): Prom
   try {
     return redirect(
       await context.upstream.authorizationUrl({
-        redirectUri: `${context.issuer}${CALLBACK_PATH}`,
+        redirectUri: `${context.issuer}${OAUTH_PATHS.callback}`,
         state: pending.id,
         nonce: pending.upstreamNonce,
         codeVerifier: pending.upstreamCodeVerifier,
@@ -182,7 +181,7 @@ export async function completeSignIn(request: Request, context: OAuthProxyContex
     redirectWithError(pending.redirectUri, error, pending.clientState, context.issuer);
   if (params.has('error')) return back(new AccessDeniedError('Sign-in was cancelled or refused'));
   // The URL the provider redirected to, as registered with it: behind API Gateway the request URL has no stage.
-  const callbackUrl = new URL(`${context.issuer}${CALLBACK_PATH}`);
+  const callbackUrl = new URL(`${context.issuer}${OAUTH_PATHS.callback}`);
   callbackUrl.search = params.toString();
   let signIn;
   try {

@@ -5,6 +5,7 @@
 import type { Jwks } from 'aws-jwt-verify/jwk';
 import { onceLoaded } from '../core/once-loaded.js';
 import { checkAccessToken, type AccessTokenKeys } from './access-tokens.js';
+import { OAUTH_PATHS } from './oauth-paths.js';
 import { OAUTH_PROXY_SCOPE } from './oauth-proxy-context.js';
 
 export interface MachineTokenConfig {
@@ -38,8 +39,6 @@ export function cognitoMachineTokens(config: MachineTokenConfig, jwks?: Jwks): M
 }
 
 export interface BearerOwnerConfig extends AccessTokenKeys {
-  /** Where the RFC 9728 document is served, for the 401's `resource_metadata`. */
-  readonly resourceMetadataUrl: string;
   /** With a machine client: its tokens are accepted too. */
   readonly machine?: MachineTokenVerifier;
 }
@@ -54,10 +53,11 @@ function quoted(value: string): string {
 }
 
 export function createBearerOwnerResolver(config: BearerOwnerConfig): BearerOwnerResolver {
+  const resourceMetadataUrl = `${config.issuer}${OAUTH_PATHS.protectedResourceMetadata}`;
   const challenge = (error?: string, description?: string): BearerOwner => ({
     owner: null,
     challenge:
-      `Bearer resource_metadata=${quoted(config.resourceMetadataUrl)}, scope=${quoted(OAUTH_PROXY_SCOPE)}` +
+      `Bearer resource_metadata=${quoted(resourceMetadataUrl)}, scope=${quoted(OAUTH_PROXY_SCOPE)}` +
       (error ? `, error=${quoted(error)}, error_description=${quoted(description ?? '')}` : ''),
   });
   return async (request) => {

@@ -1,6 +1,6 @@
-// OAuthStore over one DynamoDB table (layout in oauth-table.ts). Single use is a conditional write: a code is marked
-// used by the one UpdateItem whose condition holds, a pending authorization or refresh token is taken by the one
-// DeleteItem that finds it. Registration counters move together in a transaction.
+// OAuthStore over one DynamoDB table (layout in oauth-table.ts). Single use is a conditional write: a code or refresh
+// token is marked used by the one UpdateItem whose condition holds, a pending authorization is taken by the one
+// DeleteItem that finds it. Registration counters move together in a transaction, as a refresh token and its grant do.
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
@@ -11,7 +11,7 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { createHash } from 'node:crypto';
+import { tokenHash } from './oauth-proxy-context.js';
 import { OAUTH_EXPIRY_MS_ATTRIBUTE, OAUTH_PARTITION_KEY, OAUTH_TTL_ATTRIBUTE } from './oauth-table.js';
 import {
   GrantRevokedError,
@@ -41,13 +41,26 @@ const key = {
   refresh: (tokenHash: string) => `refresh#${tokenHash}`,
   grant: (grantId: string) => `grant#${grantId}`,
   // The source address is hashed: the table keeps no addresses.
-  sourceRegistrations: (source: string, hour: number) =>
-    `registrations#source#${createHash('sha256').update(source).digest('hex')}#${hour}`,
+  sourceRegistrations: (source: string, hour: number) => `registrations#source#${tokenHash(source)}#${hour}`,
   dayRegistrations: (day: number) => `registrations#day#${day}`,
 };
 
-function expiry(expiresAtMs: number): Item {
-  return { [OAUTH_EXPIRY_MS_ATTRIBUTE]: expiresAtMs, [OAUTH_TTL_ATTRIBUTE]: Math.ceil(expiresAtMs / 1000) };
+/** A record as an item: its key, its fields, and its end in both forms (epoch ms for reads, epoch s for TTL). */
+function itemOf<T extends { readonly expiresAt: number }>(pk: string, record: T): Item {
+  const { expiresAt, ...fields } = record;
+  return {
+    [OAUTH_PARTITION_KEY]: pk,
+    ...fields,
+    [OAUTH_EXPIRY_MS_ATTRIBUTE]: expiresAt,
+    [OAUTH_TTL_ATTRIBUTE]: Math.ceil(expiresAt / 1000),
+  };
+}
+
+/** An update that `SET`s the item's end (`#expiresAtMs = :endMs, #ttl = :ttl`): its names, and its values. */
+const END_NAMES = { '#expiresAtMs': OAUTH_EXPIRY_MS_ATTRIBUTE, '#ttl': OAUTH_TTL_ATTRIBUTE } as const;
+const SET_END = '#expiresAtMs = :endMs, #ttl = :ttl';
+function endValues(endMs: number): Item {
+  return { ':endMs': endMs, ':ttl': Math.ceil(endMs / 1000) };
 }
 
 function isLive(item: Item | undefined, now: number): item is Item {
@@ -82,34 +95,13 @@ export class DynamoDbOAuthStore implements OAuthStore {
   }
 
   async putClient(client: RegisteredClient): Promise<void> {
-    const { expiresAt, metadata, ...rest } = client;
-    await this.client.send(
-      new PutCommand({
-        TableName: this.tableName,
-        // Metadata is the client's own JSON, kept as a string so that no value of it needs a DynamoDB type.
-        Item: {
-          [OAUTH_PARTITION_KEY]: key.client(client.clientId),
-          ...rest,
-          metadata: JSON.stringify(metadata),
-          ...expiry(expiresAt),
-        },
-        ConditionExpression: 'attribute_not_exists(#pk)',
-        ExpressionAttributeNames: { '#pk': OAUTH_PARTITION_KEY },
-      }),
-    );
+    // Metadata is the client's own JSON, kept as a string so that no value of it needs a DynamoDB type.
+    await this.put(key.client(client.clientId), { ...client, metadata: JSON.stringify(client.metadata) });
   }
 
   async getClient(clientId: string, now: number): Promise<RegisteredClient | null> {
-    const { Item } = await this.client.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: { [OAUTH_PARTITION_KEY]: key.client(clientId) },
-        ConsistentRead: true,
-      }),
-    );
-    if (!isLive(Item, now)) return null;
-    const record = recordOf<RegisteredClient & { metadata: string }>(Item);
-    return { ...record, metadata: JSON.parse(record.metadata) as Record<string, unknown> };
+    const record = await this.get<Omit<RegisteredClient, 'metadata'> & { metadata: string }>(key.client(clientId), now);
+    return record && { ...record, metadata: JSON.parse(record.metadata) as Record<string, unknown> };
   }
 
   async extendClient(clientId: string, expiresAt: number): Promise<void> {
@@ -118,14 +110,10 @@ export class DynamoDbOAuthStore implements OAuthStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: { [OAUTH_PARTITION_KEY]: key.client(clientId) },
-          UpdateExpression: 'SET #expiresAtMs = :expiresAtMs, #ttl = :ttl',
-          ConditionExpression: 'attribute_exists(#pk) AND #expiresAtMs < :expiresAtMs',
-          ExpressionAttributeNames: {
-            '#pk': OAUTH_PARTITION_KEY,
-            '#expiresAtMs': OAUTH_EXPIRY_MS_ATTRIBUTE,
-            '#ttl': OAUTH_TTL_ATTRIBUTE,
-          },
-          ExpressionAttributeValues: { ':expiresAtMs': expiresAt, ':ttl': Math.ceil(expiresAt / 1000) },
+          UpdateExpression: `SET ${SET_END}`,
+          ConditionExpression: 'attribute_exists(#pk) AND #expiresAtMs < :endMs',
+          ExpressionAttributeNames: { '#pk': OAUTH_PARTITION_KEY, ...END_NAMES },
+          ExpressionAttributeValues: endValues(expiresAt),
         }),
       );
     } catch (error) {
@@ -140,14 +128,10 @@ export class DynamoDbOAuthStore implements OAuthStore {
       Update: {
         TableName: this.tableName,
         Key: { [OAUTH_PARTITION_KEY]: pk },
-        UpdateExpression: 'ADD #count :one SET #expiresAtMs = :endMs, #ttl = :ttl',
+        UpdateExpression: `ADD #count :one SET ${SET_END}`,
         ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
-        ExpressionAttributeNames: {
-          '#count': 'count',
-          '#expiresAtMs': OAUTH_EXPIRY_MS_ATTRIBUTE,
-          '#ttl': OAUTH_TTL_ATTRIBUTE,
-        },
-        ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':endMs': endMs, ':ttl': Math.ceil(endMs / 1000) },
+        ExpressionAttributeNames: { '#count': 'count', ...END_NAMES },
+        ExpressionAttributeValues: { ':one': 1, ':limit': limit, ...endValues(endMs) },
       },
     });
     try {
@@ -174,14 +158,7 @@ export class DynamoDbOAuthStore implements OAuthStore {
   }
 
   async getPendingAuthorization(id: string, now: number): Promise<PendingAuthorization | null> {
-    const { Item } = await this.client.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: { [OAUTH_PARTITION_KEY]: key.pending(id) },
-        ConsistentRead: true,
-      }),
-    );
-    return isLive(Item, now) ? recordOf<PendingAuthorization>(Item) : null;
+    return this.get<PendingAuthorization>(key.pending(id), now);
   }
 
   async takePendingAuthorization(id: string, now: number): Promise<PendingAuthorization | null> {
@@ -197,7 +174,6 @@ export class DynamoDbOAuthStore implements OAuthStore {
   }
 
   async putRefreshToken(token: RefreshToken): Promise<void> {
-    const { expiresAt, ...rest } = token;
     try {
       await this.client.send(
         new TransactWriteCommand({
@@ -205,7 +181,7 @@ export class DynamoDbOAuthStore implements OAuthStore {
             {
               Put: {
                 TableName: this.tableName,
-                Item: { [OAUTH_PARTITION_KEY]: key.refresh(token.tokenHash), ...rest, ...expiry(expiresAt) },
+                Item: itemOf(key.refresh(token.tokenHash), token),
                 ConditionExpression: 'attribute_not_exists(#pk)',
                 ExpressionAttributeNames: { '#pk': OAUTH_PARTITION_KEY },
               },
@@ -215,19 +191,14 @@ export class DynamoDbOAuthStore implements OAuthStore {
               Update: {
                 TableName: this.tableName,
                 Key: { [OAUTH_PARTITION_KEY]: key.grant(token.grantId) },
-                UpdateExpression: 'SET #current = :hash, #expiresAtMs = :endMs, #ttl = :ttl',
+                UpdateExpression: `SET #current = :hash, ${SET_END}`,
                 ConditionExpression: 'attribute_not_exists(#revokedAt)',
                 ExpressionAttributeNames: {
                   '#current': 'currentRefreshTokenHash',
                   '#revokedAt': 'revokedAt',
-                  '#expiresAtMs': OAUTH_EXPIRY_MS_ATTRIBUTE,
-                  '#ttl': OAUTH_TTL_ATTRIBUTE,
+                  ...END_NAMES,
                 },
-                ExpressionAttributeValues: {
-                  ':hash': token.tokenHash,
-                  ':endMs': expiresAt,
-                  ':ttl': Math.ceil(expiresAt / 1000),
-                },
+                ExpressionAttributeValues: { ':hash': token.tokenHash, ...endValues(token.expiresAt) },
               },
             },
           ],
@@ -248,28 +219,20 @@ export class DynamoDbOAuthStore implements OAuthStore {
   }
 
   async restoreRefreshToken(token: RefreshToken): Promise<void> {
-    const { expiresAt, ...rest } = token;
+    // Unconditional: the token's own used item is overwritten with what it was.
     await this.client.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: { [OAUTH_PARTITION_KEY]: key.refresh(token.tokenHash), ...rest, ...expiry(expiresAt) },
-      }),
+      new PutCommand({ TableName: this.tableName, Item: itemOf(key.refresh(token.tokenHash), token) }),
     );
   }
 
   async revokeGrant(grantId: string, now: number): Promise<void> {
-    const remembered = now + REVOKED_GRANT_MEMORY_MS;
     const { Attributes } = await this.client.send(
       new UpdateCommand({
         TableName: this.tableName,
         Key: { [OAUTH_PARTITION_KEY]: key.grant(grantId) },
-        UpdateExpression: 'SET #revokedAt = :now, #expiresAtMs = :endMs, #ttl = :ttl',
-        ExpressionAttributeNames: {
-          '#revokedAt': 'revokedAt',
-          '#expiresAtMs': OAUTH_EXPIRY_MS_ATTRIBUTE,
-          '#ttl': OAUTH_TTL_ATTRIBUTE,
-        },
-        ExpressionAttributeValues: { ':now': now, ':endMs': remembered, ':ttl': Math.ceil(remembered / 1000) },
+        UpdateExpression: `SET #revokedAt = :now, ${SET_END}`,
+        ExpressionAttributeNames: { '#revokedAt': 'revokedAt', ...END_NAMES },
+        ExpressionAttributeValues: { ':now': now, ...endValues(now + REVOKED_GRANT_MEMORY_MS) },
         ReturnValues: 'ALL_OLD',
       }),
     );
@@ -285,22 +248,20 @@ export class DynamoDbOAuthStore implements OAuthStore {
    * guess, and it gives up its upstream refresh token (which moves to whatever this redemption issues).
    */
   private async redeem<T>(pk: string, now: number): Promise<Redemption<T>> {
-    const remembered = now + REDEEMED_MEMORY_MS;
     try {
       const { Attributes } = await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { [OAUTH_PARTITION_KEY]: pk },
-          UpdateExpression: 'SET #usedAt = :now, #expiresAtMs = :remembered, #ttl = :ttl REMOVE #upstreamRefreshToken',
+          UpdateExpression: `SET #usedAt = :now, ${SET_END} REMOVE #upstreamRefreshToken`,
           ConditionExpression: 'attribute_exists(#pk) AND attribute_not_exists(#usedAt) AND #expiresAtMs > :now',
           ExpressionAttributeNames: {
             '#pk': OAUTH_PARTITION_KEY,
             '#usedAt': 'usedAt',
-            '#expiresAtMs': OAUTH_EXPIRY_MS_ATTRIBUTE,
-            '#ttl': OAUTH_TTL_ATTRIBUTE,
             '#upstreamRefreshToken': 'upstreamRefreshToken',
+            ...END_NAMES,
           },
-          ExpressionAttributeValues: { ':now': now, ':remembered': remembered, ':ttl': Math.ceil(remembered / 1000) },
+          ExpressionAttributeValues: { ':now': now, ...endValues(now + REDEEMED_MEMORY_MS) },
           // The record as it was before this update: with its own end and its upstream refresh token.
           ReturnValues: 'ALL_OLD',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -317,12 +278,20 @@ export class DynamoDbOAuthStore implements OAuthStore {
     }
   }
 
-  private async put(pk: string, record: { readonly expiresAt: number }): Promise<void> {
-    const { expiresAt, ...rest } = record;
+  /** Reads a record with a consistent read; `null` when there is none or it is past its end. */
+  private async get<T>(pk: string, now: number): Promise<T | null> {
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: { [OAUTH_PARTITION_KEY]: pk }, ConsistentRead: true }),
+    );
+    return isLive(Item, now) ? recordOf<T>(Item) : null;
+  }
+
+  /** Stores a new record; never overwrites one. */
+  private async put<T extends { readonly expiresAt: number }>(pk: string, record: T): Promise<void> {
     await this.client.send(
       new PutCommand({
         TableName: this.tableName,
-        Item: { [OAUTH_PARTITION_KEY]: pk, ...rest, ...expiry(expiresAt) },
+        Item: itemOf(pk, record),
         ConditionExpression: 'attribute_not_exists(#pk)',
         ExpressionAttributeNames: { '#pk': OAUTH_PARTITION_KEY },
       }),

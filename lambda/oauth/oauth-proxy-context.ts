@@ -7,8 +7,6 @@ import type { UpstreamProvider } from './upstream-provider.js';
 
 /** The one scope this server grants: calling the endpoint's tools and managing one's own tasks. */
 export const OAUTH_PROXY_SCOPE = 'mcp';
-/** Where the upstream provider sends the person back to, relative to the issuer. */
-export const CALLBACK_PATH = '/oauth/callback';
 
 export interface OAuthProxyLogger {
   info(message: string, details?: Record<string, unknown>): void;

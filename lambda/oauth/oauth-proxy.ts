@@ -4,21 +4,11 @@
 import { MethodNotAllowedError, ServerError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { authorize, completeSignIn, decide } from './authorization-endpoint.js';
 import { errorPage, json, oauthErrorResponse, publicDocument } from './oauth-responses.js';
-import { CALLBACK_PATH, OAUTH_PROXY_SCOPE, type OAuthProxyContext } from './oauth-proxy-context.js';
+import { OAUTH_PROXY_SCOPE, type OAuthProxyContext } from './oauth-proxy-context.js';
+import { OAUTH_PATHS } from './oauth-paths.js';
 import { register } from './registration-endpoint.js';
 import { token } from './token-endpoint.js';
 import { CLIENT_AUTH_METHODS } from './oauth-store.js';
-
-export const OAUTH_PATHS = {
-  authorizationServerMetadata: '/.well-known/oauth-authorization-server',
-  openIdConfiguration: '/.well-known/openid-configuration',
-  protectedResourceMetadata: '/.well-known/oauth-protected-resource',
-  jwks: '/jwks',
-  authorize: '/authorize',
-  callback: CALLBACK_PATH,
-  token: '/token',
-  register: '/register',
-} as const;
 
 /** The request facts an adapter knows and a Request does not carry. */
 export interface OAuthRequestContext {

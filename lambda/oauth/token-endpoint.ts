@@ -14,8 +14,9 @@ import {
 } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { UpstreamRefusedError } from './upstream-provider.js';
 import { ACCESS_TOKEN_LIFETIME_SECONDS, mintAccessToken } from './access-tokens.js';
+import { formBody } from './form-body.js';
 import type { KnownClient } from './client-resolver.js';
-import { GrantRevokedError, type Grant } from './oauth-store.js';
+import { GrantRevokedError, type Grant, type Redemption } from './oauth-store.js';
 import { json, oauthErrorResponse } from './oauth-responses.js';
 import { randomToken, sameSecret, tokenHash, type OAuthProxyContext } from './oauth-proxy-context.js';
 
@@ -35,7 +36,7 @@ function required(form: URLSearchParams, name: string): string {
 
 export async function token(request: Request, context: OAuthProxyContext): Promise<Response> {
   try {
-    const form = await formOf(request);
+    const form = await formBody(request, MAX_FORM_BYTES, 'The token request');
     const client = await authenticateClient(request, form, context);
     const grantType = form.get('grant_type');
     const issued =
@@ -60,18 +61,6 @@ export async function token(request: Request, context: OAuthProxyContext): Promi
   }
 }
 
-async function formOf(request: Request): Promise<URLSearchParams> {
-  const type = request.headers.get('content-type') ?? '';
-  if (!type.toLowerCase().startsWith('application/x-www-form-urlencoded'))
-    throw new InvalidRequestError('The token request must be application/x-www-form-urlencoded');
-  const body = await request.text();
-  if (Buffer.byteLength(body) > MAX_FORM_BYTES) throw new InvalidRequestError('The token request is too large');
-  const form = new URLSearchParams(body);
-  for (const name of new Set(form.keys()))
-    if (form.getAll(name).length > 1) throw new InvalidRequestError(`${name} is given more than once`);
-  return form;
-}
-
 /** RFC 6749 2.3.1: HTTP Basic (URL-encoded ID and secret) or the secret in the form; a public client sends its ID. */
 async function authenticateClient(
   request: Request,
@@ -81,18 +70,15 @@ async function authenticateClient(
   const basic = /^Basic (.+)$/i.exec(request.headers.get('authorization') ?? '');
   let clientId: string;
   let secret: string | undefined;
-  let method: KnownClient['tokenEndpointAuthMethod'];
   if (basic) {
     const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 0) throw new InvalidClientError('Malformed Basic credentials');
     clientId = formDecoded(decoded.slice(0, colon));
     secret = formDecoded(decoded.slice(colon + 1));
-    method = 'client_secret_basic';
   } else {
     clientId = required(form, 'client_id');
     secret = form.get('client_secret') ?? undefined;
-    method = secret === undefined ? 'none' : 'client_secret_post';
   }
   if (form.has('client_id') && form.get('client_id') !== clientId)
     throw new InvalidClientError('client_id in the form differs from the authenticated client');
@@ -101,8 +87,7 @@ async function authenticateClient(
     if (secret !== undefined) throw new InvalidClientError(`Client '${clientId}' is public: it has no secret to send`);
     return client;
   }
-  if (secret === undefined || method === 'none')
-    throw new InvalidClientError(`Client '${clientId}' must authenticate with its secret`);
+  if (secret === undefined) throw new InvalidClientError(`Client '${clientId}' must authenticate with its secret`);
   if (client.clientSecretHash === undefined || !sameSecret(tokenHash(secret), client.clientSecretHash))
     throw new InvalidClientError('Client authentication failed');
   return client;
@@ -123,21 +108,32 @@ function checkResource(form: URLSearchParams, grant: Grant): void {
     throw new InvalidTargetError(`This grant is for ${grant.resource}, not ${resource}`);
 }
 
+/**
+ * The code or refresh token a redemption found, if it was this client's and not used before. One used twice was
+ * probably stolen, so its whole grant is revoked (RFC 6749 4.1.2 for codes, RFC 9700 4.14.2 for refresh tokens).
+ */
+async function redeemedBy<T extends Grant>(
+  client: KnownClient,
+  redemption: Redemption<T>,
+  what: 'authorization code' | 'refresh token',
+  context: OAuthProxyContext,
+): Promise<T> {
+  if (redemption.outcome === 'reused') {
+    await context.store.revokeGrant(redemption.record.grantId, context.now());
+    context.logger.warn(`A ${what} was replayed; its grant is revoked`, { clientId: client.clientId });
+  }
+  if (redemption.outcome !== 'redeemed') throw new InvalidGrantError(`The ${what} is invalid, expired or already used`);
+  if (redemption.record.clientId !== client.clientId)
+    throw new InvalidGrantError(`The ${what} was issued to another client`);
+  return redemption.record;
+}
+
 async function redeemCode(form: URLSearchParams, client: KnownClient, context: OAuthProxyContext) {
   const code = required(form, 'code');
   const redirectUri = required(form, 'redirect_uri');
   const verifier = required(form, 'code_verifier');
   const redemption = await context.store.redeemAuthorizationCode(tokenHash(code), context.now());
-  if (redemption.outcome === 'reused') {
-    // RFC 6749 4.1.2: a code used twice was probably stolen; everything issued for it is revoked.
-    await context.store.revokeGrant(redemption.record.grantId, context.now());
-    context.logger.warn('Authorization code replayed; its grant is revoked', { clientId: client.clientId });
-  }
-  if (redemption.outcome !== 'redeemed')
-    throw new InvalidGrantError('The authorization code is invalid, expired or already used');
-  const grant = redemption.record;
-  if (grant.clientId !== client.clientId)
-    throw new InvalidGrantError('The authorization code was issued to another client');
+  const grant = await redeemedBy(client, redemption, 'authorization code', context);
   if (grant.redirectUri !== redirectUri)
     throw new InvalidGrantError('redirect_uri differs from the one in the authorization request');
   if (!CODE_VERIFIER.test(verifier))
@@ -150,16 +146,7 @@ async function redeemCode(form: URLSearchParams, client: KnownClient, context: O
 
 async function refresh(form: URLSearchParams, client: KnownClient, context: OAuthProxyContext) {
   const redemption = await context.store.redeemRefreshToken(tokenHash(required(form, 'refresh_token')), context.now());
-  if (redemption.outcome === 'reused') {
-    // RFC 9700 4.14.2: a rotated refresh token presented again was probably stolen; the whole grant is revoked.
-    await context.store.revokeGrant(redemption.record.grantId, context.now());
-    context.logger.warn('Refresh token replayed; its grant is revoked', { clientId: client.clientId });
-  }
-  if (redemption.outcome !== 'redeemed')
-    throw new InvalidGrantError('The refresh token is invalid, expired or already used');
-  const presented = redemption.record;
-  if (presented.clientId !== client.clientId)
-    throw new InvalidGrantError('The refresh token was issued to another client');
+  const presented = await redeemedBy(client, redemption, 'refresh token', context);
   checkResource(form, presented);
   let upstreamRefreshToken = presented.upstreamRefreshToken;
   if (upstreamRefreshToken !== undefined) {
@@ -177,8 +164,7 @@ async function refresh(form: URLSearchParams, client: KnownClient, context: OAut
       throw new TemporarilyUnavailableError('The identity provider could not be reached: try again shortly');
     }
   }
-  const { tokenHash: _hash, expiresAt: _expiresAt, upstreamRefreshToken: _upstream, ...grant } = presented;
-  return issueTokens({ ...grant, ...(upstreamRefreshToken ? { upstreamRefreshToken } : {}) }, context);
+  return issueTokens(upstreamRefreshToken === undefined ? presented : { ...presented, upstreamRefreshToken }, context);
 }
 
 /** Mints an access token and a refresh token for a grant; the refresh token becomes the grant's current one. */

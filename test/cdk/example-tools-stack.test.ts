@@ -2,21 +2,7 @@
 // developer copies to try it.
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { exampleStack, logicalId } from './cdk-app.js';
-
-/**
- * A CloudFormation value as text, with `${LogicalId}` / `${LogicalId.Attribute}` / `${AWS::Region}` for what
- * CloudFormation fills in.
- */
-function text(value: unknown): string {
-  if (typeof value === 'string') return value;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a template's JSON, walked node by node
-  const node = value as Record<string, any>;
-  if (node['Fn::Join']) return (node['Fn::Join'][1] as unknown[]).map(text).join(node['Fn::Join'][0]);
-  if (node['Ref']) return `\${${node['Ref']}}`;
-  if (node['Fn::GetAtt']) return `\${${node['Fn::GetAtt'].join('.')}}`;
-  throw new Error(`cannot render ${JSON.stringify(value)}`);
-}
+import { exampleStack, joined, logicalId } from './cdk-app.js';
 
 describe('the example stack on a fresh account', () => {
   const { stack, template } = exampleStack();
@@ -52,7 +38,7 @@ describe('the example stack on a fresh account', () => {
 
   describe('outputs', () => {
     const outputs = template.toJSON()['Outputs'] as Record<string, { Value: unknown }>;
-    const mcpUrl = text(outputs['McpUrl']!.Value);
+    const mcpUrl = joined(outputs['McpUrl']!.Value);
     const auth = stack.endpoint.auth!;
 
     it('give the MCP URL of the stage', () => {
@@ -62,7 +48,7 @@ describe('the example stack on a fresh account', () => {
     });
 
     it('give the authorization server clients are sent to: the OAuth proxy, at the stage’s base URL', () => {
-      expect(text(outputs['AuthorizationServerUrl']!.Value)).toBe(mcpUrl.replace(/\/mcp$/, ''));
+      expect(joined(outputs['AuthorizationServerUrl']!.Value)).toBe(mcpUrl.replace(/\/mcp$/, ''));
       expect(outputs).not.toHaveProperty('InteractiveClientId');
     });
 
@@ -71,23 +57,23 @@ describe('the example stack on a fresh account', () => {
         props: { endpoint: { machineClient: true, oauthProxy: false } },
       });
       const cognitoOutputs = cognitoTemplate.toJSON()['Outputs'] as Record<string, { Value: unknown }>;
-      expect(text(cognitoOutputs['AuthorizationServerUrl']!.Value)).toBe(
+      expect(joined(cognitoOutputs['AuthorizationServerUrl']!.Value)).toBe(
         `https://\${${logicalId(cognito, cognito.endpoint.auth!.userPool as never)}.ProviderName}`,
       );
-      expect(text(cognitoOutputs['InteractiveClientId']!.Value)).toBe(
+      expect(joined(cognitoOutputs['InteractiveClientId']!.Value)).toBe(
         `\${${logicalId(cognito, cognito.endpoint.auth!.userPoolClient!)}}`,
       );
     });
 
     it('give a ready MCP Inspector command that lists the tools at that URL with the bearer token', () => {
-      expect(text(outputs['InspectorCommand']!.Value)).toBe(
+      expect(joined(outputs['InspectorCommand']!.Value)).toBe(
         `npx @modelcontextprotocol/inspector --cli ${mcpUrl} --transport http --protocol-era ` +
           `modern --method tools/list --header "Authorization: Bearer $TOKEN"`,
       );
     });
 
     it('give the command that sets TOKEN from the machine client’s credentials', () => {
-      const command = text(outputs['TokenCommand']!.Value);
+      const command = joined(outputs['TokenCommand']!.Value);
       const clientId = `\${${logicalId(stack, auth.machineClient!)}}`;
       expect(command).toMatch(/^export TOKEN=\$\(curl -s -u "/);
       expect(command).toContain(
@@ -96,7 +82,7 @@ describe('the example stack on a fresh account', () => {
       );
       expect(command).toContain('-d grant_type=client_credentials');
       expect(command).toContain(`-d scope=\${${logicalId(stack, auth.resourceServer)}}/invoke`);
-      expect(command).toContain(text(outputs['TokenEndpoint']!.Value));
+      expect(command).toContain(joined(outputs['TokenEndpoint']!.Value));
     });
 
     it('drop the token from the Inspector command of an open endpoint', () => {
@@ -104,7 +90,7 @@ describe('the example stack on a fresh account', () => {
         string,
         { Value: unknown }
       >;
-      expect(text(open['InspectorCommand']!.Value)).toMatch(/--method tools\/list$/);
+      expect(joined(open['InspectorCommand']!.Value)).toMatch(/--method tools\/list$/);
       expect(open).not.toHaveProperty('TokenCommand');
       expect(open).not.toHaveProperty('AuthorizationServerUrl');
     });

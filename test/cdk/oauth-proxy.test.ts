@@ -10,7 +10,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createOAuthProxyFromConfig, oauthProxyConfigFromEnvironment } from '../../lambda/handlers/oauth-proxy-core.js';
 import { OAUTH_ENV } from '../../lambda/oauth/oauth-environment.js';
-import { OAUTH_PATHS } from '../../lambda/oauth/oauth-proxy.js';
+import { OAUTH_PATHS } from '../../lambda/oauth/oauth-paths.js';
 import { OAUTH_PARTITION_KEY, OAUTH_TTL_ATTRIBUTE } from '../../lambda/oauth/oauth-table.js';
 import { DEFAULT_ALLOWED_REDIRECT_URIS } from '../../lambda/oauth/redirect-uri-policy.js';
 import type { ExampleToolsStack } from '../../lib/example-tools-stack.js';

@@ -28,7 +28,6 @@ beforeAll(async () => {
   const jwk = { ...(await exportJWK(publicKey)), kid: 'pool-key', alg: 'RS256', use: 'sig' } as Jwk;
   resolve = createBearerOwnerResolver({
     ...keys,
-    resourceMetadataUrl: `${ISSUER}/.well-known/oauth-protected-resource`,
     machine: cognitoMachineTokens(MACHINE, { keys: [jwk] }),
   });
   cognitoToken = (claims) =>
