@@ -1,15 +1,46 @@
 import { defineConfig } from 'vitest/config';
 
+// Four projects, so the fast loop stays fast: `npm run test:unit` runs the unit project alone, with no global setup
+// (no Java, no DynamoDB Local, no emulator, no bundling). `npm test` runs them all.
+const shared = {
+  testTimeout: 90_000,
+  hookTimeout: 90_000,
+  // Handlers publish EMF metrics to stdout; test/integration/task-metrics.test.ts turns them back on to read them.
+  env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' },
+};
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     reporters: ['default', './test/support/plain-summary-reporter.ts'],
-    // One DynamoDB Local and one Step Functions emulator for the whole run; each test file makes its own table.
-    // The Lambda assets first: CDK tests synthesize them (see scripts/build-assets.ts).
-    globalSetup: ['test/support/build-assets-setup.ts', 'test/support/global-setup.ts'],
-    testTimeout: 90_000,
-    hookTimeout: 90_000,
-    // Handlers publish EMF metrics to stdout; test/integration/task-metrics.test.ts turns them back on to read them.
-    env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' },
+    projects: [
+      { test: { ...shared, name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      {
+        test: {
+          ...shared,
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
+          // One DynamoDB Local and one Step Functions emulator for the project; each test file makes its own table.
+          // The Lambda assets first: some tests load the bundles (see scripts/build-assets.ts).
+          globalSetup: ['test/support/build-assets-setup.ts', 'test/support/global-setup.ts'],
+        },
+      },
+      {
+        test: {
+          ...shared,
+          name: 'cdk',
+          include: ['test/cdk/**/*.test.ts'],
+          // CDK tests synthesize the prebuilt Lambda assets, so they are built from the working tree first.
+          globalSetup: ['test/support/build-assets-setup.ts'],
+        },
+      },
+      {
+        test: {
+          ...shared,
+          name: 'conformance',
+          include: ['test/conformance/**/*.test.ts'],
+          globalSetup: ['test/support/build-assets-setup.ts', 'test/support/global-setup.ts'],
+        },
+      },
+    ],
   },
 });

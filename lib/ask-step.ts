@@ -1,4 +1,4 @@
-// The ask step for the CDK construct (issue 8): the Lambda function that records an input request on its MCP task,
+// The ask step for the CDK construct: the Lambda function that records an input request on its MCP task,
 // and a helper that makes the `lambda:invoke.waitForTaskToken` state a team puts into its own state machine.
 import { Duration, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';

@@ -180,7 +180,7 @@ export class McpTaskEndpoint extends Construct {
       entry: projectPath('lambda/handlers/report-progress.ts'),
     });
     this.progressFunction = this.progressHandler.function;
-    // Input requests (issue 8): the ask function writes the question; the MCP function resumes executions with answers.
+    // Input requests: the ask function writes the question; the MCP function resumes executions with answers.
     this.askHandler = createAskFunction(this, 'AskHandler', { table: this.table, ...common });
     grantTaskTokenAnswers(this.mcpHandler.function);
     this.expirySweep = new ExpirySweepSchedule(this, 'ExpirySweep', {
@@ -282,7 +282,7 @@ export class McpTaskEndpoint extends Construct {
 
     machine.grantStartExecution(this.mcpFunction);
     const executions = executionsOf(machine);
-    // GetExecutionHistory: a refresh of a running task reads the state it is in (issue 12).
+    // GetExecutionHistory: a refresh of a running task reads the state it is in.
     iam.Grant.addToPrincipal({
       grantee: this.mcpFunction,
       actions: ['states:DescribeExecution', 'states:GetExecutionHistory', 'states:StopExecution'],

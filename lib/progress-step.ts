@@ -1,4 +1,4 @@
-// The progress step of an McpTaskEndpoint (issue 12): one function per endpoint that a state machine's Task states
+// The progress step of an McpTaskEndpoint: one function per endpoint that a state machine's Task states
 // invoke to report progress on their task, and the LambdaInvoke that calls it, for state machines built in CDK.
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';

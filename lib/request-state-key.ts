@@ -1,4 +1,4 @@
-// The HMAC key that signs plain calls' `requestState` (SEP-2322, issue 8): every instance of the MCP function must
+// The HMAC key that signs plain calls' `requestState` (SEP-2322): every instance of the MCP function must
 // hold the same key, so a retry that reaches another instance verifies. Secrets Manager generates it at deployment.
 import { Validations, type RemovalPolicy } from 'aws-cdk-lib';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';

@@ -112,7 +112,7 @@ export async function startLocalInfrastructure<Name extends string>(
   const clients = localClients(endpoints);
   if (options.progressTableName !== undefined) {
     reportProgress = createProgressHandler(options.progressTableName, clients.dynamoDb) as Handler;
-    // The ask step records questions on the same table, as the deployed one does on its endpoint's (issue 8).
+    // The ask step records questions on the same table, as the deployed one does on its endpoint's.
     const inputs = new DynamoDbInputRequests({
       client: DynamoDBDocumentClient.from(clients.dynamoDb, { marshallOptions: { removeUndefinedValues: true } }),
       tableName: options.progressTableName,

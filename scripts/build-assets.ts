@@ -12,7 +12,7 @@ import { assetDirectory, ESM_REQUIRE_BANNER, PACKAGE_ROOT } from '../lib/handler
 /**
  * Minified ESM for Node 22 with linked source maps: an entry file, index.mjs, and chunks. What a handler reaches only
  * through `import()` (the AWS SDK for the MCP endpoint, Powertools Tracer when tracing is off) goes into chunks that
- * load when first needed, so a cold start parses only what its first request runs (issue 10).
+ * load when first needed, so a cold start parses only what its first request runs.
  */
 export const BUNDLE_OPTIONS = {
   bundle: true,

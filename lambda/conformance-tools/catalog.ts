@@ -19,7 +19,7 @@ function oneStep(step: string, handler: string): StateMachineTool['lambdaSteps']
   };
 }
 
-/** A fixture whose ASL asks its client through the shared ask step (`${AskFunctionArn}`, issue 8). */
+/** A fixture whose ASL asks its client through the shared ask step (`${AskFunctionArn}`). */
 function asking(file: string): Pick<StateMachineTool, 'definitionPath' | 'lambdaSteps'> {
   return { definitionPath: here(`./asl/${file}.asl.json`), lambdaSteps: { AskFunctionArn: ASK_STEP } };
 }
@@ -249,7 +249,7 @@ export const CONFORMANCE_TOOLS: readonly StateMachineTool[] = [
     definitionPath: here('./asl/protocol-error-job.asl.json'),
     lambdaSteps: oneStep('ProtocolErrorJob', 'protocol-error-job'),
   },
-  // --- Input requests on the 2025-era streams (issue 8): each asks the client through the ask step, which waits for
+  // --- Input requests on the 2025-era streams: each asks the client through the ask step, which waits for
   // the answer (SendTaskSuccess), then a Lambda step turns the answer into the text result the scenario expects.
   // tools-call-elicitation
   {
@@ -305,7 +305,7 @@ export const CONFORMANCE_TOOLS: readonly StateMachineTool[] = [
     definitionPath: here('./asl/test-elicitation-sep1330-enums.asl.json'),
     lambdaSteps: ASKS_THEN_ANSWERS,
   },
-  // --- Input requests (issue 8, modern era): the workflow asks its client through the ask step. ---
+  // --- Input requests (modern era): the workflow asks its client through the ask step. ---
   // tasks-mrtr-input: a task that asks one question (key minted from the task token), answered with tasks/update
   {
     name: 'confirm_delete',

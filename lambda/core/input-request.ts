@@ -1,4 +1,4 @@
-// Input requests: what a running workflow asks the client for (issue 8). Pure: no AWS, no MCP SDK.
+// Input requests: what a running workflow asks the client for. Pure: no AWS, no MCP SDK.
 // A request lives on its task's record under a key unique over the task's lifetime; it is answered at most once, and
 // answered requests stay (marked, not deleted) so that a late duplicate answer is recognised and ignored.
 import { createHash } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Parts of a cold start that load on first use (issue 10): the AWS SDK behind the handlers' stand-ins, and the
+// Parts of a cold start that load on first use, to keep it fast: the AWS SDK behind the handlers' stand-ins, and the
 // 2026-07-28 era's MCP server behind the endpoint's first modern request. Here, not in handlers, so that protocol
 // code can use it too.
 

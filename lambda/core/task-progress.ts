@@ -1,4 +1,4 @@
-// Progress a workflow reports on its task (issue 12): a message, a count and a total, stored on the task by the
+// Progress a workflow reports on its task: a message, a count and a total, stored on the task by the
 // progress step (lambda/progress). Pure: how it reads as a status message and when it counts as news.
 import { isTerminal, type TaskRecord } from './task.js';
 

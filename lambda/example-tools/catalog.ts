@@ -7,7 +7,7 @@ import { PROGRESS_LAMBDA_STEP, PROGRESS_STEP_PLACEHOLDER } from '../progress/pro
 const here = pathsFrom(import.meta.url);
 
 /**
- * The ask step (issue 8) as a Lambda step of the example ASL: locally, the emulator runs handlers/ask-step, as the
+ * The ask step as a Lambda step of the example ASL: locally, the emulator runs handlers/ask-step, as the
  * CDK construct deploys it. Its function name is the one the local stack binds to the local table.
  */
 export const ASK_STEP = { functionName: 'ask-for-input', entry: here('../handlers/ask-step.ts') } as const;

@@ -1,4 +1,4 @@
-// Lambda entry point of the ask step (issue 8): see input/ask-step. The table comes from the environment, read once
+// Lambda entry point of the ask step: see input/ask-step. The table comes from the environment, read once
 // at the first invocation (the local stack sets it after loading this module).
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';

@@ -1,4 +1,4 @@
-// Lambda entry point of the progress step (issue 12): a state machine's Task state invokes it with its execution ARN
+// Lambda entry point of the progress step: a state machine's Task state invokes it with its execution ARN
 // and what to report; it records that on the task the execution runs for. Needs UpdateItem on the task table, nothing
 // else.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';

@@ -40,7 +40,7 @@ export interface TaskCore {
   readonly service: TaskService;
   readonly store: TaskStore;
   readonly tools: ToolRegistry;
-  /** Answers to the input requests of tasks (issue 8). */
+  /** Answers to the input requests of tasks. */
   readonly inputs: InputService;
 }
 

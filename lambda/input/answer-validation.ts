@@ -1,4 +1,4 @@
-// Checks a client's answer against the input request it answers (issue 8): an elicitation answer's action, and an
+// Checks a client's answer against the input request it answers: an elicitation answer's action, and an
 // accepted form's content against the request's `requestedSchema`; sampling and roots answers by their result shapes
 // (MCP 2026-07-28 ElicitResult, CreateMessageResult, ListRootsResult). A refused answer leaves the request open.
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';

@@ -1,4 +1,4 @@
-// The ask step (issue 8): the Lambda function a `lambda:invoke.waitForTaskToken` state calls to ask the client for
+// The ask step: the Lambda function a `lambda:invoke.waitForTaskToken` state calls to ask the client for
 // input. It records the request on the task the execution serves (found from the execution's name, see core/task-key)
 // with the state's task token, and returns; the execution then waits until an answer resumes it (SendTaskSuccess)
 // or the state's TimeoutSeconds / HeartbeatSeconds pass.

@@ -1,4 +1,4 @@
-// Answers to input requests (issue 8): checks each answer, then resumes the waiting execution with it, crash-safely.
+// Answers to input requests: checks each answer, then resumes the waiting execution with it, crash-safely.
 //
 // Order per request: claim (a conditional store write: `delivering`) -> SendTaskSuccess -> settle (`answered`).
 // - Never two SendTaskSuccess for one key: only the claim holder sends, and the claim is atomic. A claim whose holder

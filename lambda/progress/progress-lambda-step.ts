@@ -1,4 +1,4 @@
-// The progress step as a tool's ASL names it (issue 12): `${ReportProgressFunctionArn}` in a Task state. Every tool
+// The progress step as a tool's ASL names it: `${ReportProgressFunctionArn}` in a Task state. Every tool
 // shares the one function: the local stack binds it to its task table, the CDK construct deploys it once per endpoint.
 import type { LambdaStep } from '../tools/state-machine-tool.js';
 import { pathsFrom } from '../tools/state-machine-tool.js';

@@ -1,4 +1,4 @@
-// The progress step's logic (issue 12): what a state machine's Task state sends, checked, turned into a report and
+// The progress step's logic: what a state machine's Task state sends, checked, turned into a report and
 // recorded on the task its execution belongs to. The Lambda entry point (handlers/report-progress.ts) only wires it up.
 import { executionNameOf, taskKeyFromExecutionName } from '../core/task-key.js';
 import type { ProgressReport, ProgressStore } from '../store/progress-store.js';

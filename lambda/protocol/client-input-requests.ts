@@ -1,4 +1,4 @@
-// Input requests on the 2025-era streams (issue 8): while a request waits on a task (a plain tools/call, a 2025-11-25
+// Input requests on the 2025-era streams: while a request waits on a task (a plain tools/call, a 2025-11-25
 // tasks/result, a SEP-1686 tools/call), each open input request of the task goes to the client on that request's SSE
 // stream as a server->client JSON-RPC request; the client POSTs its JSON-RPC response, to any instance.
 //

@@ -73,7 +73,7 @@ function jsonRpcError(
 export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
   const path = options.path ?? '/mcp';
   // The modern era (2026-07-28), loaded by the first request that may be modern: a cold start that serves only 2025-era
-  // requests never loads the 2.x SDK (issue 10).
+  // requests never loads the 2.x SDK.
   const modernEndpoint = onceLoaded(async () =>
     (await import('./modern-endpoint.js')).createModernEndpoint(options, {
       service: options.service,
@@ -90,8 +90,8 @@ export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
     // Stateless: a fresh server and transport per request, so any instance can serve any request.
     // Plain JSON answers, except where the request needs a stream: SEP-1686's task-created notification
     // precedes the response on the same stream.
-    // So does a request that waits on a task and asked for progress notifications (issue 12), and one that waits on
-    // a task from a client that can be asked for input (issue 8): its questions go to the client on the stream.
+    // So does a request that waits on a task and asked for progress notifications, and one that waits on
+    // a task from a client that can be asked for input: its questions go to the client on the stream.
     const streaming =
       parsedBody !== undefined &&
       (hasSep1686Meta(parsedBody) || waitsWithProgress(parsedBody) || mayAskClient(request, parsedBody));
@@ -156,7 +156,7 @@ export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
           -32600,
           'Invalid Request: Batches are not supported; send one JSON-RPC message per request',
         );
-      // A client's answer to an input request asked on some instance's stream (issue 8): delivered here, before any
+      // A client's answer to an input request asked on some instance's stream: delivered here, before any
       // SDK, whose stateless transport would drop a response to a request it did not send itself.
       const clientResponse = clientResponseOf(parsedBody);
       if (clientResponse !== undefined)

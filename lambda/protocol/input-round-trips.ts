@@ -1,5 +1,5 @@
 // Plain tools/call with questions in the middle (SEP-2322 multi round-trip, protocol 2026-07-28). The call runs the
-// tool's execution within the plain-call bound; when the workflow asks its client (an ask step, issue 8), the call
+// tool's execution within the plain-call bound; when the workflow asks its client (an ask step), the call
 // answers `resultType: "input_required"` with the open input requests and a signed `requestState` naming the task.
 // The client's retry carries `inputResponses` and that state: the answers resume the SAME execution (SendTaskSuccess,
 // through the input service, so an answer sent twice is delivered once), and the call waits again: the result,

@@ -44,7 +44,7 @@ export interface RequestContext {
   readonly endResponseStream: (requestId: RequestId) => void;
   /** Work the HTTP answer must wait for, such as a notification's effect, which the SDK does not await. */
   readonly waitFor: (work: Promise<unknown>) => void;
-  /** Sends a server->client request on the SSE stream of the request `relatedRequestId` (issue 8: input requests). */
+  /** Sends a server->client request on the SSE stream of the request `relatedRequestId` (input requests). */
   readonly askClient: (message: ClientInputRequest, relatedRequestId: RequestId) => Promise<void>;
   /**
    * The protocol version an `initialize` request asks for, if this is one: the tasks capability is only offered where
@@ -145,7 +145,7 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
   /** The terminal task's tool result, tagged with the dialect's related-task meta. */
   const resultOf = async (task: TaskRecord, meta: Record<string, unknown>): Promise<CallToolResult> =>
     ({ ...((await service.resultOf(task)) ?? { content: [] }), _meta: meta }) as CallToolResult;
-  /** notifications/progress on the request's own stream while it waits, when it sent a progressToken (issue 12). */
+  /** notifications/progress on the request's own stream while it waits, when it sent a progressToken. */
   const progressFor = (meta: Record<string, unknown> | undefined, extra: Extra, related?: Record<string, unknown>) => {
     return progressNotifierFor(
       meta,
@@ -155,7 +155,7 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
   };
   /**
    * The task's open input requests as requests to the client on this request's stream, with the dialect's related-task
-   * meta (issue 8).
+   * meta.
    */
   const inputsFor = (extra: Extra, related?: (taskId: string) => Record<string, unknown>) =>
     inputRequestSender((message) => context.askClient(message, extra.requestId), related);

@@ -14,7 +14,7 @@ export interface McpServerDependencies {
   readonly prompts?: PromptRegistry;
   readonly settings: TaskServiceSettings;
   readonly logger: Logger;
-  /** Answers to tasks' input requests (issue 8). */
+  /** Answers to tasks' input requests. */
   readonly inputs: InputService;
   /**
    * The HMAC key of plain calls' `requestState` (SEP-2322; at least 32 bytes), the same on every instance that may

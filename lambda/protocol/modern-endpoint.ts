@@ -1,6 +1,6 @@
 // The 2026-07-28 era's side of the endpoint: the SDK's per-request entry (createMcpHandler), task subscriptions and
 // the 2.x SDK's request schemas. Loaded by the first request that may be modern (http-app.ts): the 2.x SDK builds all
-// its Zod schemas at import, which a 2025-era cold start (initialize, tools/list) never needs (issue 10).
+// its Zod schemas at import, which a 2025-era cold start (initialize, tools/list) never needs.
 import { createMcpHandler, isLegacyRequest, specTypeSchemas } from '@modelcontextprotocol/server';
 import { sdkParamsErrorOf, type RequestSchema } from './invalid-params.js';
 import type { McpServerDependencies } from './mcp-dependencies.js';

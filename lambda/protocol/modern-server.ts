@@ -112,7 +112,7 @@ export function createModernMcpServer(deps: McpServerDependencies, schemas: Tool
       // A plain call, or a retry carrying answers (SEP-2322), or the first rounds of a tool that asks before it
       // becomes a task: answered inline, with input_required rounds when the workflow asks its client.
       if (!asTask || tool.inputBeforeTask === true || ctx.mcpReq.requestState() !== undefined) {
-        // The workflow's progress on the request's stream, when the call asked for it (issue 12).
+        // The workflow's progress on the request's stream, when the call asked for it.
         const onProgress = progressNotifierFor(ctx.mcpReq._meta, (notification) => ctx.mcpReq.notify(notification));
         const wait = { signal: ctx.mcpReq.signal, ...(onProgress ? { onProgress } : {}) };
         return callWithInput(deps, { owner, toolName: name, args, ctx, wait, becomeTask: asTask });

@@ -1,4 +1,4 @@
-// `notifications/progress` for a request that waits on a task (issue 12): a plain tools/call, a 2025-11-25
+// `notifications/progress` for a request that waits on a task: a plain tools/call, a 2025-11-25
 // tasks/result, a SEP-1686 call while its response is pending. Sent only when the request carried a progressToken
 // (MCP 2025-11-25 basic/utilities/progress), from the progress the workflow stores on its task or, when it reports
 // none, the state a refresh found its execution in.

@@ -50,7 +50,7 @@ export function toMcpError(error: unknown, logger: Logger): ProtocolError {
   if (error instanceof ProtocolError) return error;
   if (error instanceof McpError) return new ProtocolError(error.code, error.message);
   // The 2.x SDK's own protocol errors (-32021 and its requiredCapabilities, say) leave with their data. Told by their
-  // shape rather than by instanceof: importing the 2.x SDK here would load it on every cold start (issue 10).
+  // shape rather than by instanceof: importing the 2.x SDK here would load it on every cold start.
   if (isSdkProtocolError(error)) return new ProtocolError(error.code, error.message, error.data);
   // The messages of seed section 7.1 and the 2025-11-25 spec, word for word.
   if (error instanceof TaskNotFoundError)
@@ -103,7 +103,7 @@ export function toMcpError(error: unknown, logger: Logger): ProtocolError {
   }
   if (error instanceof StartOutcomeUnknownError)
     return new ProtocolError(ErrorCode.InternalError, error.message, { retryable: true });
-  // Input requests (issue 8): a refused answer is the client's to fix; an undelivered one is for it to send again.
+  // Input requests: a refused answer is the client's to fix; an undelivered one is for it to send again.
   if (error instanceof InvalidInputResponseError)
     return new ProtocolError(ErrorCode.InvalidParams, error.message, { inputKey: error.key, problems: error.problems });
   if (error instanceof InputDeliveryError)

@@ -1,5 +1,5 @@
 // Which era a request belongs to, told cheaply for the common 2025-era request, so that a cold start that serves only
-// those never loads the 2026-07-28 era's SDK (issue 10). Anything this check does not call legacy is left to the
+// those never loads the 2026-07-28 era's SDK. Anything this check does not call legacy is left to the
 // SDK's own rule (isLegacyRequest, in modern-endpoint.ts), so the two can never disagree on a request.
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 

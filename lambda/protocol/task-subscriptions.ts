@@ -136,7 +136,7 @@ export function serveTaskSubscription(
             const task = await currentTask(service, owner, taskId);
             // Progress the workflow reports moves lastUpdatedAt too; compared itself as well, for two writes in one
             // millisecond.
-            // A new current step (issue 12) leaves lastUpdatedAt alone, but changes the statusMessage shown.
+            // A new current step leaves lastUpdatedAt alone, but changes the statusMessage shown.
             const changed =
               task !== null &&
               (task.status !== seen.status || task.lastUpdatedAt !== seen.lastUpdatedAt || activityChanged(seen, task));

@@ -31,7 +31,7 @@ function wireStatus(status: TaskStatus): WireStatus {
 /**
  * The extension's Task: the fields a CreateTaskResult and every DetailedTask carry. An active task's progress also
  * rides in `_meta` under the key the SEP-1686 dialect uses (`{ statusMessage, progress?, total? }`): the extension's
- * Task has `statusMessage` but no count, and a client such as mcp-tasks draws its bar from it (issue 12).
+ * Task has `statusMessage` but no count, and a client such as mcp-tasks draws its bar from it.
  */
 export function toExtensionTask(task: TaskRecord): Record<string, unknown> {
   const statusMessage = statusMessageOf(task);

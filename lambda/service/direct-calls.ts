@@ -24,7 +24,7 @@ const SIBLING_QUESTIONS_MS = 300;
 /** The most such waits in one round: a Map that asks on and on still gets an answer. */
 const SIBLING_QUESTIONS_MAX_READS = 10;
 
-/** How a plain call waits: the request's abort signal, and where the workflow's progress goes (issue 12). */
+/** How a plain call waits: the request's abort signal, and where the workflow's progress goes. */
 export interface DirectWaitOptions {
   readonly signal?: AbortSignal;
   readonly onProgress?: WaitOptions['onProgress'];

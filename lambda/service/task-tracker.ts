@@ -39,10 +39,10 @@ export interface WaitOptions {
   readonly signal?: AbortSignal;
   /**
    * Called with the task whenever a read finds progress its workflow reported, or a new current step, since the last
-   * call (issue 12).
+   * call.
    */
   readonly onProgress?: (task: TaskRecord) => Promise<void> | void;
-  /** Called with the task after every read, whatever changed (issue 8: a stream passes on new input requests). */
+  /** Called with the task after every read, whatever changed (a stream passes on new input requests). */
   readonly onRead?: (task: TaskRecord) => Promise<void> | void;
   /** Also ends the wait when this holds for a read of the task (a plain call stops at its first question, SEP-2322). */
   readonly until?: (task: TaskRecord) => boolean;
@@ -252,7 +252,7 @@ export class TaskTracker {
   }
 }
 
-/** A failure while the workflow still waited for input says so: the input never came (issue 8). */
+/** A failure while the workflow still waited for input says so: the input never came. */
 function withInputNews(task: TaskRecord, outcome: TaskOutcome, executionError: string | undefined): TaskOutcome {
   if (outcome.status !== TaskStatus.Failed) return outcome;
   const message = inputNeverCameMessage(task.inputRequests, outcome.statusMessage, executionError);

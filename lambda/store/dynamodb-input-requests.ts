@@ -1,4 +1,4 @@
-// InputRequestStore over the task table (issue 8). Each request is one entry of the task item's `inputRequests` map,
+// InputRequestStore over the task table. Each request is one entry of the task item's `inputRequests` map,
 // written with UpdateItem on its own path (atomic per key; a read of the task is still one GetItem); the keys still
 // open are also a string set, `openInputKeys`, so "is anything still open?" is one condition (DynamoDB removes an
 // emptied set). Answered entries stay, marked, so a late duplicate answer is recognised.

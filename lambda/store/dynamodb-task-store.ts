@@ -525,7 +525,7 @@ function taskFromItem(item: Item): TaskRecord {
     currentStep: item['currentStep'] as string | undefined,
     // Written by the progress step (DynamoDbProgressStore), only read here.
     progress: progressFromItem(item),
-    // Input requests (issue 8): on the same item, so a read of the task shows them; their tokens stay in the item.
+    // Input requests: on the same item, so a read of the task shows them; their tokens stay in the item.
     inputRequests: inputRequestsFromItem(item),
   });
 }

@@ -1,4 +1,4 @@
-// The input-request store contract (issue 8): the open questions of a task live on the task's own item, so a read of
+// The input-request store contract: the open questions of a task live on the task's own item, so a read of
 // the task (one GetItem) shows them; these writes change one request each, conditionally, from any server instance.
 import type { InputRequestMessage } from '../core/input-request.js';
 import type { TaskRecord } from '../core/task.js';

@@ -1,4 +1,4 @@
-// Where a task item keeps the progress its workflow reports (issue 12): top-level attributes, so a report can
+// Where a task item keeps the progress its workflow reports: top-level attributes, so a report can
 // ADD to the count atomically and conditions can compare it, which a nested map would not allow before it exists.
 import type { TaskProgress } from '../core/task-progress.js';
 

@@ -10,7 +10,7 @@ export interface TaskChange {
   readonly toolError?: boolean;
   /**
    * The state the execution was found in by the refresh that brings this change (`TaskRecord.currentStep`): stored in
-   * the same write, so a first refresh (submitted -> working, and a step) costs one UpdateItem, not two (issue 12).
+   * the same write, so a first refresh (submitted -> working, and a step) costs one UpdateItem, not two.
    */
   readonly currentStep?: string;
   /** Epoch ms of the change. */

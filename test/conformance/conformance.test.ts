@@ -36,7 +36,7 @@ const TASKS_SCENARIOS = [
   'tasks-status-notifications',
   'tasks-required-task-error',
 ] as const;
-// Input requests on the 2025-era streams (issue 8): the workflow asks through the ask step; the question goes to the
+// Input requests on the 2025-era streams: the workflow asks through the ask step; the question goes to the
 // client on the tools/call stream, and its answer, POSTed back, resumes the execution.
 const INPUT_SCENARIOS_LEGACY = [
   'tools-call-elicitation',
@@ -45,7 +45,7 @@ const INPUT_SCENARIOS_LEGACY = [
   'elicitation-sep1330-enums',
 ] as const;
 
-// Issue 8, modern era: the workflow asks its client. Tasks (tasks/get inputRequests, tasks/update answers), the
+// Input requests, modern era: the workflow asks its client. Tasks (tasks/get inputRequests, tasks/update answers), the
 // composition of both, and the plain call's input_required rounds with a signed requestState (SEP-2322).
 const INPUT_SCENARIOS_MODERN = [
   'tasks-mrtr-input',

@@ -67,7 +67,7 @@ describe('AWS calls per task operation', () => {
     const task = await startTask('analyze_documents', { documents: ['a'], reviewSeconds: 600 });
     counter.reset();
     expect((await client.experimental.tasks.getTask(task.taskId)).status).toBe('working');
-    // A refresh of a running task: its status, and the state it is in from one page of its history (issue 12).
+    // A refresh of a running task: its status, and the state it is in from one page of its history.
     expect(counter.calls['DescribeExecutionCommand']).toBe(1);
     expect(counter.calls['GetExecutionHistoryCommand']).toBe(1);
     expect(counter.total('stepFunctions')).toBe(2);

@@ -1,4 +1,4 @@
-// End to end, issue 12: a workflow that reports no progress still tells the client where it is: a refresh reads the
+// End to end: a workflow that reports no progress still tells the client where it is: a refresh reads the
 // state its execution is in from the history, and tasks/get shows it as statusMessage (1.x client, 2025-11-25; raw
 // 2026-07-28 requests); a request that waits with a progressToken hears of it in notifications/progress, and a modern
 // subscriber in notifications/tasks.

@@ -1,4 +1,4 @@
-// End to end, 2025-11-25 era, issue 8: the example refund_order workflow asks a person to approve a refund. The SDK 1.x
+// End to end, 2025-11-25 era: the example refund_order workflow asks a person to approve a refund. The SDK 1.x
 // client (with an elicitation handler) receives the question as an elicitation/create request on the stream of its
 // tasks/result (or of a plain tools/call) from one server instance, and its JSON-RPC response is POSTed to ANOTHER
 // instance on the same store, which resumes the execution; the execution then branches on the answer.

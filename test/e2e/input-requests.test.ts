@@ -1,4 +1,4 @@
-// End to end, modern era (MCP 2026-07-28 + Tasks extension), issue 8: the example refund_order workflow asks a person
+// End to end, modern era (MCP 2026-07-28 + Tasks extension): the example refund_order workflow asks a person
 // to approve a refund. The question shows in tasks/get (`inputRequests`), the answer goes back with tasks/update
 // (`inputResponses`) to another server instance on the same store, and resumes the execution, which branches on it.
 import { ListExecutionsCommand } from '@aws-sdk/client-sfn';

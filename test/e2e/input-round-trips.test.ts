@@ -1,4 +1,4 @@
-// End to end, modern era (MCP 2026-07-28), issue 8: a plain tools/call whose workflow asks its client answers
+// End to end, modern era (MCP 2026-07-28): a plain tools/call whose workflow asks its client answers
 // `input_required` with a signed requestState (SEP-2322); the retry with the answers resumes the SAME execution, on
 // any server instance. Two servers on the table the emulator's ask step records on, serving the conformance fixtures.
 import { DescribeExecutionCommand, ListExecutionsCommand } from '@aws-sdk/client-sfn';

@@ -1,4 +1,4 @@
-// End to end, issue 12: progress that analyze_documents reports with the progress step, through the emulator and
+// End to end: progress that analyze_documents reports with the progress step, through the emulator and
 // DynamoDB Local, as each client sees it: statusMessage in tasks/get (1.x client, 2025-11-25; 2.x client and raw
 // requests, 2026-07-28), notifications/progress on a waiting tasks/result or plain tools/call (1.x client), and
 // notifications/tasks on a modern subscription.

@@ -1,4 +1,4 @@
-// A refresh of a running task reads the state its execution is in (issue 12), over DynamoDB Local and the emulator:
+// A refresh of a running task reads the state its execution is in, over DynamoDB Local and the emulator:
 // stored once per change, never a write when it stands still, and never a failed poll when the history cannot be read.
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it, vi } from 'vitest';

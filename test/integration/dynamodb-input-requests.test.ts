@@ -1,4 +1,4 @@
-// The InputRequestStore contract (issue 8), held against DynamoDB Local through the real AWS SDK, on the task table.
+// The InputRequestStore contract, held against DynamoDB Local through the real AWS SDK, on the task table.
 import { randomUUID } from 'node:crypto';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
-// What a cold start of the deployed MCP handler loads (issue 10): the prebuilt bundle, run in fresh Node processes,
+// What a cold start of the deployed MCP handler loads: the prebuilt bundle, run in fresh Node processes,
 // answers initialize, tools/list and ping without loading the AWS SDK, which loads with the first request that calls
-// AWS; Powertools Tracer (and the X-Ray SDK) load only when tracing is on (issue 11), and then trace the handler and
+// AWS; Powertools Tracer (and the X-Ray SDK) load only when tracing is on, and then trace the handler and
 // its AWS calls to an X-Ray daemon (here a UDP socket of the test's, as Lambda runs one beside the function).
 import { execFile } from 'node:child_process';
 import { createSocket } from 'node:dgram';

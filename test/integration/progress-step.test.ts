@@ -1,4 +1,4 @@
-// The progress step (issue 12) against DynamoDB Local through the real AWS SDK: what it records on a task, and every
+// The progress step against DynamoDB Local through the real AWS SDK: what it records on a task, and every
 // report it must drop (late, after the end, for an execution that is not the task's).
 import { randomUUID } from 'node:crypto';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';

@@ -1,4 +1,4 @@
-// Test fixture for input requests (issue 8): an own Step Functions emulator running the example refund_order workflow,
+// Test fixture for input requests: an own Step Functions emulator running the example refund_order workflow,
 // whose ask step records questions in this fixture's task table, and two MCP servers on that one table, so a question
 // delivered by one server can be answered through the other. The Step Functions client the servers use can be told to
 // fail SendTaskSuccess (an injected fault) and counts every SendTaskSuccess that reaches the emulator.

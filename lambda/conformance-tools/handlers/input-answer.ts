@@ -1,4 +1,4 @@
-// Lambda step of the fixtures that ask the client (issue 8: test_elicitation, test_sampling and the SEP-1034 /
+// Lambda step of the fixtures that ask the client (test_elicitation, test_sampling and the SEP-1034 /
 // SEP-1330 elicitations): turns the answer the ask step waited for into the text result the scenarios expect. A client
 // that could not answer (it answered the request with a JSON-RPC error, e.g. -32601 without the capability) gets a
 // tool error saying so, as the scenarios' implementation notes ask.

@@ -1,4 +1,4 @@
-// Answers checked against the input request they answer (issue 8).
+// Answers checked against the input request they answer.
 import { describe, expect, it } from 'vitest';
 import {
   inputKeyFor,

@@ -1,4 +1,4 @@
-// The ask step's own checks of a named key (issue 8): refused before anything is written, so a state machine with a
+// The ask step's own checks of a named key: refused before anything is written, so a state machine with a
 // bad key fails its Task state at once instead of waiting for an answer nobody can give.
 import { describe, expect, it } from 'vitest';
 import { AskStepError, createAskStep } from '../../../lambda/input/ask-step.js';

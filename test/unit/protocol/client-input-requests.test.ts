@@ -1,4 +1,4 @@
-// The routing of 2025-era input requests (issue 8): the question's id names task and key for any instance; a POSTed
+// The routing of 2025-era input requests: the question's id names task and key for any instance; a POSTed
 // JSON-RPC response is told apart from a request; each open request is asked once per stream.
 import { describe, expect, it } from 'vitest';
 import { InputRequestState, type InputRequest } from '../../../lambda/core/input-request.js';

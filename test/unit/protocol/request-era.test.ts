@@ -1,4 +1,4 @@
-// The cheap era check that keeps a 2025-era cold start off the 2.x SDK (issue 10) never calls legacy a request the
+// The cheap era check that keeps a 2025-era cold start off the 2.x SDK never calls legacy a request the
 // SDK's own rule (isLegacyRequest) would serve as modern: every case is checked against the SDK itself.
 import { isLegacyRequest, MissingRequiredClientCapabilityError } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
