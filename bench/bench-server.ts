@@ -4,7 +4,7 @@
 import { createBackend } from '../lambda/handlers/backend.js';
 import type { McpHttpApp } from '../lambda/protocol/http-app.js';
 import type { TaskServiceSettings } from '../lambda/service/settings.js';
-import type { ToolDefinition } from '../lambda/tools/tool-definition.js';
+import type { ToolDefinition } from '../lambda/contract/tool-definition.js';
 import { LOOPBACK_HOSTS, singleOwner, startDevServer } from '../local/dev-server.js';
 import { countAwsCalls, type AwsCallCounter } from '../local/aws-call-counter.js';
 import { localClients } from '../local/infrastructure.js';

@@ -8,7 +8,7 @@ import { DescribeExecutionCommand } from '@aws-sdk/client-sfn';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { EXAMPLE_TOOLS } from '../lambda/example-tools/catalog.js';
+import { EXAMPLE_TOOLS } from '../lambda/example-tools/example-tool-catalog.js';
 import { DEFAULT_SETTINGS } from '../lambda/service/settings.js';
 import { localClients, startLocalInfrastructure } from '../local/infrastructure.js';
 import { ANCHOR_PLAIN_TOOL, ANCHOR_TASK_TOOL } from './anchor.js';

@@ -5,8 +5,8 @@
 import { Agent, request as httpRequest } from 'node:http';
 import { TaskOrigin } from '../lambda/core/task.js';
 import { taskKey } from '../lambda/core/task-key.js';
-import { PARTITION_KEY } from '../lambda/store/table-schema.js';
-import { EXAMPLE_TOOLS } from '../lambda/example-tools/catalog.js';
+import { PARTITION_KEY } from '../lambda/contract/task-table-schema.js';
+import { EXAMPLE_TOOLS } from '../lambda/example-tools/example-tool-catalog.js';
 import { createBackend } from '../lambda/handlers/backend.js';
 import { DEFAULT_SETTINGS } from '../lambda/service/settings.js';
 import { singleOwner, startDevServer } from '../local/dev-server.js';

@@ -2,7 +2,8 @@
 // (to show that a tasks/list page costs the same however many there are), and a stored task's execution ARN.
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { RetentionClock, TaskOrigin, TaskStatus, type TaskRecord } from '../lambda/core/task.js';
+import { RetentionClock, TaskOrigin, type TaskRecord } from '../lambda/core/task.js';
+import { TaskStatus } from '../lambda/core/task-status.js';
 import { DynamoDbTaskStore } from '../lambda/store/dynamodb-task-store.js';
 
 const storeOf = (client: DynamoDBClient, tableName: string) =>

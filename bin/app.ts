@@ -1,7 +1,7 @@
 // The CDK app: the example tools behind one MCP task endpoint, checked by cdk-nag's AWS Solutions rules at synth.
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { ExampleToolsStack } from '../lib/example-tools-stack.js';
+import { ExampleToolsStack } from './example-tools-stack.js';
 
 const app = new App();
 // `cdk deploy -c createApiGatewayAccountRole=false` where the account already has API Gateway's logging role.

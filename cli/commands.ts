@@ -1,6 +1,6 @@
 // What each subcommand does, given a connected TaskClient: fetch, then print as plain text or as JSON. Returns
 // the exit code; main.ts owns argument parsing, connecting and turning errors into messages.
-import { EXIT, UnknownToolError, UsageError, type ExitCode } from './errors.js';
+import { EXIT, UnknownToolError, UsageError, type ExitCode } from './cli-errors.js';
 import { LiveView } from './live-view.js';
 import { renderOutcomeHeadline, renderResult, renderTask, renderTaskList, renderTools } from './render.js';
 import type { TaskClient, TaskInfo, TaskOutcome, ToolResult } from './task-client.js';

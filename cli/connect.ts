@@ -3,7 +3,7 @@
 // 2025-11-25 server, or a modern one without the extension) gets the 1.x SDK's 2025-11-25 tasks.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { CLIENT_INFO, type Endpoint } from './endpoint.js';
-import { ServerError, UsageError } from './errors.js';
+import { ServerError, UsageError } from './cli-errors.js';
 import { LegacyTaskClient } from './legacy-task-client.js';
 import { MODERN_VERSION } from './modern-dispatch.js';
 import { ModernTaskClient, TASKS_EXTENSION } from './modern-task-client.js';

@@ -3,7 +3,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema, McpError, type Task } from '@modelcontextprotocol/sdk/types.js';
-import { ServerError, UnknownTaskError } from './errors.js';
+import { ServerError, UnknownTaskError } from './cli-errors.js';
 import type { StartOptions, Started, TaskClient, TaskInfo, TaskOutcome, ToolInfo, ToolResult } from './task-client.js';
 import { CLIENT_INFO, isUnknownTaskMessage, type Endpoint } from './endpoint.js';
 

@@ -13,7 +13,7 @@ import {
 } from './commands.js';
 import { connectTaskClient, PROTOCOLS, type ProtocolChoice } from './connect.js';
 import { CLIENT_INFO } from './endpoint.js';
-import { CliError, EXIT } from './errors.js';
+import { CliError, EXIT } from './cli-errors.js';
 import type { TaskClient } from './task-client.js';
 
 /** The local stack's endpoint (`npm start`), the default when neither --url nor MCP_TASKS_URL is set. */

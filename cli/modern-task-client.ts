@@ -12,7 +12,7 @@ import {
 } from '@modelcontextprotocol/ext-tasks/client';
 import { taskId as toTaskId, type JsonValue } from '@modelcontextprotocol/ext-tasks/core';
 import { CLIENT_INFO, isUnknownTaskMessage, type Endpoint } from './endpoint.js';
-import { ServerError, UnknownTaskError, UsageError } from './errors.js';
+import { ServerError, UnknownTaskError, UsageError } from './cli-errors.js';
 import { fetchDispatch, MODERN_VERSION } from './modern-dispatch.js';
 import type {
   ProgressUpdate,

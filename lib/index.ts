@@ -2,10 +2,10 @@
 // and the constructs its public fields are typed with. Everything else in lib/ is internal.
 export { McpTaskEndpoint } from './mcp-task-endpoint.js';
 export type { McpTaskEndpointProps, McpToolProps } from './mcp-task-endpoint-props.js';
-export type { JsonSchema, TaskSupport } from '../lambda/tools/tool-definition.js';
+export type { JsonSchema, TaskSupport } from '../lambda/contract/tool-definition.js';
 export { CognitoAuth, type CognitoAuthProps } from './cognito-auth.js';
 export { McpRestApi, MCP_PATH, RESOURCE_METADATA_PATH, type McpRestApiProps } from './mcp-rest-api.js';
 export { OAuthProxy, OAUTH_CALLBACK_PATH, OAUTH_PROXY_ROUTES, type OAuthProxyProps } from './oauth-proxy.js';
 /** The default `allowedRedirectUris`, to extend with a client's own callback. */
-export { DEFAULT_ALLOWED_REDIRECT_URIS, LOOPBACK_REDIRECT_URIS } from '../lambda/oauth/redirect-uri-policy.js';
+export { DEFAULT_ALLOWED_REDIRECT_URIS, LOOPBACK_REDIRECT_URIS } from '../lambda/contract/redirect-uri-policy.js';
 export { HandlerFunction, type HandlerFunctionProps } from './handler-function.js';

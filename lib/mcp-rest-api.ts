@@ -8,8 +8,8 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { OAUTH_PATHS } from '../lambda/oauth/oauth-paths.js';
-import { UNAUTHORIZED_ERROR_CODE } from '../lambda/protocol/unauthorized.js';
+import { OAUTH_PATHS } from '../lambda/contract/oauth-paths.js';
+import { UNAUTHORIZED_ERROR_CODE } from '../lambda/contract/unauthorized-error.js';
 import type { CognitoAuth } from './cognito-auth.js';
 
 export const MCP_PATH = 'mcp';

@@ -2,7 +2,7 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import { DEFAULT_ALLOWED_REDIRECT_URIS } from '../lambda/oauth/redirect-uri-policy.js';
+import { DEFAULT_ALLOWED_REDIRECT_URIS } from '../lambda/contract/redirect-uri-policy.js';
 
 export const DEFAULT_REMOVAL_POLICY = RemovalPolicy.RETAIN;
 export const DEFAULT_STAGE_NAME = 'prod';

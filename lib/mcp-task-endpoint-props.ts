@@ -6,7 +6,7 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
-import type { JsonSchema, TaskSupport } from '../lambda/tools/tool-definition.js';
+import type { JsonSchema, TaskSupport } from '../lambda/contract/tool-definition.js';
 
 /** One MCP tool: the state machine that runs it, and what `tools/list` tells clients about it. */
 export interface McpToolProps {
@@ -117,7 +117,7 @@ export interface McpTaskEndpointProps {
    * (`http://127.0.0.1`, `http://[::1]` and `http://localhost` on any port and path, for desktop clients). No
    * fragments, and plain http only on loopback. Add a client's hosted callback here to let it connect.
    * @default - loopback, and the callbacks of claude.ai, ChatGPT, VS Code for the Web and Cursor
-   *   (DEFAULT_ALLOWED_REDIRECT_URIS in lambda/oauth/redirect-uri-policy.ts)
+   *   (DEFAULT_ALLOWED_REDIRECT_URIS in lambda/contract/redirect-uri-policy.ts)
    */
   readonly allowedRedirectUris?: readonly string[];
   /**

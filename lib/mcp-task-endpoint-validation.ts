@@ -1,9 +1,9 @@
 // Checks of McpTaskEndpoint's props and tools. Each check collects every problem, so one synth reports them all.
 import { Token } from 'aws-cdk-lib';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
-import { MAX_ACTIVE_TASKS_LIMIT } from '../lambda/service/settings.js';
-import { redirectUriPatternProblem } from '../lambda/oauth/redirect-uri-policy.js';
-import { toolDefinitionProblems } from '../lambda/tools/tool-definition.js';
+import { MAX_ACTIVE_TASKS_LIMIT } from '../lambda/contract/active-tasks-limit.js';
+import { redirectUriPatternProblem } from '../lambda/contract/redirect-uri-policy.js';
+import { toolDefinitionProblems } from '../lambda/contract/tool-definition.js';
 import {
   DEFAULT_DYNAMIC_CLIENT_REGISTRATION,
   DEFAULT_OAUTH_PROXY,

@@ -14,8 +14,8 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { OAUTH_ENV } from '../lambda/oauth/oauth-environment.js';
-import { OAUTH_PATHS } from '../lambda/oauth/oauth-paths.js';
+import { OAUTH_ENV } from '../lambda/contract/environment-names.js';
+import { OAUTH_PATHS } from '../lambda/contract/oauth-paths.js';
 import { HandlerFunction, projectPath } from './handler-function.js';
 import {
   DEFAULT_ALLOWED_REDIRECT_URIS,
@@ -75,7 +75,7 @@ export interface OAuthProxyProps {
   /** Serve `/register` (RFC 7591). @default true */
   readonly dynamicClientRegistration?: boolean;
   /**
-   * Redirect URI patterns clients may use (see lambda/oauth/redirect-uri-policy.ts).
+   * Redirect URI patterns clients may use (see lambda/contract/redirect-uri-policy.ts).
    * @default DEFAULT_ALLOWED_REDIRECT_URIS
    */
   readonly allowedRedirectUris?: readonly string[];

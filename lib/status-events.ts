@@ -8,9 +8,12 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { ExecutionStatus } from '../lambda/core/execution-status.js';
-import { EXECUTION_STATUS_CHANGE, STEP_FUNCTIONS_EVENT_SOURCE } from '../lambda/handlers/execution-status-event.js';
-import { EXECUTION_NAME_PREFIX } from '../lambda/core/task-key.js';
+import {
+  ExecutionStatus,
+  EXECUTION_STATUS_CHANGE,
+  STEP_FUNCTIONS_EVENT_SOURCE,
+} from '../lambda/contract/execution-status-events.js';
+import { EXECUTION_NAME_PREFIX } from '../lambda/contract/execution-name.js';
 import { STATUS_EVENT_MAX_AGE, STATUS_EVENT_TARGET_RETRY_ATTEMPTS } from './mcp-task-endpoint-defaults.js';
 
 /**

@@ -3,7 +3,7 @@
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
-import { ENV } from '../lambda/handlers/environment.js';
+import { ENV } from '../lambda/contract/environment-names.js';
 import { HandlerFunction, type HandlerFunctionProps } from './handler-function.js';
 
 export interface TaskItemWriterProps extends Pick<

@@ -1,22 +1,12 @@
-// The tables as their stores expect them: the task table's layout comes from lambda/store/table-schema.ts, the OAuth
-// proxy's from lambda/oauth/oauth-table.ts, the same constants the local stack creates them from on DynamoDB Local.
+// The tables as their stores expect them, made from the descriptors in lambda/contract (TASK_TABLE, OAUTH_TABLE): the
+// same ones the local stack creates its tables from on DynamoDB Local (local/dynamodb-local-tables.ts).
 import type { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
-import {
-  ACTIVE_EXPIRY_INDEX,
-  ACTIVE_EXPIRY_PARTITION_KEY,
-  ACTIVE_EXPIRY_PROJECTED_ATTRIBUTES,
-  ACTIVE_EXPIRY_SORT_KEY,
-  OWNER_INDEX,
-  OWNER_INDEX_PARTITION_KEY,
-  OWNER_INDEX_PROJECTED_ATTRIBUTES,
-  OWNER_INDEX_SORT_KEY,
-  PARTITION_KEY,
-  TTL_ATTRIBUTE,
-} from '../lambda/store/table-schema.js';
-import { OAUTH_PARTITION_KEY, OAUTH_TTL_ATTRIBUTE } from '../lambda/oauth/oauth-table.js';
+import { OAUTH_TABLE } from '../lambda/contract/oauth-table-schema.js';
+import type { KeyAttribute, TableDescriptor } from '../lambda/contract/table-descriptor.js';
+import { TASK_TABLE } from '../lambda/contract/task-table-schema.js';
 
 export interface TaskTableProps {
   readonly removalPolicy: RemovalPolicy;
@@ -24,21 +14,41 @@ export interface TaskTableProps {
   readonly encryptionKey?: kms.IKey;
 }
 
+const ATTRIBUTE_TYPE: Readonly<Record<KeyAttribute['type'], dynamodb.AttributeType>> = {
+  S: dynamodb.AttributeType.STRING,
+  N: dynamodb.AttributeType.NUMBER,
+};
+
+function attribute(key: KeyAttribute): dynamodb.Attribute {
+  return { name: key.name, type: ATTRIBUTE_TYPE[key.type] };
+}
+
 /**
- * What both tables share: a string partition key, on-demand billing, TTL, point-in-time recovery, and encryption at
- * rest with the customer managed key when one is given, else the AWS managed key for DynamoDB.
+ * A table laid out as `descriptor` says, with what every table here shares: on-demand billing, TTL, point-in-time
+ * recovery, and encryption at rest with the customer managed key when one is given, else the AWS managed key for
+ * DynamoDB.
  */
-function tableProps(partitionKey: string, ttlAttribute: string, props: TaskTableProps): dynamodb.TableProps {
-  return {
-    partitionKey: { name: partitionKey, type: dynamodb.AttributeType.STRING },
+function createTable(scope: Construct, id: string, descriptor: TableDescriptor, props: TaskTableProps): dynamodb.Table {
+  const table = new dynamodb.Table(scope, id, {
+    partitionKey: attribute(descriptor.partitionKey),
     billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
-    timeToLiveAttribute: ttlAttribute,
+    timeToLiveAttribute: descriptor.ttlAttribute,
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     ...(props.encryptionKey
       ? { encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED, encryptionKey: props.encryptionKey }
       : { encryption: dynamodb.TableEncryption.AWS_MANAGED }),
     removalPolicy: props.removalPolicy,
-  };
+  });
+  for (const index of descriptor.indexes) {
+    table.addGlobalSecondaryIndex({
+      indexName: index.indexName,
+      partitionKey: attribute(index.partitionKey),
+      ...(index.sortKey ? { sortKey: attribute(index.sortKey) } : {}),
+      projectionType: dynamodb.ProjectionType.INCLUDE,
+      nonKeyAttributes: [...index.nonKeyAttributes],
+    });
+  }
+  return table;
 }
 
 /**
@@ -47,22 +57,7 @@ function tableProps(partitionKey: string, ttlAttribute: string, props: TaskTable
  * index the expiry sweep queries.
  */
 export function createTaskTable(scope: Construct, id: string, props: TaskTableProps): dynamodb.Table {
-  const table = new dynamodb.Table(scope, id, tableProps(PARTITION_KEY, TTL_ATTRIBUTE, props));
-  table.addGlobalSecondaryIndex({
-    indexName: OWNER_INDEX,
-    partitionKey: { name: OWNER_INDEX_PARTITION_KEY, type: dynamodb.AttributeType.STRING },
-    sortKey: { name: OWNER_INDEX_SORT_KEY, type: dynamodb.AttributeType.NUMBER },
-    projectionType: dynamodb.ProjectionType.INCLUDE,
-    nonKeyAttributes: [...OWNER_INDEX_PROJECTED_ATTRIBUTES],
-  });
-  table.addGlobalSecondaryIndex({
-    indexName: ACTIVE_EXPIRY_INDEX,
-    partitionKey: { name: ACTIVE_EXPIRY_PARTITION_KEY, type: dynamodb.AttributeType.STRING },
-    sortKey: { name: ACTIVE_EXPIRY_SORT_KEY, type: dynamodb.AttributeType.NUMBER },
-    projectionType: dynamodb.ProjectionType.INCLUDE,
-    nonKeyAttributes: [...ACTIVE_EXPIRY_PROJECTED_ATTRIBUTES],
-  });
-  return table;
+  return createTable(scope, id, TASK_TABLE, props);
 }
 
 /**
@@ -71,5 +66,5 @@ export function createTaskTable(scope: Construct, id: string, props: TaskTablePr
  * themselves), point-in-time recovery, and the same encryption at rest as the task table.
  */
 export function createOAuthTable(scope: Construct, id: string, props: TaskTableProps): dynamodb.Table {
-  return new dynamodb.Table(scope, id, tableProps(OAUTH_PARTITION_KEY, OAUTH_TTL_ATTRIBUTE, props));
+  return createTable(scope, id, OAUTH_TABLE, props);
 }

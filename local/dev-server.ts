@@ -1,7 +1,7 @@
 // Serves the MCP HTTP app on loopback with Node's http server (through @hono/node-server), as API Gateway does in AWS.
 import { serve, type HttpBindings, type ServerType } from '@hono/node-server';
 import type { BearerOwnerResolver } from '../lambda/oauth/bearer-owner.js';
-import type { OAuthProxy } from '../lambda/oauth/oauth-proxy.js';
+import type { OAuthProxy } from '../lambda/oauth/oauth-proxy-app.js';
 import type { McpHttpApp } from '../lambda/protocol/http-app.js';
 import { unauthorizedResponse } from '../lambda/protocol/unauthorized.js';
 

@@ -1,6 +1,6 @@
 // The local stand-in for the expiry sweep's schedule (EventBridge in AWS): runs the sweep every `intervalMs`, one
 // run at a time, on the same code the Lambda handler runs.
-import type { ExpirySweep } from '../lambda/service/expiry-sweep.js';
+import type { ExpirySweep } from '../lambda/service/expiry-sweep-service.js';
 
 export interface ExpirySweepTimer {
   /** Stops scheduling runs and waits for one in progress to end. */

@@ -2,16 +2,16 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateStateMachineCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { definitionWithArns, toolDescription, type StateMachineTool } from '../lambda/tools/state-machine-tool.js';
-import type { ToolDefinition } from '../lambda/tools/tool-definition.js';
+import type { ToolDefinition } from '../lambda/contract/tool-definition.js';
 import { startDynamoDbLocal } from './dynamodb-local.js';
 import { LOCAL_ACCOUNT, LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
 import { startStepFunctionsEmulator } from './step-functions/emulator.js';
-import { createTaskTable } from './task-table.js';
+import { createTaskTable } from './dynamodb-local-tables.js';
 import { createProgressHandler } from '../lambda/handlers/report-progress.js';
 import { PROGRESS_LAMBDA_STEP } from '../lambda/progress/progress-lambda-step.js';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ASK_STEP } from '../lambda/example-tools/catalog.js';
-import { createAskStep } from '../lambda/input/ask-step.js';
+import { ASK_STEP } from '../lambda/example-tools/example-tool-catalog.js';
+import { createAskStep } from '../lambda/input/input-request-recording.js';
 import { DynamoDbInputRequests } from '../lambda/store/dynamodb-input-requests.js';
 
 /** Tool catalogs to register, each under a name of the caller's choosing (e.g. `{ example: EXAMPLE_TOOLS }`). */

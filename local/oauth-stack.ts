@@ -1,36 +1,17 @@
 // The endpoint's own authorization server on the local stack, as deployed but for its upstream: a real OpenID
 // provider (oidc-provider, local/oauth-upstream.ts) stands in for Cognito, and DynamoDB Local holds the proxy's table.
 // The proxy code, the token checks and the table layout are the ones the Lambda functions run.
-import { CreateTableCommand, UpdateTimeToLiveCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { randomBytes } from 'node:crypto';
 import { createBearerOwnerResolver, type BearerOwnerResolver } from '../lambda/oauth/bearer-owner.js';
 import type { ClientMetadataDocumentsOptions } from '../lambda/oauth/client-metadata-documents.js';
-import { OAUTH_PATHS } from '../lambda/oauth/oauth-paths.js';
-import type { OAuthProxy } from '../lambda/oauth/oauth-proxy.js';
+import { OAUTH_PATHS } from '../lambda/contract/oauth-paths.js';
+import type { OAuthProxy } from '../lambda/oauth/oauth-proxy-app.js';
 import type { OAuthProxyLogger } from '../lambda/oauth/oauth-proxy-context.js';
 import type { RegistrationLimits } from '../lambda/oauth/oauth-store.js';
-import { OAUTH_PARTITION_KEY, OAUTH_TTL_ATTRIBUTE } from '../lambda/oauth/oauth-table.js';
-import { DEFAULT_ALLOWED_REDIRECT_URIS } from '../lambda/oauth/redirect-uri-policy.js';
+import { DEFAULT_ALLOWED_REDIRECT_URIS } from '../lambda/contract/redirect-uri-policy.js';
 import { createOAuthProxyFromConfig, DEFAULT_REGISTRATION_LIMITS } from '../lambda/handlers/oauth-proxy-core.js';
 import { startOAuthUpstream, type OAuthUpstream } from './oauth-upstream.js';
-
-/** Creates the proxy's table on DynamoDB Local, laid out as the CDK construct deploys it (oauth-table.ts). */
-export async function createOAuthTable(client: DynamoDBClient, tableName: string): Promise<void> {
-  await client.send(
-    new CreateTableCommand({
-      TableName: tableName,
-      BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [{ AttributeName: OAUTH_PARTITION_KEY, AttributeType: 'S' }],
-      KeySchema: [{ AttributeName: OAUTH_PARTITION_KEY, KeyType: 'HASH' }],
-    }),
-  );
-  await client.send(
-    new UpdateTimeToLiveCommand({
-      TableName: tableName,
-      TimeToLiveSpecification: { AttributeName: OAUTH_TTL_ATTRIBUTE, Enabled: true },
-    }),
-  );
-}
 
 export interface LocalOAuthOptions {
   /** Where the dev server will listen, e.g. http://127.0.0.1:3000: the issuer. */
@@ -38,7 +19,7 @@ export interface LocalOAuthOptions {
   /** The MCP URL (`<baseUrl>/mcp`). */
   readonly resource: string;
   readonly dynamoDb: DynamoDBClient;
-  /** A table made with {@link createOAuthTable}. */
+  /** A table made with createOAuthTable (local/dynamodb-local-tables.ts). */
   readonly tableName: string;
   /** @default DEFAULT_ALLOWED_REDIRECT_URIS */
   readonly allowedRedirectUris?: readonly string[];

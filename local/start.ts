@@ -3,10 +3,11 @@
 // `npm run start:conformance` (`--conformance`) serves the MCP conformance suite's fixture tools instead.
 // `npm run start:oauth` (`--oauth`) puts the endpoint's own authorization server in front, as deployed, with a local
 // OpenID provider standing in for Cognito; it prints the test user's credentials.
-import { CONFORMANCE_PROMPTS, CONFORMANCE_TOOLS } from '../lambda/conformance-tools/catalog.js';
-import { EXAMPLE_TOOLS } from '../lambda/example-tools/catalog.js';
+import { CONFORMANCE_PROMPTS, CONFORMANCE_TOOLS } from '../lambda/conformance-tools/conformance-tool-catalog.js';
+import { EXAMPLE_TOOLS } from '../lambda/example-tools/example-tool-catalog.js';
 import { createBackend } from '../lambda/handlers/backend.js';
-import { configFromEnvironment, ENV } from '../lambda/handlers/environment.js';
+import { configFromEnvironment } from '../lambda/handlers/environment.js';
+import { ENV } from '../lambda/contract/environment-names.js';
 import { createExpirySweep } from '../lambda/handlers/expiry-sweep-core.js';
 import { bearerTokenOwners, LOOPBACK_HOSTS, singleOwner, startDevServer } from './dev-server.js';
 import { JavaMissingError } from './dynamodb-local.js';
@@ -14,7 +15,8 @@ import { startExpirySweepTimer } from './expiry-sweep-timer.js';
 import { localClients, startLocalInfrastructure } from './infrastructure.js';
 import { localAwsEnvironment } from './local-aws.js';
 import { freePort } from './free-port.js';
-import { createOAuthTable, startLocalOAuth, type LocalOAuth } from './oauth-stack.js';
+import { createOAuthTable } from './dynamodb-local-tables.js';
+import { startLocalOAuth, type LocalOAuth } from './oauth-stack.js';
 
 const TABLE_NAME = 'mcp-tasks-local';
 const OAUTH_TABLE_NAME = 'mcp-tasks-oauth-local';

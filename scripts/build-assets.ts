@@ -36,12 +36,20 @@ export const BUNDLE_OPTIONS = {
   logLevel: 'warning',
 } as const satisfies BuildOptions;
 
-/** A handler is a module in a `handlers` folder under lambda/ that exports `handler`; no list to keep in step. */
+/**
+ * The folders under lambda/ whose modules are Lambda functions: `handlers` (the entry points the construct deploys) and
+ * `steps` (the tools' functions their state machines' Task states invoke).
+ */
+const FUNCTION_FOLDERS = ['handlers', 'steps'];
+
+/** A handler is a module in one of those folders that exports `handler`; no list to keep in step. */
 export function handlerEntries(root = join(PACKAGE_ROOT, 'lambda')): string[] {
   const entries: string[] = [];
   for (const entry of readdirSync(root, { withFileTypes: true, recursive: true })) {
     const path = join(entry.parentPath, entry.name);
-    if (!entry.isFile() || !path.endsWith('.ts') || !relative(root, path).split(sep).includes('handlers')) continue;
+    const folders = relative(root, path).split(sep);
+    if (!entry.isFile() || !path.endsWith('.ts') || !FUNCTION_FOLDERS.some((folder) => folders.includes(folder)))
+      continue;
     if (/^export (const|async function|function) handler\b/m.test(readFileSync(path, 'utf8'))) entries.push(path);
   }
   return entries.sort();

@@ -1,6 +1,7 @@
 // Domain errors, one file. Adapters translate vendor errors into these; only the protocol layer turns them into
 // JSON-RPC codes.
-import type { TaskRecord, TaskStatus } from './task.js';
+import type { TaskRecord } from './task.js';
+import type { TaskStatus } from './task-status.js';
 
 export class TaskBackendError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {

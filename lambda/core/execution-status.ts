@@ -1,16 +1,7 @@
 // Translation from a Step Functions execution's state to the task's status and result. Pure.
-import { TaskStatus } from './task.js';
+import { ExecutionStatus } from '../contract/execution-status-events.js';
+import { TaskStatus } from './task-status.js';
 import { toolResultFromExecutionOutput } from './tool-result.js';
-
-export const ExecutionStatus = {
-  Running: 'RUNNING',
-  Succeeded: 'SUCCEEDED',
-  Failed: 'FAILED',
-  TimedOut: 'TIMED_OUT',
-  Aborted: 'ABORTED',
-  PendingRedrive: 'PENDING_REDRIVE',
-} as const;
-export type ExecutionStatus = (typeof ExecutionStatus)[keyof typeof ExecutionStatus];
 
 /** What the executor knows of an execution. `output` is the raw JSON text Step Functions returns. */
 export interface ExecutionSnapshot {

@@ -2,9 +2,12 @@
 // A request lives on its task's record under a key unique over the task's lifetime; it is answered at most once, and
 // answered requests stay (marked, not deleted) so that a late duplicate answer is recognised and ignored.
 import { createHash } from 'node:crypto';
-import { TaskStatus, type TaskRecord } from './task.js';
+import { TaskStatus } from './task-status.js';
 
-/** The MCP requests a workflow may ask the client to answer, with their params as the 2026-07-28 schema has them. */
+/**
+ * The MCP requests a workflow may ask the client to answer, with their params as the 2026-07-28 schema has them
+ * (contract/input-request-problems.ts checks an ask step's request against this shape).
+ */
 export type InputRequestMessage =
   | {
       readonly method: 'elicitation/create';
@@ -16,8 +19,6 @@ export type InputRequestMessage =
     }
   | { readonly method: 'sampling/createMessage'; readonly params: Record<string, unknown> }
   | { readonly method: 'roots/list'; readonly params?: Record<string, unknown> };
-
-export const INPUT_METHODS = ['elicitation/create', 'sampling/createMessage', 'roots/list'] as const;
 
 /**
  * Where a request stands. `delivering`: one server holds a claim on it and is resuming the execution
@@ -74,7 +75,10 @@ export function openInputRequests(requests: Readonly<Record<string, InputRequest
 }
 
 /** Whether the task waits on its client: `input_required` with at least one request still open. */
-export function awaitsAnswers(task: Pick<TaskRecord, 'status' | 'inputRequests'>): boolean {
+export function awaitsAnswers(task: {
+  readonly status: TaskStatus;
+  readonly inputRequests?: Readonly<Record<string, InputRequest>>;
+}): boolean {
   return task.status === TaskStatus.InputRequired && openInputRequests(task.inputRequests).length > 0;
 }
 
@@ -120,27 +124,4 @@ export function inputNeverCameMessage(
     `The input requested (${asked}) never came before its ` +
     `deadline${executionMessage ? ` (${executionMessage})` : ''}.`
   );
-}
-
-/** Problems with an ask step's request, for the ask Lambda to refuse it loudly (empty when it is well formed). */
-export function inputRequestProblems(request: unknown): string[] {
-  if (typeof request !== 'object' || request === null) return ['the request must be an object with a method'];
-  const { method, params } = request as { method?: unknown; params?: unknown };
-  if (!INPUT_METHODS.includes(method as never)) return [`method must be one of ${INPUT_METHODS.join(', ')}`];
-  if (method === 'elicitation/create') {
-    const form = params as { message?: unknown; requestedSchema?: unknown; mode?: unknown } | undefined;
-    const problems: string[] = [];
-    if (typeof form?.message !== 'string') problems.push('elicitation/create needs params.message (a string)');
-    if (typeof form?.requestedSchema !== 'object' || form.requestedSchema === null)
-      problems.push('elicitation/create needs params.requestedSchema (an object schema)');
-    if (form?.mode !== undefined && form.mode !== 'form') problems.push('only form-mode elicitation is supported');
-    return problems;
-  }
-  if (method === 'sampling/createMessage') {
-    const sampling = params as { messages?: unknown; maxTokens?: unknown } | undefined;
-    return Array.isArray(sampling?.messages) && Number.isInteger(sampling?.maxTokens)
-      ? []
-      : ['sampling/createMessage needs params.messages and params.maxTokens'];
-  }
-  return [];
 }

@@ -3,6 +3,7 @@
 // execution finds its task, plus a per-creation nonce, so a task ID used again after its task was deleted or
 // expired gets a new execution instead of the old one's (Step Functions keeps names taken for 90 days).
 import { createHash, randomBytes } from 'node:crypto';
+import { EXECUTION_NAME_PREFIX } from '../contract/execution-name.js';
 
 /** 64 hex characters; unique per (owner, task ID). */
 export function taskKey(owner: string, taskId: string): string {
@@ -13,9 +14,6 @@ export function taskKey(owner: string, taskId: string): string {
 export function newExecutionNonce(): string {
   return randomBytes(5).toString('hex');
 }
-
-/** Every execution this backend starts has a name with this prefix (IAM grants and event rules match on it). */
-export const EXECUTION_NAME_PREFIX = 'task-';
 
 /** `task-<key>-<nonce>`: exactly Step Functions' 80-character limit, all of it `0-9a-z-`. */
 export function executionNameFor(key: string, nonce: string): string {

@@ -1,6 +1,14 @@
 // Progress a workflow reports on its task: a message, a count and a total, stored on the task by the
 // progress step (lambda/progress). Pure: how it reads as a status message and when it counts as news.
-import { isTerminal, type TaskRecord } from './task.js';
+import { isTerminal, type TaskStatus } from './task-status.js';
+
+/** What a task shows of its workflow's activity (the fields of `TaskRecord` these functions read). */
+interface TaskActivity {
+  readonly status: TaskStatus;
+  readonly statusMessage?: string;
+  readonly progress?: TaskProgress;
+  readonly currentStep?: string;
+}
 
 export interface TaskProgress {
   /**
@@ -40,10 +48,7 @@ export function progressText(progress: TaskProgress | undefined, now: number = D
  * there is one, else while the task is active the workflow's progress, or, when it reported none, the state its
  * execution was last seen in. A finished task's last progress and step are history.
  */
-export function statusMessageOf(
-  task: Pick<TaskRecord, 'status' | 'statusMessage' | 'progress' | 'currentStep'>,
-  now: number = Date.now(),
-): string | undefined {
+export function statusMessageOf(task: TaskActivity, now: number = Date.now()): string | undefined {
   if (task.statusMessage !== undefined) return task.statusMessage;
   if (isTerminal(task.status)) return undefined;
   return activityText(task, now);
@@ -51,7 +56,7 @@ export function statusMessageOf(
 
 /** What the workflow is doing, as one line: its reported progress, else the state its execution was last seen in. */
 export function activityText(
-  task: Pick<TaskRecord, 'progress' | 'currentStep'>,
+  task: Pick<TaskActivity, 'progress' | 'currentStep'>,
   now: number = Date.now(),
 ): string | undefined {
   return progressText(task.progress, now) ?? currentStepText(task.currentStep);
@@ -67,8 +72,8 @@ export function currentStepText(step: string | undefined): string | undefined {
  * step (a refresh found the execution in another state). Status changes are the watcher's own business.
  */
 export function activityChanged(
-  previous: Pick<TaskRecord, 'progress' | 'currentStep'> | undefined,
-  next: Pick<TaskRecord, 'progress' | 'currentStep'>,
+  previous: Pick<TaskActivity, 'progress' | 'currentStep'> | undefined,
+  next: Pick<TaskActivity, 'progress' | 'currentStep'>,
 ): boolean {
   return (
     progressChanged(previous?.progress, next.progress) ||

@@ -1,37 +1,9 @@
 // The task model: one record per task, whatever dialect created it. Pure: no AWS, no MCP.
 import type { TaskProgress } from './task-progress.js';
 import type { InputRequest } from './input-request.js';
+import { isTerminal, TaskStatus } from './task-status.js';
 import { textResult, toolResultFromExecutionOutput, type ToolResult } from './tool-result.js';
 
-export const TaskStatus = {
-  /** Accepted; the execution is not yet known to be running (SEP-1686 shows it, 2025-11-25 shows `working`). */
-  Submitted: 'submitted',
-  Working: 'working',
-  InputRequired: 'input_required',
-  Completed: 'completed',
-  Failed: 'failed',
-  Cancelled: 'cancelled',
-  /** Terminal fallback when the execution's state cannot be determined (2025-11-25 shows `failed`). */
-  Unknown: 'unknown',
-} as const;
-export type TaskStatus = (typeof TaskStatus)[keyof typeof TaskStatus];
-
-export const TERMINAL_STATUSES: readonly TaskStatus[] = [
-  TaskStatus.Completed,
-  TaskStatus.Failed,
-  TaskStatus.Cancelled,
-  TaskStatus.Unknown,
-];
-export const ACTIVE_STATUSES: readonly TaskStatus[] = [
-  TaskStatus.Submitted,
-  TaskStatus.Working,
-  TaskStatus.InputRequired,
-];
-
-/**
- * Which clock a task's retention runs on: 2025-11-25 counts `ttl` from creation, SEP-1686 counts `keepAlive` from
- * completion.
- */
 export const RetentionClock = { FromCreation: 'creation', FromCompletion: 'completion' } as const;
 export type RetentionClock = (typeof RetentionClock)[keyof typeof RetentionClock];
 
@@ -100,7 +72,7 @@ export interface TaskRecord {
 }
 
 /**
- * A task as a listing shows it: what the store's owner index holds of each task (store/table-schema.ts,
+ * A task as a listing shows it: what the store's owner index holds of each task (contract/task-table-schema.ts,
  * OWNER_INDEX_PROJECTED_ATTRIBUTES). A full read has the rest: the output, the input digest, the request ID and what
  * the workflow reported (progress, current step, input requests); a listing has none of them.
  */
@@ -122,41 +94,6 @@ export type TaskSummary = Pick<
   | 'toolError'
 >;
 
-export function isTerminal(status: TaskStatus): boolean {
-  return TERMINAL_STATUSES.includes(status);
-}
-
-const LEGAL_TRANSITIONS: Readonly<Record<TaskStatus, readonly TaskStatus[]>> = {
-  submitted: ['working', 'input_required', 'completed', 'failed', 'cancelled', 'unknown'],
-  working: ['input_required', 'completed', 'failed', 'cancelled', 'unknown'],
-  input_required: ['working', 'completed', 'failed', 'cancelled', 'unknown'],
-  completed: [],
-  failed: [],
-  cancelled: [],
-  unknown: [],
-};
-
-/** Whether a task may move from `from` to `to`. Terminal statuses never change again. */
-export function canTransition(from: TaskStatus, to: TaskStatus): boolean {
-  return LEGAL_TRANSITIONS[from].includes(to);
-}
-
-/** The statuses a task may be in for a move to `to` to be legal: the condition of a conditional write. */
-export function statusesThatMayBecome(to: TaskStatus): TaskStatus[] {
-  return (Object.keys(LEGAL_TRANSITIONS) as TaskStatus[]).filter((from) => canTransition(from, to));
-}
-
-/**
- * The statuses an execution's news (a status event, a refresh) may move to `to` from. Only the answer path leaves
- * `input_required` (when no request is open any more, with its own conditional write): a RUNNING execution says
- * nothing about whether the client still owes an answer, so it must not flip `input_required` back to `working`.
- */
-export function statusesExecutionNewsMayMove(to: TaskStatus): TaskStatus[] {
-  const from = statusesThatMayBecome(to);
-  return to === TaskStatus.Working ? from.filter((status) => status !== TaskStatus.InputRequired) : from;
-}
-
-/** Epoch ms after which the task is gone, or `null` if it has no end (yet). */
 export function expiresAt(task: Pick<TaskRecord, 'retention' | 'createdAt' | 'completedAt'>): number | null {
   const { ms, clock } = task.retention;
   if (ms === null) return null;

@@ -23,7 +23,8 @@ import {
   type SFNClient,
 } from '@aws-sdk/client-sfn';
 import { ExecutionStartError, type ExecutionStartFault } from '../core/errors.js';
-import type { ExecutionSnapshot, ExecutionStatus } from '../core/execution-status.js';
+import type { ExecutionSnapshot } from '../core/execution-status.js';
+import type { ExecutionStatus } from '../contract/execution-status-events.js';
 import { executionArnFor } from './execution-arn.js';
 import type { StartRequest, TaskExecutor } from './task-executor.js';
 

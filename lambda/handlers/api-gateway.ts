@@ -1,6 +1,6 @@
 // Converts API Gateway REST proxy events to Web Requests, and Web Responses to the streaming integration's prelude.
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { OAUTH_PATHS } from '../oauth/oauth-paths.js';
+import { OAUTH_PATHS } from '../contract/oauth-paths.js';
 import { unauthorizedResponse } from '../protocol/unauthorized.js';
 
 export function requestFromEvent(event: APIGatewayProxyEvent): Request {

@@ -1,10 +1,10 @@
-// Lambda entry point of the ask step: see input/ask-step. The table comes from the environment, read once
-// at the first invocation (the local stack sets it after loading this module).
+// Lambda entry point of the ask step: see input/input-request-recording. The table comes from the environment, read
+// once at the first invocation (the local stack sets it after loading this module).
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createAskStep, type AskStepEvent } from '../input/ask-step.js';
+import { createAskStep, type AskStepEvent } from '../input/input-request-recording.js';
 import { DynamoDbInputRequests } from '../store/dynamodb-input-requests.js';
-import { ENV } from './environment.js';
+import { ENV } from '../contract/environment-names.js';
 import { AWS_CLIENT_BOUNDS } from './aws-clients.js';
 
 let askStep: ReturnType<typeof createAskStep> | undefined;

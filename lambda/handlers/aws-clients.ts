@@ -2,7 +2,11 @@
 // so that importing the task core does not import the AWS SDK.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SFNClient } from '@aws-sdk/client-sfn';
-import type { BackendClients } from './task-core.js';
+
+export interface BackendClients {
+  readonly dynamoDb: DynamoDBClient;
+  readonly stepFunctions: SFNClient;
+}
 
 /**
  * Bounds on every AWS call. The SDK's defaults wait forever for a socket, and the Lambda sits behind API Gateway,

@@ -4,13 +4,16 @@
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { StepFunctionsExecutor } from '../executor/step-functions-executor.js';
 import { DynamoDbInputRequests } from '../store/dynamodb-input-requests.js';
+import { DynamoDbOwnerQuotas } from '../store/dynamodb-owner-quotas.js';
 import { DynamoDbTaskStore } from '../store/dynamodb-task-store.js';
-import type { BackendClients } from './task-core.js';
+import type { BackendClients } from './aws-clients.js';
 
 export function createAwsTaskParts(clients: BackendClients, tableName: string) {
   const client = DynamoDBDocumentClient.from(clients.dynamoDb, { marshallOptions: { removeUndefinedValues: true } });
+  const store = new DynamoDbTaskStore({ client, tableName });
   return {
-    store: new DynamoDbTaskStore({ client, tableName }),
+    store,
+    quotas: new DynamoDbOwnerQuotas({ client, tableName, tasks: store }),
     executor: new StepFunctionsExecutor({ client: clients.stepFunctions }),
     inputRequests: new DynamoDbInputRequests({ client, tableName }),
   };

@@ -3,9 +3,9 @@
 import type { PromptDefinition } from '../prompts/prompt-definition.js';
 import { PromptRegistry } from '../prompts/prompt-registry.js';
 import { createMcpHttpApp, type McpHttpApp } from '../protocol/http-app.js';
-import type { TaskMetrics } from '../service/task-metrics.js';
-import type { Logger } from '../service/task-service.js';
-import type { ToolDefinition } from '../tools/tool-definition.js';
+import type { TaskMetrics } from '../core/task-metrics.js';
+import type { Logger } from '../core/logger.js';
+import type { ToolDefinition } from '../contract/tool-definition.js';
 import {
   createTaskCore,
   defaultLogger,

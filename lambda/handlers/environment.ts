@@ -1,34 +1,14 @@
 // Reads the backend's configuration from environment variables, once, at the composition root.
-import { MIN_REQUEST_STATE_KEY_BYTES } from '../input/request-state-key.js';
-import { DEFAULT_EXPIRY_SWEEP_SETTINGS } from '../service/expiry-sweep.js';
-import { DEFAULT_SETTINGS, MAX_ACTIVE_TASKS_LIMIT, type TaskServiceSettings } from '../service/settings.js';
-import { toolDefinitionProblems, type ToolDefinition } from '../tools/tool-definition.js';
+import { MIN_REQUEST_STATE_KEY_BYTES } from '../protocol/request-state-keys.js';
+import { DEFAULT_EXPIRY_SWEEP_SETTINGS } from '../service/expiry-sweep-service.js';
+import { DEFAULT_SETTINGS, type TaskServiceSettings } from '../service/settings.js';
+import { MAX_ACTIVE_TASKS_LIMIT } from '../contract/active-tasks-limit.js';
+import { ENV } from '../contract/environment-names.js';
+import { toolDefinitionProblems, type ToolDefinition } from '../contract/tool-definition.js';
 import type { BackendConfig } from './backend.js';
 import type { ExpirySweepConfig } from './expiry-sweep-core.js';
 import type { TaskCoreConfig } from './task-core.js';
 import { positiveInteger, required } from './environment-values.js';
-
-export const ENV = {
-  tableName: 'TASK_TABLE_NAME',
-  /** JSON array of ToolDefinition. */
-  toolCatalog: 'TOOL_CATALOG',
-  pollIntervalMs: 'POLL_INTERVAL_MS',
-  refreshIntervalMs: 'REFRESH_INTERVAL_MS',
-  defaultTtlMs: 'DEFAULT_TTL_MS',
-  maxTtlMs: 'MAX_TTL_MS',
-  directCallTimeoutMs: 'DIRECT_CALL_TIMEOUT_MS',
-  resultWaitMs: 'RESULT_WAIT_MS',
-  maxActiveTasksPerOwner: 'MAX_ACTIVE_TASKS_PER_OWNER',
-  maxTaskCreationsPerMinute: 'MAX_TASK_CREATIONS_PER_MINUTE',
-  /** Comma-separated host names the Host and Origin headers may name; unset accepts any. */
-  allowedHosts: 'ALLOWED_HOSTS',
-  /** The HMAC key of plain calls' SEP-2322 `requestState` (at least 32 bytes); unset: a random key per instance. */
-  requestStateKey: 'REQUEST_STATE_KEY',
-  /** The most expired tasks one expiry sweep run handles. */
-  expirySweepMaxTasks: 'EXPIRY_SWEEP_MAX_TASKS',
-  /** 'true' loads Powertools Tracer (see tracing.ts); Powertools' own variable, but here unset means off. */
-  tracing: 'POWERTOOLS_TRACE_ENABLED',
-} as const;
 
 /** Table and settings only: for functions that serve no tools (status sync). */
 export function taskCoreConfigFromEnvironment(env: NodeJS.ProcessEnv): TaskCoreConfig {

@@ -1,10 +1,8 @@
 // The Step Functions "Execution Status Change" event as EventBridge delivers it, and what it says of the execution.
-// Pure, so the CDK construct (rule pattern) and the status-sync handler share it without loading the backend.
+// Pure; its source and detail type, which the CDK construct's rules match on, are in contract/execution-status-events.
 import type { EventBridgeEvent } from 'aws-lambda';
-import { ExecutionStatus, type ExecutionSnapshot } from '../core/execution-status.js';
-
-export const EXECUTION_STATUS_CHANGE = 'Step Functions Execution Status Change';
-export const STEP_FUNCTIONS_EVENT_SOURCE = 'aws.states';
+import { EXECUTION_STATUS_CHANGE, ExecutionStatus } from '../contract/execution-status-events.js';
+import type { ExecutionSnapshot } from '../core/execution-status.js';
 
 /** The `detail` of the event as Step Functions sends it (the fields read here, plus the usual others). */
 export interface ExecutionStatusChangeDetail {

@@ -2,13 +2,16 @@
 // local stack both build it here. Serves no MCP, so it bundles neither the MCP SDK nor the tool registry.
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { StepFunctionsExecutor } from '../executor/step-functions-executor.js';
-import { ExpirySweep, type ExpirySweepSettings } from '../service/expiry-sweep.js';
-import type { TaskMetrics } from '../service/task-metrics.js';
-import type { Logger } from '../service/task-service.js';
+import { ExpirySweep, type ExpirySweepSettings } from '../service/expiry-sweep-service.js';
+import type { TaskMetrics } from '../core/task-metrics.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
 import { DynamoDbExpirySweepStore } from '../store/dynamodb-expiry-sweep-store.js';
+import { DynamoDbOwnerQuotas } from '../store/dynamodb-owner-quotas.js';
 import { DynamoDbTaskStore } from '../store/dynamodb-task-store.js';
 import { defaultClients } from './aws-clients.js';
-import { defaultLogger, type BackendClients } from './task-core.js';
+import type { BackendClients } from './aws-clients.js';
+import { defaultLogger } from './task-core.js';
 
 export interface ExpirySweepConfig {
   readonly tableName: string;
@@ -20,16 +23,20 @@ export function createExpirySweep(
   clients: BackendClients = defaultClients(),
   logger: Logger = defaultLogger(),
   metrics?: TaskMetrics,
-  now?: () => number,
+  clock?: Pick<Clock, 'now'>,
 ): ExpirySweep {
   const client = DynamoDBDocumentClient.from(clients.dynamoDb, { marshallOptions: { removeUndefinedValues: true } });
   return new ExpirySweep({
     store: new DynamoDbExpirySweepStore({ client, tableName: config.tableName }),
-    slots: new DynamoDbTaskStore({ client, tableName: config.tableName }),
+    slots: new DynamoDbOwnerQuotas({
+      client,
+      tableName: config.tableName,
+      tasks: new DynamoDbTaskStore({ client, tableName: config.tableName }),
+    }),
     executor: new StepFunctionsExecutor({ client: clients.stepFunctions }),
     logger,
     ...(metrics ? { metrics } : {}),
     ...(config.settings ? { settings: config.settings } : {}),
-    ...(now ? { now } : {}),
+    ...(clock ? { clock } : {}),
   });
 }

@@ -7,7 +7,7 @@ import { handlerClients } from './handler-clients.js';
 import { PowertoolsTaskMetrics } from './powertools-metrics.js';
 import { defaultLogger } from './task-core.js';
 import { traced, tracerFromEnvironment } from './tracing.js';
-import type { ExpirySweepReport } from '../service/expiry-sweep.js';
+import type { ExpirySweepReport } from '../service/expiry-sweep-service.js';
 
 /**
  * Time kept back from the function's timeout: no task is started after it, so one begun just before (a few AWS

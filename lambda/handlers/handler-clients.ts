@@ -2,7 +2,7 @@
 // tracing is on, their calls traced. Made on first use: the AWS SDK loads with them (see loaded-on-first-call.ts).
 import type { Tracer } from '@aws-lambda-powertools/tracer';
 import { countAwsCallFailures, type PowertoolsTaskMetrics } from './powertools-metrics.js';
-import type { BackendClients } from './task-core.js';
+import type { BackendClients } from './aws-clients.js';
 import { tracedClients } from './tracing.js';
 
 export function handlerClients(

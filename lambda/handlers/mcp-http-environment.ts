@@ -1,41 +1,7 @@
 // Settings only the deployed MCP handler reads: the packed tool catalog, the open-endpoint owner and CORS origins.
-// The CDK construct writes these variables with the same names and the same packing, so both sides share this file.
-import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
-import { OAUTH_ENV } from '../oauth/oauth-environment.js';
-import type { ToolDefinition } from '../tools/tool-definition.js';
-import { ENV } from './environment.js';
-
-export const MCP_HTTP_ENV = {
-  /**
-   * The tools without their state machines: base64 of Brotli-compressed JSON. Lambda allows 4 KB of environment
-   * in total, and names, descriptions and schemas compress to about half.
-   */
-  packedToolCatalog: 'TOOL_CATALOG_PACKED',
-  /** The tools' state machine ARNs, comma-separated, in catalog order; CloudFormation fills them in at deploy time. */
-  toolStateMachineArns: 'TOOL_STATE_MACHINE_ARNS',
-  /** Set only when the endpoint is deliberately open: every request then belongs to this one owner. */
-  openEndpointOwner: 'OPEN_ENDPOINT_OWNER',
-  /** Comma-separated browser origins allowed to read responses; unset means no CORS headers. */
-  corsAllowOrigins: 'CORS_ALLOW_ORIGINS',
-} as const;
-
-/** A tool as it is packed: everything but the state machine, which only CloudFormation knows. */
-export type ToolDescription = Omit<ToolDefinition, 'stateMachineArn'>;
-
-export function packToolCatalog(tools: readonly ToolDescription[]): string {
-  const json = Buffer.from(JSON.stringify(tools), 'utf8');
-  return brotliCompressSync(json, {
-    params: { [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY },
-  }).toString('base64');
-}
-
-export function unpackToolCatalog(packed: string, stateMachineArns: string): ToolDefinition[] {
-  const tools = JSON.parse(brotliDecompressSync(Buffer.from(packed, 'base64')).toString('utf8')) as ToolDescription[];
-  const arns = stateMachineArns === '' ? [] : stateMachineArns.split(',');
-  if (arns.length !== tools.length)
-    throw new Error(`${MCP_HTTP_ENV.toolStateMachineArns} lists ${arns.length} ARNs for ${tools.length} tools`);
-  return tools.map((tool, index) => ({ ...tool, stateMachineArn: arns[index]! }));
-}
+// The CDK construct writes these variables; their names and the packing are in lambda/contract, which both sides share.
+import { ENV, MCP_HTTP_ENV, OAUTH_ENV } from '../contract/environment-names.js';
+import { unpackToolCatalog } from '../contract/packed-tool-catalog.js';
 
 /**
  * The environment with `TOOL_CATALOG` filled in from the packed form when the deployment uses it, so that

@@ -9,11 +9,11 @@ import {
 } from '../oauth/client-metadata-documents.js';
 import { createClientResolver } from '../oauth/client-resolver.js';
 import { DynamoDbOAuthStore } from '../oauth/dynamodb-oauth-store.js';
-import { OAUTH_ENV } from '../oauth/oauth-environment.js';
-import { createOAuthProxy, type OAuthProxy } from '../oauth/oauth-proxy.js';
+import { OAUTH_ENV } from '../contract/environment-names.js';
+import { createOAuthProxy, type OAuthProxy } from '../oauth/oauth-proxy-app.js';
 import type { OAuthProxyLogger } from '../oauth/oauth-proxy-context.js';
 import type { RegistrationLimits } from '../oauth/oauth-store.js';
-import { DEFAULT_ALLOWED_REDIRECT_URIS, redirectUriPatternProblem } from '../oauth/redirect-uri-policy.js';
+import { DEFAULT_ALLOWED_REDIRECT_URIS, redirectUriPatternProblem } from '../contract/redirect-uri-policy.js';
 import { signingKeyFromSecret } from '../oauth/access-tokens.js';
 import { createUpstreamProvider, type UpstreamProviderConfig } from '../oauth/upstream-provider.js';
 

@@ -2,10 +2,10 @@
 // into metrics; no PutMetricData call, no extra latency). Also counts failed AWS calls, by a middleware on each client.
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { DeserializeMiddleware } from '@smithy/types';
-import { AuditEvent } from '../service/audit.js';
-import type { TaskMetrics } from '../service/task-metrics.js';
-import { DIMENSION, METRIC, METRICS_ENV, METRICS_NAMESPACE } from './metric-names.js';
-import type { BackendClients } from './task-core.js';
+import { AuditEvent } from '../core/audit-event.js';
+import type { TaskMetrics } from '../core/task-metrics.js';
+import { DIMENSION, METRIC, METRICS_ENV, METRICS_NAMESPACE } from '../contract/metric-names.js';
+import type { BackendClients } from './aws-clients.js';
 
 /** The lifecycle events counted, by audit event; retrieved and deleted are client reads, not task outcomes. */
 const COUNTED: Partial<Record<AuditEvent, string>> = {

@@ -8,9 +8,9 @@ import {
   reportProgress,
   type ProgressStepEvent,
   type ProgressStepResult,
-} from '../progress/progress-step.js';
+} from '../progress/progress-recording.js';
 import { DynamoDbProgressStore } from '../store/dynamodb-progress-store.js';
-import { ENV } from './environment.js';
+import { ENV } from '../contract/environment-names.js';
 import { AWS_CLIENT_BOUNDS } from './aws-clients.js';
 import { defaultLogger } from './task-core.js';
 

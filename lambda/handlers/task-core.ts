@@ -2,19 +2,20 @@
 // module so that a function serving no MCP (status sync) bundles neither the MCP SDK nor the protocol layer.
 // It imports no AWS SDK: the AWS-backed parts load on their first call (aws-task-parts.ts, loaded-on-first-call.ts).
 import { Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { SFNClient } from '@aws-sdk/client-sfn';
 import { executionArnFor } from '../executor/execution-arn.js';
 import type { TaskExecutor } from '../executor/task-executor.js';
-import { InputService } from '../input/input-service.js';
-import { TaskService, type Logger } from '../service/task-service.js';
+import { InputService } from '../service/input-service.js';
+import type { Logger } from '../core/logger.js';
+import { TaskService } from '../service/task-service.js';
 import type { TaskServiceSettings } from '../service/settings.js';
-import { NO_TASK_METRICS, type TaskMetrics } from '../service/task-metrics.js';
+import { NO_TASK_METRICS, type TaskMetrics } from '../core/task-metrics.js';
 import type { InputRequestStore } from '../store/input-request-store.js';
+import type { OwnerQuotas } from '../store/owner-quotas.js';
 import type { TaskStore } from '../store/task-store.js';
-import type { ToolDefinition } from '../tools/tool-definition.js';
+import type { ToolDefinition } from '../contract/tool-definition.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
 import { onceLoaded } from '../core/once-loaded.js';
+import type { BackendClients } from './aws-clients.js';
 import { loadedOnFirstCall } from './loaded-on-first-call.js';
 
 export interface TaskCoreConfig {
@@ -22,11 +23,6 @@ export interface TaskCoreConfig {
   readonly settings: TaskServiceSettings;
   /** The tools calls may start; none for a function that only records status. */
   readonly tools?: readonly ToolDefinition[];
-}
-
-export interface BackendClients {
-  readonly dynamoDb: DynamoDBClient;
-  readonly stepFunctions: SFNClient;
 }
 
 /** The clients, or how to make them when the first AWS call comes (the Lambda handlers: the SDK loads then). */
@@ -61,9 +57,10 @@ export function createTaskCore(
   });
   const store = loadedOnFirstCall<TaskStore>(async () => (await awsParts()).store, {});
   const executor = loadedOnFirstCall<TaskExecutor>(async () => (await awsParts()).executor, { executionArnFor });
+  const quotas = loadedOnFirstCall<OwnerQuotas>(async () => (await awsParts()).quotas, {});
   const inputRequests = loadedOnFirstCall<InputRequestStore>(async () => (await awsParts()).inputRequests, {});
   const tools = new ToolRegistry(config.tools ?? []);
-  const service = new TaskService({ store, executor, tools, settings: config.settings, logger, metrics });
+  const service = new TaskService({ store, quotas, executor, tools, settings: config.settings, logger, metrics });
   const inputs = new InputService({ service, inputs: inputRequests, executor, logger, metrics });
   return { service, store, tools, inputs };
 }

@@ -2,8 +2,9 @@
 // construct's `tracing` prop sets ENV.tracing). The Tracer and the X-Ray SDK load only then, from a chunk of their own:
 // with tracing off (the default) they add nothing to a cold start.
 import type { Tracer } from '@aws-lambda-powertools/tracer';
-import { ENV } from './environment.js';
-import { SERVICE_NAME, type BackendClients } from './task-core.js';
+import { ENV } from '../contract/environment-names.js';
+import type { BackendClients } from './aws-clients.js';
+import { SERVICE_NAME } from './task-core.js';
 
 /** The Tracer when the environment turns tracing on, else `undefined` and nothing loaded. */
 export async function tracerFromEnvironment(env: NodeJS.ProcessEnv): Promise<Tracer | undefined> {

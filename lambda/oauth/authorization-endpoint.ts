@@ -13,12 +13,12 @@ import {
   UnsupportedResponseTypeError,
 } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { carriesConsentCookie, clearedConsentCookie, consentCookie, consentPage } from './consent.js';
-import { isAllowedRedirectUri, matchesRegisteredRedirectUri } from './redirect-uri-policy.js';
+import { isAllowedRedirectUri, matchesRegisteredRedirectUri } from '../contract/redirect-uri-policy.js';
 import { errorPage, page, redirect, redirectWithError } from './oauth-responses.js';
 import { OAUTH_PROXY_SCOPE, randomToken, tokenHash, type OAuthProxyContext } from './oauth-proxy-context.js';
 import type { PendingAuthorization } from './oauth-store.js';
 import { formBody } from './form-body.js';
-import { OAUTH_PATHS } from './oauth-paths.js';
+import { OAUTH_PATHS } from '../contract/oauth-paths.js';
 
 /** How long a person has to decide and sign in upstream. */
 const PENDING_AUTHORIZATION_MS = 10 * 60 * 1000;

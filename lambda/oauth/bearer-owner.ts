@@ -5,7 +5,7 @@
 import type { Jwks } from 'aws-jwt-verify/jwk';
 import { onceLoaded } from '../core/once-loaded.js';
 import { checkAccessToken, type AccessTokenKeys } from './access-tokens.js';
-import { OAUTH_PATHS } from './oauth-paths.js';
+import { OAUTH_PATHS } from '../contract/oauth-paths.js';
 import { OAUTH_PROXY_SCOPE } from './oauth-proxy-context.js';
 
 export interface MachineTokenConfig {

@@ -1,6 +1,7 @@
-// OAuthStore over one DynamoDB table (layout in oauth-table.ts). Single use is a conditional write: a code or refresh
-// token is marked used by the one UpdateItem whose condition holds, a pending authorization is taken by the one
-// DeleteItem that finds it. Registration counters move together in a transaction, as a refresh token and its grant do.
+// OAuthStore over one DynamoDB table (layout in contract/oauth-table-schema.ts). Single use is a conditional write: a
+// code or refresh token is marked used by the one UpdateItem whose condition holds, a pending authorization is taken by
+// the one DeleteItem that finds it. Registration counters move together in a transaction, as a refresh token and its
+// grant do.
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
@@ -12,7 +13,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { tokenHash } from './oauth-proxy-context.js';
-import { OAUTH_EXPIRY_MS_ATTRIBUTE, OAUTH_PARTITION_KEY, OAUTH_TTL_ATTRIBUTE } from './oauth-table.js';
+import { OAUTH_EXPIRY_MS_ATTRIBUTE, OAUTH_PARTITION_KEY, OAUTH_TTL_ATTRIBUTE } from '../contract/oauth-table-schema.js';
 import {
   GrantRevokedError,
   type AuthorizationCode,

@@ -23,7 +23,7 @@ export interface OAuthProxyContext {
   readonly upstream: UpstreamProvider;
   readonly clients: ClientResolver;
   readonly tokens: AccessTokenKeys;
-  /** Redirect URI policy (see redirect-uri-policy.ts). */
+  /** Redirect URI policy (see contract/redirect-uri-policy.ts). */
   readonly allowedRedirectUris: readonly string[];
   /** Whether `client_id` may be a metadata document URL. */
   readonly clientIdMetadataDocuments: boolean;

@@ -12,7 +12,7 @@ import { OAuthClientMetadataSchema } from '@modelcontextprotocol/sdk/shared/auth
 import { InvalidRedirectUriError } from './oauth-errors.js';
 import { json, oauthErrorResponse } from './oauth-responses.js';
 import { CLIENT_AUTH_METHODS, type ClientAuthMethod, type RegistrationLimits } from './oauth-store.js';
-import { isAllowedRedirectUri } from './redirect-uri-policy.js';
+import { isAllowedRedirectUri } from '../contract/redirect-uri-policy.js';
 import { randomToken, tokenHash, type OAuthProxyContext } from './oauth-proxy-context.js';
 
 /** A registration that has not received a token within this time is forgotten. */

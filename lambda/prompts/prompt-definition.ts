@@ -2,7 +2,7 @@
 // at once from its arguments and, when it declares an `ask`, from one answer its client gives first (SEP-2322 multi
 // round-trip on a non-tool request, protocol 2026-07-28). Pure: no AWS, no MCP SDK.
 import { NAMED_INPUT_KEY, type InputRequestMessage } from '../core/input-request.js';
-import { nameProblems } from '../tools/tool-definition.js';
+import { nameProblems } from '../contract/tool-definition.js';
 
 /** An argument the client fills in (MCP PromptArgument); values are strings, as prompts/get carries them. */
 export interface PromptArgument {

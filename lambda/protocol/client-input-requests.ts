@@ -8,8 +8,8 @@
 import { TaskExpiredError, TaskNotFoundError, InvalidInputResponseError, InputDeliveryError } from '../core/errors.js';
 import { openInputRequests } from '../core/input-request.js';
 import type { TaskRecord } from '../core/task.js';
-import type { InputService } from '../input/input-service.js';
-import type { Logger } from '../service/task-service.js';
+import type { InputService } from '../service/input-service.js';
+import type { Logger } from '../core/logger.js';
 import { toMcpError } from './protocol-errors.js';
 
 const ID_PREFIX = 'mcp-tasks-sfn/input/';

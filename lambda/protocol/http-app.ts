@@ -9,8 +9,9 @@ import type { McpServerDependencies } from './mcp-dependencies.js';
 import { progressTokenOf } from './progress-notifications.js';
 import { sep1686TaskRequestOf } from './sep-1686.js';
 import { ProtocolError } from './protocol-errors.js';
-import { isSurelyLegacy } from './request-era.js';
-import { UNAUTHORIZED_ERROR_CODE, UNAUTHORIZED_MESSAGE } from './unauthorized.js';
+import { eraOf } from './era-router.js';
+import { isAtLeast, ProtocolVersion } from './protocol-version.js';
+import { UNAUTHORIZED_ERROR_CODE, UNAUTHORIZED_MESSAGE } from '../contract/unauthorized-error.js';
 
 /** Comment frames on a long stream this often, well inside API Gateway's idle limit. */
 const SSE_KEEP_ALIVE_MS = 15_000;
@@ -170,10 +171,9 @@ export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
           `Invalid Request: the id may have at most ${MAX_REQUEST_ID_LENGTH} characters`,
         );
       }
-      if (isSurelyLegacy(request, parsedBody)) return serveLegacy(request, parsedBody, owner);
-      const modern = await modernEndpoint();
-      if (await modern.isLegacy(request, parsedBody)) return serveLegacy(request, parsedBody, owner);
-      const answer = await modern.serve(request, parsedBody, owner);
+      const sdkRule = async () => (await modernEndpoint()).isLegacy;
+      if ((await eraOf(request, parsedBody, sdkRule)) === 'legacy') return serveLegacy(request, parsedBody, owner);
+      const answer = await (await modernEndpoint()).serve(request, parsedBody, owner);
       return answer instanceof ProtocolError
         ? jsonRpcError(requestIdOf(parsedBody), 200, answer.code, answer.message)
         : answer;
@@ -245,14 +245,11 @@ function waitsWithProgress(message: unknown): boolean {
   return (method === 'tools/call' || method === 'tasks/result') && progressTokenOf(safeMeta(message)) !== undefined;
 }
 
-/** MCP 2025-06-18 introduced elicitation: a client that negotiated it or later may be asked while its request waits. */
-const FIRST_VERSION_WITH_ELICITATION = '2025-06-18';
-
 /** A plain tools/call or a tasks/result from a client that may be asked for input while it waits. */
 function mayAskClient(request: Request, message: unknown): boolean {
   const { method, params } = (message as { method?: unknown; params?: { task?: unknown } } | null) ?? {};
   const waits = (method === 'tools/call' && params?.task === undefined) || method === 'tasks/result';
-  return waits && (request.headers.get('mcp-protocol-version') ?? '') >= FIRST_VERSION_WITH_ELICITATION;
+  return waits && isAtLeast(request.headers.get('mcp-protocol-version') ?? undefined, ProtocolVersion.Elicitation);
 }
 
 function hasSep1686Meta(message: unknown): boolean {

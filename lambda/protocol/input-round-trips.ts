@@ -7,9 +7,9 @@
 import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
 import { CAPABILITY_OF_METHOD, awaitsAnswers, openInputRequests } from '../core/input-request.js';
 import type { TaskRecord } from '../core/task.js';
-import type { DirectOutcome, DirectWaitOptions } from '../service/task-service.js';
-import { requestStateCodecFor, type PendingCallState } from '../input/request-state.js';
-import { PROCESS_LOCAL_REQUEST_STATE_KEY } from '../input/request-state-key.js';
+import type { DirectOutcome, DirectWaitOptions } from '../service/direct-calls.js';
+import { requestStateCodecFor, type PendingCallState } from './request-state.js';
+import { PROCESS_LOCAL_REQUEST_STATE_KEY } from './request-state-keys.js';
 import { requireCapabilities } from './client-capabilities.js';
 import type { McpServerDependencies } from './mcp-dependencies.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';

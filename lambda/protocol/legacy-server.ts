@@ -19,21 +19,22 @@ import {
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import * as z from 'zod/v4';
-import { isTerminal, TaskOrigin, TaskStatus, type TaskRecord, type TaskSummary } from '../core/task.js';
-import { RELATED_TASK_META_KEY_2025, toMcpTask } from './mcp-2025-11-25.js';
+import { type TaskRecord, type TaskSummary } from '../core/task.js';
+import { isTerminal, TaskStatus } from '../core/task-status.js';
+import { MCP_2025_11_25_DIALECT, toMcpTask } from './mcp-2025-11-25.js';
 import { SERVER_INFO, type McpServerDependencies } from './mcp-dependencies.js';
 import { invalidParamsError } from './invalid-params.js';
 import { ProtocolError, translatingErrors } from './protocol-errors.js';
 import {
   namesSep1686Task,
-  progressMeta,
-  relatedTaskMeta,
+  SEP_1686_DIALECT,
   sep1686TaskRequestOf,
   TASK_CREATED_NOTIFICATION,
   TASK_META_KEY,
-  toSep1686Task,
 } from './sep-1686.js';
+import type { LegacyTaskDialect } from './task-dialect.js';
 import { progressNotifierFor } from './progress-notifications.js';
+import { isAtLeast, ProtocolVersion } from './protocol-version.js';
 import { inputRequestSender, type ClientInputRequest } from './client-input-requests.js';
 import { toolListing } from './tool-listing.js';
 
@@ -59,7 +60,7 @@ function negotiatesTasks(initializeVersion: string | undefined): boolean {
   return (
     initializeVersion === undefined ||
     !SUPPORTED_PROTOCOL_VERSIONS.includes(initializeVersion) ||
-    initializeVersion >= '2025-11-25'
+    isAtLeast(initializeVersion, ProtocolVersion.Tasks)
   );
 }
 
@@ -83,9 +84,6 @@ function dispatchSchemaFor(method: string): z.ZodObject<{ method: z.ZodLiteral<s
   return schema;
 }
 
-const Dialect = { Mcp20251125: 'mcp-2025-11-25', Sep1686: 'sep-1686' } as const;
-type Dialect = (typeof Dialect)[keyof typeof Dialect];
-
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /**
@@ -93,17 +91,11 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
  * way; 2025-11-25 when the client negotiated 2025-11-25 or later (it sends MCP-Protocol-Version on every
  * request); otherwise SEP-1686 for a task created in that dialect and 2025-11-25 for any other task (or none).
  */
-function dialectOf(extra: Pick<Extra, '_meta' | 'requestInfo'>, task?: TaskSummary): Dialect {
-  if (namesSep1686Task(extra._meta)) return Dialect.Sep1686;
+function dialectOf(extra: Pick<Extra, '_meta' | 'requestInfo'>, task?: TaskSummary): LegacyTaskDialect {
+  if (namesSep1686Task(extra._meta)) return SEP_1686_DIALECT;
   const version = extra.requestInfo?.headers['mcp-protocol-version'];
-  if (typeof version === 'string' && version >= '2025-11-25') return Dialect.Mcp20251125;
-  return task?.origin === TaskOrigin.Sep1686 ? Dialect.Sep1686 : Dialect.Mcp20251125;
-}
-
-function wireTask(task: TaskSummary, dialect: Dialect): Record<string, unknown> {
-  return dialect === Dialect.Sep1686
-    ? { ...toSep1686Task(task), _meta: { ...relatedTaskMeta(task.taskId), ...progressMeta(task) } }
-    : toMcpTask(task);
+  if (typeof version === 'string' && isAtLeast(version, ProtocolVersion.Tasks)) return MCP_2025_11_25_DIALECT;
+  return task?.origin === SEP_1686_DIALECT.origin ? SEP_1686_DIALECT : MCP_2025_11_25_DIALECT;
 }
 
 export function createLegacyMcpServer(deps: McpServerDependencies, context: RequestContext): Server {
@@ -181,17 +173,17 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
           owner,
           toolName: name,
           arguments: args,
-          origin: TaskOrigin.Sep1686,
+          origin: SEP_1686_DIALECT.origin,
           taskId: sep1686.taskId,
           requestId: JSON.stringify(extra.requestId),
           ...(sep1686.keepAlive !== undefined ? { requestedRetentionMs: sep1686.keepAlive } : {}),
         });
         await extra.sendNotification({
           method: TASK_CREATED_NOTIFICATION,
-          params: { _meta: relatedTaskMeta(created.taskId) },
+          params: { _meta: SEP_1686_DIALECT.relatedTaskMeta(created.taskId) },
         } as unknown as ServerNotification);
-        const onProgress = progressFor(_meta, extra, relatedTaskMeta(created.taskId));
-        const onRead = inputsFor(extra, relatedTaskMeta);
+        const onProgress = progressFor(_meta, extra, SEP_1686_DIALECT.relatedTaskMeta(created.taskId));
+        const onRead = inputsFor(extra, SEP_1686_DIALECT.relatedTaskMeta);
         const done = await service.waitForTerminal(owner, created.taskId, {
           timeoutMs: settings.resultWaitMs,
           signal: extra.signal,
@@ -204,14 +196,14 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
           context.endResponseStream(extra.requestId);
           return { content: [] };
         }
-        return resultOf(done, relatedTaskMeta(created.taskId));
+        return resultOf(done, SEP_1686_DIALECT.relatedTaskMeta(created.taskId));
       }
       if (task !== undefined) {
         const created = await service.createTask({
           owner,
           toolName: name,
           arguments: args,
-          origin: TaskOrigin.Mcp20251125,
+          origin: MCP_2025_11_25_DIALECT.origin,
           requestedRetentionMs: task.ttl,
         });
         return {
@@ -258,13 +250,14 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
 
   on(GetTaskRequestSchema, async (request, extra) => {
     const task = await service.getTask(owner, request.params.taskId);
-    return wireTask(task, dialectOf(extra, task));
+    return dialectOf(extra, task).wireTask(task);
   });
 
   on(GetTaskPayloadRequestSchema, async (request, extra) => {
     const { taskId } = request.params;
     const current = await service.getTask(owner, taskId);
-    if (dialectOf(extra, current) === Dialect.Sep1686) {
+    const dialect = dialectOf(extra, current);
+    if (!dialect.resultWaits) {
       // The seed's tasks/result does not wait: it answers only for a completed task.
       if (current.status !== TaskStatus.Completed) {
         throw new ProtocolError(
@@ -272,11 +265,10 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
           `Cannot retrieve result: Task status is '${current.status}', not 'completed'`,
         );
       }
-      return resultOf(current, relatedTaskMeta(taskId));
+      return resultOf(current, dialect.relatedTaskMeta(taskId));
     }
-    const related = (id: string) => ({ [RELATED_TASK_META_KEY_2025]: { taskId: id } });
-    const onProgress = progressFor(request.params._meta, extra, related(taskId));
-    const onRead = inputsFor(extra, related);
+    const onProgress = progressFor(request.params._meta, extra, dialect.relatedTaskMeta(taskId));
+    const onRead = inputsFor(extra, dialect.relatedTaskMeta);
     const task = isTerminal(current.status)
       ? current
       : await service.waitForTerminal(owner, taskId, {
@@ -292,25 +284,25 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
           `tasks/get and call tasks/result again once it is terminal`,
       );
     }
-    return resultOf(task, { [RELATED_TASK_META_KEY_2025]: { taskId } });
+    return resultOf(task, dialect.relatedTaskMeta(taskId));
   });
 
   on(ListTasksRequestSchema, async (request, extra) => {
     const page = await service.listTasks(owner, request.params?.cursor);
     return {
-      tasks: page.tasks.map((task) => wireTask(task, dialectOf(extra, task))),
+      tasks: page.tasks.map((task) => dialectOf(extra, task).wireTask(task)),
       ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
     };
   });
 
   on(CancelTaskRequestSchema, async (request, extra) => {
     const task = await service.cancelTask(owner, request.params.taskId);
-    return wireTask(task, dialectOf(extra, task));
+    return dialectOf(extra, task).wireTask(task);
   });
 
   on(DeleteTaskRequestSchema, async (request) => {
     await service.deleteTask(owner, request.params.taskId);
-    return { _meta: relatedTaskMeta(request.params.taskId) };
+    return { _meta: SEP_1686_DIALECT.relatedTaskMeta(request.params.taskId) };
   });
 
   return server;

@@ -2,7 +2,9 @@
 // tasks/get|result|list|cancel.
 import type { Task } from '@modelcontextprotocol/sdk/types.js';
 import { statusMessageOf } from '../core/task-progress.js';
-import { retentionFromCreationMs, TaskStatus, type TaskSummary } from '../core/task.js';
+import { retentionFromCreationMs, TaskOrigin, type TaskSummary } from '../core/task.js';
+import { TaskStatus } from '../core/task-status.js';
+import type { LegacyTaskDialect } from './task-dialect.js';
 
 export const RELATED_TASK_META_KEY_2025 = 'io.modelcontextprotocol/related-task';
 
@@ -33,3 +35,11 @@ export function toMcpTask(task: TaskSummary): Task {
     pollInterval: task.pollIntervalMs,
   };
 }
+
+/** The MCP 2025-11-25 dialect: `params.task` on tools/call; tasks/result waits for the task to end. */
+export const MCP_2025_11_25_DIALECT: LegacyTaskDialect = {
+  origin: TaskOrigin.Mcp20251125,
+  wireTask: (task) => ({ ...toMcpTask(task) }),
+  relatedTaskMeta: (taskId) => ({ [RELATED_TASK_META_KEY_2025]: { taskId } }),
+  resultWaits: true,
+};

@@ -1,7 +1,8 @@
 // What every MCP server this endpoint builds, legacy or modern era, is made from.
-import type { InputService } from '../input/input-service.js';
+import type { InputService } from '../service/input-service.js';
 import type { PromptRegistry } from '../prompts/prompt-registry.js';
-import type { Logger, TaskService } from '../service/task-service.js';
+import type { Logger } from '../core/logger.js';
+import type { TaskService } from '../service/task-service.js';
 import type { TaskServiceSettings } from '../service/settings.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
 
@@ -18,7 +19,7 @@ export interface McpServerDependencies {
   readonly inputs: InputService;
   /**
    * The HMAC key of plain calls' `requestState` (SEP-2322; at least 32 bytes), the same on every instance that may
-   * see a retry: see input/request-state. @default a random key for this process alone
+   * see a retry: see protocol/request-state. @default a random key for this process alone
    */
   readonly requestStateKey?: string;
 }

@@ -11,13 +11,19 @@ import {
 } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 import { IllegalTransitionError, InvalidToolArgumentsError } from '../core/errors.js';
-import { TaskOrigin, type TaskRecord } from '../core/task.js';
+import { type TaskRecord } from '../core/task.js';
 import { textResult } from '../core/tool-result.js';
-import type { ToolDefinition } from '../tools/tool-definition.js';
+import type { ToolDefinition } from '../contract/tool-definition.js';
 import { declaredCapabilities, requireCapabilities, type Capabilities } from './client-capabilities.js';
 import { SERVER_INFO, type McpServerDependencies } from './mcp-dependencies.js';
 import { translatingErrors } from './protocol-errors.js';
-import { TASKS_EXTENSION, TASKS_EXTENSION_CAPABILITY, toCreateTaskResult, toDetailedTask } from './tasks-extension.js';
+import {
+  TASKS_EXTENSION,
+  TASKS_EXTENSION_CAPABILITY,
+  TASKS_EXTENSION_DIALECT,
+  toCreateTaskResult,
+  toDetailedTask,
+} from './tasks-extension.js';
 import { progressNotifierFor } from './progress-notifications.js';
 import { toolListing } from './tool-listing.js';
 import { callWithInput, requestStateVerifier } from './input-round-trips.js';
@@ -122,7 +128,7 @@ export function createModernMcpServer(deps: McpServerDependencies, schemas: Tool
           owner,
           toolName: name,
           arguments: args,
-          origin: TaskOrigin.TasksExtension,
+          origin: TASKS_EXTENSION_DIALECT.origin,
         });
         return toCreateTaskResult(created) as unknown as CallToolResult;
       } catch (error) {

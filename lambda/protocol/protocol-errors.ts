@@ -18,7 +18,7 @@ import {
   TaskNotFoundError,
   ToolNotFoundError,
 } from '../core/errors.js';
-import type { Logger } from '../service/task-service.js';
+import type { Logger } from '../core/logger.js';
 
 /** JSON-RPC's "Server error" range starts here (-32000 to -32099 are implementation-defined). */
 export const SERVER_ERROR = -32000;

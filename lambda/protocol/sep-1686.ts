@@ -2,8 +2,10 @@
 // `notifications/tasks/created`, keepAlive counted from completion, tasks/get|result|list|delete.
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { statusMessageOf } from '../core/task-progress.js';
-import { expiresAt, RetentionClock, TaskStatus, type TaskRecord, type TaskSummary } from '../core/task.js';
+import { expiresAt, RetentionClock, TaskOrigin, type TaskRecord, type TaskSummary } from '../core/task.js';
+import { TaskStatus } from '../core/task-status.js';
 import { ProtocolError } from './protocol-errors.js';
+import type { LegacyTaskDialect } from './task-dialect.js';
 
 export const TASK_META_KEY = 'modelcontextprotocol.io/task';
 export const RELATED_TASK_META_KEY_SEP = 'modelcontextprotocol.io/related-task';
@@ -93,3 +95,11 @@ export function toSep1686Task(task: TaskSummary): Record<string, unknown> {
     ...(failed && task.statusMessage !== undefined ? { error: task.statusMessage } : {}),
   };
 }
+
+/** The SEP-1686 dialect: the seed's Task with its progress in `_meta`; tasks/result answers only a completed task. */
+export const SEP_1686_DIALECT: LegacyTaskDialect = {
+  origin: TaskOrigin.Sep1686,
+  wireTask: (task) => ({ ...toSep1686Task(task), _meta: { ...relatedTaskMeta(task.taskId), ...progressMeta(task) } }),
+  relatedTaskMeta,
+  resultWaits: false,
+};

@@ -12,10 +12,11 @@ import {
   type JSONRPCRequest,
 } from '@modelcontextprotocol/server';
 import { TaskExpiredError, TaskNotFoundError } from '../core/errors.js';
-import { isTerminal, type TaskRecord } from '../core/task.js';
+import { type TaskRecord } from '../core/task.js';
+import { isTerminal } from '../core/task-status.js';
 import { activityChanged } from '../core/task-progress.js';
 import type { TaskService } from '../service/task-service.js';
-import { sleep } from '../service/sleep.js';
+import { SYSTEM_CLOCK } from '../core/clock.js';
 import { missingCapabilities } from './client-capabilities.js';
 import { SERVER_INFO } from './mcp-dependencies.js';
 import { TASKS_EXTENSION, TASKS_EXTENSION_CAPABILITY, toDetailedTask } from './tasks-extension.js';
@@ -131,7 +132,7 @@ export function serveTaskSubscription(
         const deadline = Date.now() + options.maxLifetimeMs;
         for (const [taskId, task] of watched) if (isTerminal(task.status)) watched.delete(taskId);
         while (watched.size > 0 && Date.now() < deadline && !stopped.signal.aborted) {
-          await sleep(Math.min(options.pollIntervalMs, deadline - Date.now()), stopped.signal);
+          await SYSTEM_CLOCK.sleep(Math.min(options.pollIntervalMs, deadline - Date.now()), stopped.signal);
           for (const [taskId, seen] of [...watched]) {
             const task = await currentTask(service, owner, taskId);
             // Progress the workflow reports moves lastUpdatedAt too; compared itself as well, for two writes in one

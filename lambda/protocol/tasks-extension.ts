@@ -2,9 +2,11 @@
 // CreateTaskResult and the DetailedTask that tasks/get answers with, its result, error or input requests inlined.
 import { openInputRequests } from '../core/input-request.js';
 import { statusMessageOf } from '../core/task-progress.js';
-import { retentionFromCreationMs, TaskStatus, type TaskRecord } from '../core/task.js';
+import { retentionFromCreationMs, TaskOrigin, type TaskRecord } from '../core/task.js';
+import { TaskStatus } from '../core/task-status.js';
 import type { ToolResult } from '../core/tool-result.js';
 import { progressMeta } from './sep-1686.js';
+import type { TaskDialect } from './task-dialect.js';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
@@ -84,3 +86,9 @@ export function toDetailedTask(task: TaskRecord, result: ToolResult | undefined)
 export function toInputRequests(task: TaskRecord): Record<string, unknown> {
   return Object.fromEntries(openInputRequests(task.inputRequests).map((request) => [request.key, request.request]));
 }
+
+/** The tasks extension's dialect: tasks the server chose to make, shown as the extension's Task. */
+export const TASKS_EXTENSION_DIALECT: TaskDialect<TaskRecord> = {
+  origin: TaskOrigin.TasksExtension,
+  wireTask: toExtensionTask,
+};

@@ -1,9 +1,6 @@
-// The one JSON-RPC error a 401 carries, wherever it is made: by the function (http-app.ts, api-gateway.ts) or by
-// API Gateway itself (lib/mcp-rest-api.ts). -32000 is what the SDK's HTTP transports answer transport-level refusals
-// with; MCP defines no code for authentication. Dependency-free, so the CDK construct can import it.
-
-export const UNAUTHORIZED_ERROR_CODE = -32000;
-export const UNAUTHORIZED_MESSAGE = 'Unauthorized: send a valid bearer token';
+// The 401 the function answers (api-gateway.ts, the local dev server): the JSON-RPC error of
+// contract/unauthorized-error.ts, which API Gateway's own 401 carries too (lib/mcp-rest-api.ts).
+import { UNAUTHORIZED_ERROR_CODE, UNAUTHORIZED_MESSAGE } from '../contract/unauthorized-error.js';
 
 /** The MCP authorization spec's 401: a JSON-RPC error, and a `WWW-Authenticate` challenge that says where to start. */
 export function unauthorizedResponse(challenge: string): Response {

@@ -1,7 +1,6 @@
 // Plain calls: a tools/call answered inline rather than as a task. The call's task is waited on within the plain-call
 // bound and its execution stopped when the bound passes or the caller goes away, so nothing runs on unseen; a caller
-// that can answer questions gets the workflow's input requests back in rounds (SEP-2322). The task service builds one
-// and delegates to it.
+// that can answer questions gets the workflow's input requests back in rounds (SEP-2322).
 import {
   ExecutionStartError,
   IllegalTransitionError,
@@ -9,12 +8,13 @@ import {
   StartOutcomeUnknownError,
 } from '../core/errors.js';
 import { awaitsAnswers } from '../core/input-request.js';
-import { isTerminal, TaskOrigin, type TaskRecord } from '../core/task.js';
+import { TaskOrigin, type TaskRecord } from '../core/task.js';
+import { isTerminal } from '../core/task-status.js';
 import { textResult, type ToolResult } from '../core/tool-result.js';
-import type { TaskStore } from '../store/task-store.js';
-import type { TaskServiceSettings } from './settings.js';
-import { sleep } from './sleep.js';
-import type { CreateTaskRequest, Logger } from './task-service.js';
+import type { TaskCancellation } from './task-cancellation.js';
+import { stopBestEffort, type TaskContext } from './task-context.js';
+import type { TaskCreation } from './task-creation.js';
+import { resultOfTask } from './task-results.js';
 import type { TaskTracker, WaitOptions } from './task-tracker.js';
 
 /**
@@ -38,47 +38,13 @@ export interface DirectWaitOptions {
 export type DirectOutcome =
   { readonly kind: 'result'; readonly result: ToolResult } | { readonly kind: 'input'; readonly task: TaskRecord };
 
-/**
- * What plain calls need: the tracker and the store for reads, and the task service's own use cases as functions, so
- * that no more of the service is within reach (and this file imports only its types).
- */
-export interface DirectCallsOptions {
-  /** Reads and waits on the call's task. */
-  readonly tracker: TaskTracker;
-  /** Reads the stored task as it is, with no refresh, while sibling questions arrive. */
-  readonly store: TaskStore;
-  readonly settings: TaskServiceSettings;
-  readonly logger: Logger;
-  /** Stores and starts the call's task; `started` is `false` when Step Functions' answer to the start was lost. */
-  readonly createAndStart: (request: CreateTaskRequest) => Promise<{ task: TaskRecord; started: boolean }>;
-  /** Stops the execution, then marks the task cancelled; throws `IllegalTransitionError` for a terminal task. */
-  readonly cancelTask: (owner: string, taskId: string, reason: string) => Promise<TaskRecord>;
-  /** The tool result of a terminal task (read in full when needed), not audited as retrieved. */
-  readonly resultOf: (task: TaskRecord) => Promise<ToolResult | undefined>;
-  /** Stops the task's execution, logging instead of throwing: for paths that are already failing. */
-  readonly stopBestEffort: (task: TaskRecord, cause: string) => Promise<void>;
-}
-
 export class DirectCalls {
-  private readonly tracker: TaskTracker;
-  private readonly store: TaskStore;
-  private readonly settings: TaskServiceSettings;
-  private readonly logger: Logger;
-  private readonly createAndStart: DirectCallsOptions['createAndStart'];
-  private readonly cancelTask: DirectCallsOptions['cancelTask'];
-  private readonly resultOf: DirectCallsOptions['resultOf'];
-  private readonly stopBestEffort: DirectCallsOptions['stopBestEffort'];
-
-  constructor(options: DirectCallsOptions) {
-    this.tracker = options.tracker;
-    this.store = options.store;
-    this.settings = options.settings;
-    this.logger = options.logger;
-    this.createAndStart = options.createAndStart;
-    this.cancelTask = options.cancelTask;
-    this.resultOf = options.resultOf;
-    this.stopBestEffort = options.stopBestEffort;
-  }
+  constructor(
+    private readonly context: TaskContext,
+    private readonly tracker: TaskTracker,
+    private readonly creation: TaskCreation,
+    private readonly cancellation: TaskCancellation,
+  ) {}
 
   /**
    * Runs a tool for a caller that did not ask for a task: waits up to the configured bound and returns the
@@ -135,7 +101,7 @@ export class DirectCalls {
   ): Promise<{ task: TaskRecord } | { refused: ToolResult }> {
     let created, started;
     try {
-      ({ task: created, started } = await this.createAndStart({
+      ({ task: created, started } = await this.creation.start({
         owner,
         toolName,
         arguments: args,
@@ -153,20 +119,18 @@ export class DirectCalls {
     // it (a no-op if it never started) and say so at once. If the stop fails too, the task stays for polls to
     // reconcile.
     if (!started) {
-      const stopped = await this.cancelTask(
-        owner,
-        created.taskId,
-        'Step Functions did not answer the start; the call was abandoned.',
-      ).then(
-        () => true,
-        (error: unknown) => (
-          this.logger.warn('Could not stop the execution of an unanswered start', {
-            taskId: created.taskId,
-            error: String(error),
-          }),
-          false
-        ),
-      );
+      const stopped = await this.cancellation
+        .cancel(owner, created.taskId, 'Step Functions did not answer the start; the call was abandoned.')
+        .then(
+          () => true,
+          (error: unknown) => (
+            this.context.logger.warn('Could not stop the execution of an unanswered start', {
+              taskId: created.taskId,
+              error: String(error),
+            }),
+            false
+          ),
+        );
       throw new StartOutcomeUnknownError(created.taskId, stopped);
     }
     return { task: created };
@@ -182,7 +146,7 @@ export class DirectCalls {
     options: DirectWaitOptions & { readonly stopAtInput?: boolean },
   ): Promise<DirectOutcome> {
     const { signal, onProgress, onRead } = options;
-    const bound = this.settings.directCallTimeoutMs;
+    const bound = this.context.settings.directCallTimeoutMs;
     let task;
     try {
       task = await this.tracker.waitForTerminal(owner, created.taskId, {
@@ -194,7 +158,7 @@ export class DirectCalls {
       });
     } catch (error) {
       // Nobody will see this execution's result: stop it before giving up.
-      await this.stopBestEffort(created, 'The tool call failed while waiting for its execution.');
+      await stopBestEffort(this.context, created, 'The tool call failed while waiting for its execution.');
       throw error;
     }
     const result = (toolResult: ToolResult): DirectOutcome => ({ kind: 'result', result: toolResult });
@@ -207,11 +171,11 @@ export class DirectCalls {
       : `The tool did not finish within ${Math.round(bound / 1000)} s, so its execution was ` +
         `stopped. Call it as a task (params.task) to let it run longer and fetch the result later.`;
     try {
-      await this.cancelTask(owner, created.taskId, reason);
+      await this.cancellation.cancel(owner, created.taskId, reason);
     } catch (error) {
       if (!(error instanceof IllegalTransitionError)) {
         // cancelTask reads the task first, so with the store down it stopped nothing.
-        await this.stopBestEffort(created, reason);
+        await stopBestEffort(this.context, created, reason);
         throw error;
       }
       const finished = await this.tracker.getTask(owner, created.taskId);
@@ -228,13 +192,18 @@ export class DirectCalls {
   private async withSiblingQuestions(owner: string, task: TaskRecord, signal?: AbortSignal): Promise<TaskRecord> {
     let current = task;
     for (let attempt = 0; attempt < SIBLING_QUESTIONS_MAX_READS && !signal?.aborted; attempt++) {
-      await sleep(SIBLING_QUESTIONS_MS, signal);
-      const read = await this.store.get(owner, task.taskId);
+      await this.context.clock.sleep(SIBLING_QUESTIONS_MS, signal);
+      const read = await this.context.store.get(owner, task.taskId);
       if (read === null || !awaitsAnswers(read)) return current;
       const grew = Object.keys(read.inputRequests ?? {}).length > Object.keys(current.inputRequests ?? {}).length;
       current = read;
       if (!grew) return current;
     }
     return current;
+  }
+
+  /** The tool result of a terminal task, not audited as retrieved: a plain call's caller never asked for a task. */
+  private async resultOf(task: TaskRecord): Promise<ToolResult | undefined> {
+    return (await resultOfTask(this.context.store, task)).result;
   }
 }

@@ -26,15 +26,13 @@ export interface TaskServiceSettings {
   readonly listPageSize: number;
   /**
    * The most active tasks (submitted, working, input_required) one owner may have at once, plain calls included;
-   * at most {@link MAX_ACTIVE_TASKS_LIMIT} (the owner's active tasks are tracked in one DynamoDB item).
+   * at most MAX_ACTIVE_TASKS_LIMIT (contract/active-tasks-limit.ts: the owner's active tasks are tracked in one
+   * DynamoDB item).
    */
   readonly maxActiveTasksPerOwner: number;
   /** The most tasks one owner may create per clock minute, plain calls included. */
   readonly maxTaskCreationsPerMinute: number;
 }
-
-/** The largest `maxActiveTasksPerOwner`: 5,000 task keys of 64 characters stay well inside DynamoDB's 400 KB item. */
-export const MAX_ACTIVE_TASKS_LIMIT = 5_000;
 
 export const DEFAULT_SETTINGS: TaskServiceSettings = {
   pollIntervalMs: 2_000,

@@ -8,31 +8,17 @@ import { inputNeverCameMessage } from '../core/input-request.js';
 import {
   FIRST_WAIT_STEP_MS,
   isRefreshDue,
-  isTerminal,
   nextWaitStepMs,
   pollRefreshIntervalMs,
-  TaskStatus,
   type TaskRecord,
 } from '../core/task.js';
+import { isTerminal, TaskStatus } from '../core/task-status.js';
 import { activityChanged } from '../core/task-progress.js';
 import { executionNameOf, taskKeyFromExecutionName } from '../core/task-key.js';
-import type { TaskExecutor } from '../executor/task-executor.js';
-import type { TaskStore } from '../store/task-store.js';
-import { auditTask, terminalEvent } from './audit.js';
-import { EXPIRED_STOP_REASON } from './expiry-sweep.js';
-import type { TaskMetrics } from './task-metrics.js';
-import type { TaskServiceSettings } from './settings.js';
-import { sleep } from './sleep.js';
-import type { Logger } from './task-service.js';
-
-export interface TaskTrackerOptions {
-  readonly store: TaskStore;
-  readonly executor: TaskExecutor;
-  readonly settings: TaskServiceSettings;
-  readonly logger: Logger;
-  readonly metrics: TaskMetrics;
-  readonly now: () => number;
-}
+import { terminalEvent } from '../core/audit-event.js';
+import { auditTask } from './audit.js';
+import { EXPIRED_STOP_REASON } from './expiry-sweep-service.js';
+import type { TaskContext } from './task-context.js';
 
 export interface WaitOptions {
   readonly timeoutMs: number;
@@ -49,23 +35,11 @@ export interface WaitOptions {
 }
 
 export class TaskTracker {
-  private readonly store: TaskStore;
-  private readonly executor: TaskExecutor;
-  private readonly settings: TaskServiceSettings;
-  private readonly logger: Logger;
-  private readonly metrics: TaskMetrics;
-  private readonly now: () => number;
   /** The least time between two refreshes that polls claim (see {@link pollRefreshIntervalMs}). */
   private readonly pollRefreshMs: number;
 
-  constructor(options: TaskTrackerOptions) {
-    this.store = options.store;
-    this.executor = options.executor;
-    this.settings = options.settings;
-    this.logger = options.logger;
-    this.metrics = options.metrics;
-    this.now = options.now;
-    this.pollRefreshMs = pollRefreshIntervalMs(options.settings.refreshIntervalMs);
+  constructor(private readonly context: TaskContext) {
+    this.pollRefreshMs = pollRefreshIntervalMs(context.settings.refreshIntervalMs);
   }
 
   /**
@@ -83,7 +57,7 @@ export class TaskTracker {
    * share it), and the store is read at least once per poll interval, where status events land.
    */
   async waitForTerminal(owner: string, taskId: string, options: WaitOptions): Promise<TaskRecord> {
-    const deadline = this.now() + options.timeoutMs;
+    const deadline = this.context.clock.now() + options.timeoutMs;
     let task = await this.getTask(owner, taskId);
     // Each read that finds new progress or a new current step is passed on to the waiting stream.
     let seen: TaskRecord | undefined;
@@ -95,12 +69,20 @@ export class TaskTracker {
     await passOnProgress(task);
     await options.onRead?.(task);
     let step = FIRST_WAIT_STEP_MS;
-    while (!isTerminal(task.status) && !options.until?.(task) && this.now() < deadline && !options.signal?.aborted) {
-      await sleep(Math.min(step, task.pollIntervalMs, deadline - this.now()), options.signal);
+    while (
+      !isTerminal(task.status) &&
+      !options.until?.(task) &&
+      this.context.clock.now() < deadline &&
+      !options.signal?.aborted
+    ) {
+      await this.context.clock.sleep(
+        Math.min(step, task.pollIntervalMs, deadline - this.context.clock.now()),
+        options.signal,
+      );
       task = await this.read(owner, taskId, Math.min(step, this.pollRefreshMs));
       await passOnProgress(task);
       await options.onRead?.(task);
-      step = nextWaitStepMs(step, this.settings.refreshIntervalMs);
+      step = nextWaitStepMs(step, this.context.settings.refreshIntervalMs);
     }
     return task;
   }
@@ -116,12 +98,12 @@ export class TaskTracker {
     execution: ExecutionSnapshot | 'describe',
   ): Promise<TaskRecord | null> {
     const key = taskKeyFromExecutionName(executionNameOf(executionArn));
-    const task = key === null ? null : await this.store.getByKey(key);
+    const task = key === null ? null : await this.context.store.getByKey(key);
     // Another execution than the task's own (an older task under a reused ID, another machine): not this task's news.
     if (task === null || task.executionArn !== executionArn) return null;
     if (isTerminal(task.status)) return task;
-    const snapshot = execution === 'describe' ? await this.executor.describe(task.executionArn) : execution;
-    return this.applyOutcome(task, snapshot, this.now());
+    const snapshot = execution === 'describe' ? await this.context.executor.describe(task.executionArn) : execution;
+    return this.applyOutcome(task, snapshot, this.context.clock.now());
   }
 
   /**
@@ -129,11 +111,11 @@ export class TaskTracker {
    * the slot.
    */
   async finished(task: TaskRecord): Promise<TaskRecord> {
-    auditTask(this.logger, terminalEvent(task.status), task);
-    this.metrics.taskEvent(
+    auditTask(this.context.logger, terminalEvent(task.status), task);
+    this.context.metrics.taskEvent(
       terminalEvent(task.status),
       task.toolName,
-      (task.completedAt ?? this.now()) - task.createdAt,
+      (task.completedAt ?? this.context.clock.now()) - task.createdAt,
     );
     await this.releaseActiveSlot(task);
     return task;
@@ -144,8 +126,8 @@ export class TaskTracker {
    * look full.
    */
   async releaseActiveSlot(task: TaskRecord): Promise<void> {
-    await this.store.releaseActiveSlot(task.owner, task.taskId).catch((error: unknown) => {
-      this.logger.warn('Could not free an active-task slot', { taskId: task.taskId, error: String(error) });
+    await this.context.quotas.releaseActiveSlot(task.owner, task.taskId).catch((error: unknown) => {
+      this.context.logger.warn('Could not free an active-task slot', { taskId: task.taskId, error: String(error) });
     });
   }
 
@@ -153,32 +135,33 @@ export class TaskTracker {
   private async read(owner: string, taskId: string, refreshAfterMs: number): Promise<TaskRecord> {
     let task;
     try {
-      task = await this.store.get(owner, taskId);
+      task = await this.context.store.get(owner, taskId);
     } catch (error) {
       // Nobody can read an expired task any more, so its execution must not run on unseen.
       if (error instanceof TaskExpiredError && error.task !== undefined && !isTerminal(error.task.status)) {
-        await this.executor.stop(error.task.executionArn, EXPIRED_STOP_REASON).catch(() => undefined);
+        await this.context.executor.stop(error.task.executionArn, EXPIRED_STOP_REASON).catch(() => undefined);
         await this.releaseActiveSlot(error.task);
       }
       throw error;
     }
     if (task === null) throw new TaskNotFoundError(taskId);
-    return isRefreshDue(task, this.now(), refreshAfterMs) ? this.refresh(task, refreshAfterMs) : task;
+    return isRefreshDue(task, this.context.clock.now(), refreshAfterMs) ? this.refresh(task, refreshAfterMs) : task;
   }
 
   private async refresh(task: TaskRecord, intervalMs: number): Promise<TaskRecord> {
-    const now = this.now();
-    if (!(await this.store.claimRefresh(task, now, intervalMs))) return task;
+    const now = this.context.clock.now();
+    if (!(await this.context.store.claimRefresh(task, now, intervalMs))) return task;
     let execution;
     try {
-      execution = await this.executor.describe(task.executionArn);
+      execution = await this.context.executor.describe(task.executionArn);
     } catch (error) {
       // Throttled or unreachable: answer with what is stored; the next poll tries again.
-      this.logger.warn('Could not describe execution', { taskId: task.taskId, error: String(error) });
+      this.context.logger.warn('Could not describe execution', { taskId: task.taskId, error: String(error) });
       return task;
     }
     // DescribeExecution is eventually consistent: a just-started execution may not be visible yet.
-    if (execution === null && now - task.createdAt < this.settings.startGraceMs) return { ...task, lastCheckedAt: now };
+    if (execution === null && now - task.createdAt < this.context.settings.startGraceMs)
+      return { ...task, lastCheckedAt: now };
     // Only a running execution has a current step worth showing; the refresh claim above bounds this call too.
     const step = execution?.status === 'RUNNING' ? await this.currentStepOf(task) : null;
     const checked = { ...task, lastCheckedAt: now };
@@ -193,7 +176,7 @@ export class TaskTracker {
       if (error instanceof TaskNotFoundError || error instanceof TaskExpiredError) throw error;
       // The store could not record the news (throttled, unreachable): answer with what is stored; the next
       // poll sees the execution again and retries the write.
-      this.logger.warn('Could not record the execution status', { taskId: task.taskId, error: String(error) });
+      this.context.logger.warn('Could not record the execution status', { taskId: task.taskId, error: String(error) });
       return checked;
     }
   }
@@ -201,9 +184,9 @@ export class TaskTracker {
   /** The state the task's execution is in, or `null`. Never fails the poll: the step is a hint. */
   private async currentStepOf(task: TaskRecord): Promise<string | null> {
     try {
-      return await this.executor.currentStep(task.executionArn);
+      return await this.context.executor.currentStep(task.executionArn);
     } catch (error) {
-      this.logger.warn('Could not read the current step', { taskId: task.taskId, error: String(error) });
+      this.context.logger.warn('Could not read the current step', { taskId: task.taskId, error: String(error) });
       return null;
     }
   }
@@ -211,10 +194,10 @@ export class TaskTracker {
   /** Stores a new current step on a task whose status stays as it is. Never fails the poll: the step is a hint. */
   private async recordCurrentStep(task: TaskRecord, step: string): Promise<TaskRecord> {
     try {
-      await this.store.recordCurrentStep(task, step);
+      await this.context.store.recordCurrentStep(task, step);
       return { ...task, currentStep: step };
     } catch (error) {
-      this.logger.warn('Could not record the current step', { taskId: task.taskId, error: String(error) });
+      this.context.logger.warn('Could not record the current step', { taskId: task.taskId, error: String(error) });
       return task;
     }
   }
@@ -236,7 +219,7 @@ export class TaskTracker {
       (task.status === TaskStatus.InputRequired && outcome.status === TaskStatus.Working);
     if (stays) return currentStep === undefined ? task : this.recordCurrentStep(task, currentStep);
     try {
-      const updated = await this.store.update(task, {
+      const updated = await this.context.store.update(task, {
         ...outcome,
         at: now,
         ...(currentStep !== undefined ? { currentStep } : {}),
@@ -245,7 +228,7 @@ export class TaskTracker {
     } catch (error) {
       if (!(error instanceof IllegalTransitionError)) throw error;
       // Someone else recorded a terminal status first; theirs stands.
-      const current = await this.store.get(task.owner, task.taskId);
+      const current = await this.context.store.get(task.owner, task.taskId);
       if (current === null) throw new TaskNotFoundError(task.taskId, { cause: error });
       return current;
     }

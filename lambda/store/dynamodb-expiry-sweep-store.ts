@@ -3,17 +3,17 @@
 // writes refuse (to a client an expired task is gone).
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ACTIVE_STATUSES, type TaskStatus } from '../core/task.js';
+import { ACTIVE_STATUSES, type TaskStatus } from '../core/task-status.js';
 import { taskKey } from '../core/task-key.js';
 import type { ExpiredTask, ExpirySweepStore } from './expiry-sweep-store.js';
 import {
   ACTIVE_EXPIRY_INDEX,
   ACTIVE_EXPIRY_PARTITION_KEY,
-  activeExpiryShards,
   EXPIRY_MS_ATTRIBUTE,
   PARTITION_KEY,
   TTL_ATTRIBUTE,
-} from './table-schema.js';
+} from '../contract/task-table-schema.js';
+import { activeExpiryShards } from './task-table-keys.js';
 
 export interface DynamoDbExpirySweepStoreOptions {
   readonly client: DynamoDBDocumentClient;

@@ -5,57 +5,25 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import {
-  DELIVERY_LEASE_MS,
-  InputRequestState,
-  type InputRequest,
-  type InputRequestMessage,
-} from '../core/input-request.js';
-import { ACTIVE_STATUSES, TaskStatus, type TaskRecord } from '../core/task.js';
+import { TASK_ATTRIBUTE as A } from '../contract/task-item-attributes.js';
+import { DELIVERY_LEASE_MS, InputRequestState } from '../core/input-request.js';
+import { type TaskRecord } from '../core/task.js';
+import { ACTIVE_STATUSES, TaskStatus } from '../core/task-status.js';
 import { taskKey } from '../core/task-key.js';
+import { STATUS_IS_ACTIVE } from './dynamodb-conditions.js';
 import type { ClaimOutcome, InputRequestStore, NewInputRequest } from './input-request-store.js';
-import { PARTITION_KEY } from './table-schema.js';
+import { inputRequestEntriesOf, type InputRequestEntry } from './task-item-codec.js';
+import { PARTITION_KEY } from '../contract/task-table-schema.js';
 
-/** The task item's map of input requests, by key. */
-export const INPUT_REQUESTS_ATTRIBUTE = 'inputRequests';
-/** String set of the keys still open. */
-export const OPEN_INPUT_KEYS_ATTRIBUTE = 'openInputKeys';
-
-type Entry = {
-  request: string;
-  state: InputRequestState;
-  askedAt: number;
-  deadlineAt?: number;
-  taskToken: string;
-  claimId?: string;
-  claimedAt?: number;
-};
-
-/** The requests of a stored task item as the task record shows them: everything but the token and the claim. */
-export function inputRequestsFromItem(item: Record<string, unknown>): Record<string, InputRequest> | undefined {
-  const entries = item[INPUT_REQUESTS_ATTRIBUTE] as Record<string, Entry> | undefined;
-  if (entries === undefined) return undefined;
-  return Object.fromEntries(
-    Object.entries(entries).map(([key, entry]) => [
-      key,
-      {
-        key,
-        request: JSON.parse(entry.request) as InputRequestMessage,
-        state: entry.state,
-        askedAt: entry.askedAt,
-        ...(entry.deadlineAt !== undefined ? { deadlineAt: entry.deadlineAt } : {}),
-      },
-    ]),
-  );
-}
+type Entry = InputRequestEntry;
 
 export interface DynamoDbInputRequestsOptions {
   readonly client: DynamoDBDocumentClient;
   readonly tableName: string;
 }
 
-const ACTIVE_VALUES = Object.fromEntries(ACTIVE_STATUSES.map((status, i) => [`:active${i}`, status]));
-const ACTIVE_CONDITION = `#status IN (${ACTIVE_STATUSES.map((_, i) => `:active${i}`).join(', ')})`;
+const ACTIVE_VALUES = STATUS_IS_ACTIVE.values;
+const ACTIVE_CONDITION = STATUS_IS_ACTIVE.expression;
 
 export class DynamoDbInputRequests implements InputRequestStore {
   private readonly client: DynamoDBDocumentClient;
@@ -96,10 +64,10 @@ export class DynamoDbInputRequests implements InputRequestStore {
           ConditionExpression: `${guard} AND attribute_exists(#requests) AND attribute_not_exists(#requests.#key)`,
           ExpressionAttributeNames: {
             '#pk': PARTITION_KEY,
-            '#status': 'status',
-            '#requests': INPUT_REQUESTS_ATTRIBUTE,
+            '#status': A.status,
+            '#requests': A.inputRequests,
             '#key': request.key,
-            '#open': OPEN_INPUT_KEYS_ATTRIBUTE,
+            '#open': A.openInputKeys,
           },
           ExpressionAttributeValues: { ...common.ExpressionAttributeValues, ':entry': entry },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -111,11 +79,11 @@ export class DynamoDbInputRequests implements InputRequestStore {
       const old = error.Item ? unmarshall(error.Item as Parameters<typeof unmarshall>[0]) : undefined;
       if (
         old === undefined ||
-        old['executionArn'] !== executionArn ||
-        !ACTIVE_STATUSES.includes(old['status'] as TaskStatus)
+        old[A.executionArn] !== executionArn ||
+        !ACTIVE_STATUSES.includes(old[A.status] as TaskStatus)
       )
         return false;
-      const existing = old[INPUT_REQUESTS_ATTRIBUTE] as Record<string, Entry> | undefined;
+      const existing = inputRequestEntriesOf(old);
       if (existing?.[request.key] !== undefined) return true; // a retried ask: recorded already
       // Another ask created the map meanwhile.
       if (existing !== undefined) return this.record(key, executionArn, request);
@@ -128,9 +96,9 @@ export class DynamoDbInputRequests implements InputRequestStore {
           ConditionExpression: `${guard} AND attribute_not_exists(#requests)`,
           ExpressionAttributeNames: {
             '#pk': PARTITION_KEY,
-            '#status': 'status',
-            '#requests': INPUT_REQUESTS_ATTRIBUTE,
-            '#open': OPEN_INPUT_KEYS_ATTRIBUTE,
+            '#status': A.status,
+            '#requests': A.inputRequests,
+            '#open': A.openInputKeys,
           },
           ExpressionAttributeValues: { ...common.ExpressionAttributeValues, ':requests': { [request.key]: entry } },
         }),
@@ -155,8 +123,8 @@ export class DynamoDbInputRequests implements InputRequestStore {
             `executionArn = :arn AND ${ACTIVE_CONDITION} AND (#requests.#key.#state = :outstanding OR ` +
             '(#requests.#key.#state = :delivering AND #requests.#key.claimedAt <= :lapsed))',
           ExpressionAttributeNames: {
-            '#status': 'status',
-            '#requests': INPUT_REQUESTS_ATTRIBUTE,
+            '#status': A.status,
+            '#requests': A.inputRequests,
             '#key': key,
             '#state': 'state',
           },
@@ -175,15 +143,15 @@ export class DynamoDbInputRequests implements InputRequestStore {
       );
       return {
         kind: 'claimed',
-        taskToken: (Attributes![INPUT_REQUESTS_ATTRIBUTE] as Record<string, Entry>)[key]!.taskToken,
+        taskToken: inputRequestEntriesOf(Attributes)![key]!.taskToken,
       };
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       const old = error.Item ? unmarshall(error.Item as Parameters<typeof unmarshall>[0]) : undefined;
-      const entry = (old?.[INPUT_REQUESTS_ATTRIBUTE] as Record<string, Entry> | undefined)?.[key];
-      if (old === undefined || old['executionArn'] !== task.executionArn || entry === undefined)
+      const entry = inputRequestEntriesOf(old)?.[key];
+      if (old === undefined || old[A.executionArn] !== task.executionArn || entry === undefined)
         return { kind: 'unknown' };
-      if (entry.state === InputRequestState.Delivering && ACTIVE_STATUSES.includes(old['status'] as TaskStatus))
+      if (entry.state === InputRequestState.Delivering && ACTIVE_STATUSES.includes(old[A.status] as TaskStatus))
         return { kind: 'busy' };
       return { kind: 'settled' };
     }
@@ -221,11 +189,7 @@ export class DynamoDbInputRequests implements InputRequestStore {
         ':open': new Set([key]),
       },
     );
-    if (
-      settled === null ||
-      settled[OPEN_INPUT_KEYS_ATTRIBUTE] !== undefined ||
-      settled['status'] !== TaskStatus.InputRequired
-    )
+    if (settled === null || settled[A.openInputKeys] !== undefined || settled[A.status] !== TaskStatus.InputRequired)
       return;
     // Nothing is open any more: back to working, unless a new ask arrived meanwhile (it re-adds its key) or the task
     // ended.
@@ -236,7 +200,7 @@ export class DynamoDbInputRequests implements InputRequestStore {
           Key: { [PARTITION_KEY]: taskKey(task.owner, task.taskId) },
           UpdateExpression: 'SET #status = :working, lastUpdatedAt = :now REMOVE statusMessage',
           ConditionExpression: 'executionArn = :arn AND #status = :waiting AND attribute_not_exists(#open)',
-          ExpressionAttributeNames: { '#status': 'status', '#open': OPEN_INPUT_KEYS_ATTRIBUTE },
+          ExpressionAttributeNames: { '#status': A.status, '#open': A.openInputKeys },
           ExpressionAttributeValues: {
             ':arn': task.executionArn,
             ':working': TaskStatus.Working,
@@ -258,9 +222,9 @@ export class DynamoDbInputRequests implements InputRequestStore {
     update: string,
     values: Record<string, unknown>,
   ): Promise<Record<string, unknown> | null> {
-    const names: Record<string, string> = { '#requests': INPUT_REQUESTS_ATTRIBUTE, '#key': key };
+    const names: Record<string, string> = { '#requests': A.inputRequests, '#key': key };
     if (update.includes('#state')) names['#state'] = 'state';
-    if (update.includes('#open')) names['#open'] = OPEN_INPUT_KEYS_ATTRIBUTE;
+    if (update.includes('#open')) names['#open'] = A.openInputKeys;
     try {
       const { Attributes } = await this.client.send(
         new UpdateCommand({

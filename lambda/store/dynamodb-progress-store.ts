@@ -2,51 +2,59 @@
 // costs no read, lands only on the live task of its own execution, and never takes the progress back.
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ACTIVE_STATUSES } from '../core/task.js';
+import { TASK_ATTRIBUTE as A } from '../contract/task-item-attributes.js';
+import { EXPIRY_MS_ATTRIBUTE, PARTITION_KEY } from '../contract/task-table-schema.js';
+import { SYSTEM_CLOCK, type Clock } from '../core/clock.js';
 import type { TaskProgress } from '../core/task-progress.js';
-import { PROGRESS_ATTRIBUTES, progressFromItem } from './progress-attributes.js';
+import { STATUS_IS_ACTIVE } from './dynamodb-conditions.js';
 import type { ProgressReport, ProgressStore } from './progress-store.js';
-import { EXPIRY_MS_ATTRIBUTE, PARTITION_KEY } from './table-schema.js';
+import { progressFromItem } from './task-item-codec.js';
 
 export interface DynamoDbProgressStoreOptions {
   readonly client: DynamoDBDocumentClient;
   readonly tableName: string;
-  /** Clock, injectable for tests. @default Date.now */
-  readonly now?: () => number;
+  /** @default SYSTEM_CLOCK */
+  readonly clock?: Pick<Clock, 'now'>;
 }
 
 export class DynamoDbProgressStore implements ProgressStore {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
-  private readonly now: () => number;
+  private readonly clock: Pick<Clock, 'now'>;
 
   constructor(options: DynamoDbProgressStoreOptions) {
     this.client = options.client;
     this.tableName = options.tableName;
-    this.now = options.now ?? Date.now;
+    this.clock = options.clock ?? SYSTEM_CLOCK;
   }
 
   async record(key: string, executionArn: string, report: ProgressReport): Promise<TaskProgress | null> {
     const names: Record<string, string> = {
       '#pk': PARTITION_KEY,
-      '#status': 'status',
+      '#status': A.status,
+      '#executionArn': A.executionArn,
+      '#lastUpdatedAt': A.lastUpdatedAt,
       '#expiresAtMs': EXPIRY_MS_ATTRIBUTE,
-      '#message': PROGRESS_ATTRIBUTES.message,
-      '#count': PROGRESS_ATTRIBUTES.count,
-      '#total': PROGRESS_ATTRIBUTES.total,
-      '#at': PROGRESS_ATTRIBUTES.at,
-      '#deadline': PROGRESS_ATTRIBUTES.deadline,
+      '#message': A.progressMessage,
+      '#count': A.progressCount,
+      '#total': A.progressTotal,
+      '#at': A.progressAt,
+      '#deadline': A.progressDeadline,
     };
-    const values: Record<string, unknown> = { ':executionArn': executionArn, ':nowMs': this.now(), ':at': report.at };
-    ACTIVE_STATUSES.forEach((status, i) => (values[`:active${i}`] = status));
+    const values: Record<string, unknown> = {
+      ':executionArn': executionArn,
+      ':nowMs': this.clock.now(),
+      ':at': report.at,
+      ...STATUS_IS_ACTIVE.values,
+    };
     // lastUpdatedAt moves with the progress: it is news to anyone watching the task (tasks/get, subscriptions).
-    const sets = ['#at = :at', 'lastUpdatedAt = :nowMs'];
+    const sets = ['#at = :at', '#lastUpdatedAt = :nowMs'];
     const adds: string[] = [];
     const conditions = [
       'attribute_exists(#pk)',
       // The task of this very execution: a task created anew under a reused ID has another one.
-      'executionArn = :executionArn',
-      `#status IN (${ACTIVE_STATUSES.map((_, i) => `:active${i}`).join(', ')})`,
+      '#executionArn = :executionArn',
+      STATUS_IS_ACTIVE.expression,
       '(attribute_not_exists(#expiresAtMs) OR #expiresAtMs > :nowMs)',
     ];
     if (report.message !== undefined) {

@@ -1,6 +1,6 @@
 // The contract of what the expiry sweep needs from storage: tasks still active past their retention, a claim so
 // that concurrent sweeps handle each at most once at a time, and the final conditional write.
-import type { TaskStatus } from '../core/task.js';
+import type { TaskStatus } from '../core/task-status.js';
 
 /** An active task past its retention, as the sweep finds it: enough to stop its execution and audit it. */
 export interface ExpiredTask {

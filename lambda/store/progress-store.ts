@@ -1,5 +1,6 @@
 // The contract of the store the progress step writes through: one conditional write per report, on the task that
-// an execution belongs to. The contract tests (test/integration/progress-store.test.ts) hold the DynamoDB store to it.
+// an execution belongs to. One contract suite (test/contract/progress-store-contract.ts) holds every implementation
+// to it.
 import type { TaskProgress } from '../core/task-progress.js';
 
 /** One report of the progress step. Either an absolute `progress` or an `increment`, never both. */

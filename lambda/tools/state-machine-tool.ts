@@ -3,7 +3,7 @@
 // them.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { ToolDefinition } from './tool-definition.js';
+import type { ToolDefinition } from '../contract/tool-definition.js';
 
 export interface LambdaStep {
   /**

@@ -7,7 +7,7 @@ import {
   toolDefinitionProblems,
   type JsonSchemaDialect,
   type ToolDefinition,
-} from './tool-definition.js';
+} from '../contract/tool-definition.js';
 
 export class ToolRegistry {
   private readonly tools: ReadonlyMap<string, ToolDefinition>;

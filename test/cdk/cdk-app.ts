@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { ExampleToolsStack, type ExampleToolsStackProps } from '../../lib/example-tools-stack.js';
+import { ExampleToolsStack, type ExampleToolsStackProps } from '../../bin/example-tools-stack.js';
 import { AWS_CUSTOM_RESOURCE_PROVIDER_ID } from '../../lib/oauth-proxy.js';
 
 const CDK_JSON = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {

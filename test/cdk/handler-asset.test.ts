@@ -27,16 +27,20 @@ describe('handler assets', () => {
     );
   });
 
-  it('are built for every module in a handlers folder that exports handler, and only those', () => {
+  it('are built for every module in a handlers or steps folder that exports handler, and only those', () => {
     const entries = handlerEntries().map((entry) => entry.slice(PACKAGE_ROOT.length + 1));
     expect(entries).toEqual(
       expect.arrayContaining([
         'lambda/handlers/mcp-http.ts',
         'lambda/handlers/status-sync.ts',
-        'lambda/example-tools/handlers/text-stats.ts',
+        'lambda/example-tools/steps/text-stats.ts',
+        'lambda/conformance-tools/steps/greet.ts',
       ]),
     );
     expect(entries).not.toContain('lambda/handlers/environment.ts');
-    expect(entries.every((entry) => entry.split('/').includes('handlers'))).toBe(true);
+    expect(entries).not.toContain('lambda/example-tools/steps/words.ts');
+    expect(entries.every((entry) => entry.split('/').some((folder) => ['handlers', 'steps'].includes(folder)))).toBe(
+      true,
+    );
   });
 });

@@ -4,10 +4,10 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ENV } from '../../lambda/handlers/environment.js';
-import { METRICS_ENV, METRICS_NAMESPACE } from '../../lambda/handlers/metric-names.js';
-import { MCP_HTTP_ENV, unpackToolCatalog } from '../../lambda/handlers/mcp-http-environment.js';
-import { ASK_STEP, EXAMPLE_TOOLS } from '../../lambda/example-tools/catalog.js';
+import { ENV, MCP_HTTP_ENV } from '../../lambda/contract/environment-names.js';
+import { METRICS_ENV, METRICS_NAMESPACE } from '../../lambda/contract/metric-names.js';
+import { unpackToolCatalog } from '../../lambda/contract/packed-tool-catalog.js';
+import { ASK_STEP, EXAMPLE_TOOLS } from '../../lambda/example-tools/example-tool-catalog.js';
 import {
   OWNER_INDEX,
   OWNER_INDEX_PARTITION_KEY,
@@ -15,9 +15,9 @@ import {
   OWNER_INDEX_SORT_KEY,
   PARTITION_KEY,
   TTL_ATTRIBUTE,
-} from '../../lambda/store/table-schema.js';
+} from '../../lambda/contract/task-table-schema.js';
 import { executionNameFor, taskKeyFromExecutionName } from '../../lambda/core/task-key.js';
-import type { ExampleToolsStack } from '../../lib/example-tools-stack.js';
+import type { ExampleToolsStack } from '../../bin/example-tools-stack.js';
 import { McpTaskEndpoint } from '../../lib/mcp-task-endpoint.js';
 import {
   dynamoDbActionsOf,
@@ -29,7 +29,7 @@ import {
   TEST_ENV,
   testStack,
 } from './cdk-app.js';
-import { UNAUTHORIZED_ERROR_CODE } from '../../lambda/protocol/unauthorized.js';
+import { UNAUTHORIZED_ERROR_CODE } from '../../lambda/contract/unauthorized-error.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- template properties, read as the assertions need them
 type Resource = { Type: string; Properties: Record<string, any> };
@@ -79,7 +79,7 @@ function resource(id: string): Resource {
   return template.toJSON()['Resources'][id] as Resource;
 }
 
-/** The status push rules: every rule but the expiry sweep's schedule (test/cdk/expiry-sweep.test.ts). */
+/** The status push rules: every rule but the expiry sweep's schedule (test/cdk/expiry-sweep-schedule.test.ts). */
 function statusRules(): Resource[] {
   return Object.values(resources('AWS::Events::Rule')).filter((rule) => rule.Properties['EventPattern'] !== undefined);
 }
@@ -118,7 +118,7 @@ describe('task table', () => {
 
   it('has the sparse owner index with the projection tasks/list reads', () => {
     template.hasResourceProperties('AWS::DynamoDB::Table', {
-      // Beside the expiry sweep's index (test/cdk/expiry-sweep.test.ts).
+      // Beside the expiry sweep's index (test/cdk/expiry-sweep-schedule.test.ts).
       GlobalSecondaryIndexes: Match.arrayWith([
         {
           IndexName: OWNER_INDEX,
@@ -208,7 +208,7 @@ describe('functions', () => {
     expect(fn['Environment'].Variables).toEqual({
       [ENV.tableName]: { Ref: ids.table },
       NODE_OPTIONS: '--enable-source-maps',
-      // Where its task metrics go (see lib/operations.ts).
+      // Where its task metrics go (see lib/endpoint-operations.ts).
       [METRICS_ENV.namespace]: METRICS_NAMESPACE,
       [METRICS_ENV.serviceName]: expect.any(String),
     });

@@ -9,11 +9,11 @@ import * as cognito from 'aws-cdk-lib/aws-cognito';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createOAuthProxyFromConfig, oauthProxyConfigFromEnvironment } from '../../lambda/handlers/oauth-proxy-core.js';
-import { OAUTH_ENV } from '../../lambda/oauth/oauth-environment.js';
-import { OAUTH_PATHS } from '../../lambda/oauth/oauth-paths.js';
-import { OAUTH_PARTITION_KEY, OAUTH_TTL_ATTRIBUTE } from '../../lambda/oauth/oauth-table.js';
-import { DEFAULT_ALLOWED_REDIRECT_URIS } from '../../lambda/oauth/redirect-uri-policy.js';
-import type { ExampleToolsStack } from '../../lib/example-tools-stack.js';
+import { OAUTH_ENV } from '../../lambda/contract/environment-names.js';
+import { OAUTH_PATHS } from '../../lambda/contract/oauth-paths.js';
+import { OAUTH_PARTITION_KEY, OAUTH_TTL_ATTRIBUTE } from '../../lambda/contract/oauth-table-schema.js';
+import { DEFAULT_ALLOWED_REDIRECT_URIS } from '../../lambda/contract/redirect-uri-policy.js';
+import type { ExampleToolsStack } from '../../bin/example-tools-stack.js';
 import { McpTaskEndpoint, type McpTaskEndpointProps } from '../../lib/mcp-task-endpoint.js';
 import { OAUTH_PROXY_ROUTES } from '../../lib/oauth-proxy.js';
 import {

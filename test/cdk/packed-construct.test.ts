@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MCP_HTTP_ENV } from '../../lambda/handlers/mcp-http-environment.js';
+import { MCP_HTTP_ENV } from '../../lambda/contract/environment-names.js';
 import { PACKAGE_ROOT } from '../../lib/handler-asset.js';
 import { isCustomResourceProvider } from './cdk-app.js';
 

@@ -1,14 +1,9 @@
 // The tool catalog as the construct packs it into the MCP function's environment and the handler unpacks it.
 import { describe, expect, it } from 'vitest';
-import { ENV } from '../../lambda/handlers/environment.js';
-import {
-  MCP_HTTP_ENV,
-  mcpHttpOptionsFromEnvironment,
-  packToolCatalog,
-  unpackToolCatalog,
-  withUnpackedToolCatalog,
-} from '../../lambda/handlers/mcp-http-environment.js';
-import { EXAMPLE_TOOLS } from '../../lambda/example-tools/catalog.js';
+import { ENV, MCP_HTTP_ENV } from '../../lambda/contract/environment-names.js';
+import { mcpHttpOptionsFromEnvironment, withUnpackedToolCatalog } from '../../lambda/handlers/mcp-http-environment.js';
+import { packToolCatalog, unpackToolCatalog } from '../../lambda/contract/packed-tool-catalog.js';
+import { EXAMPLE_TOOLS } from '../../lambda/example-tools/example-tool-catalog.js';
 
 const descriptions = EXAMPLE_TOOLS.map(({ name, title, description, inputSchema }) => ({
   name,

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONFORMANCE_PROMPTS } from '../../lambda/conformance-tools/catalog.js';
+import { CONFORMANCE_PROMPTS } from '../../lambda/conformance-tools/conformance-tool-catalog.js';
 import { singleOwner } from '../../local/dev-server.js';
 import { conformanceTools, progressTable, startTestServer, type TestServer } from '../support/local-backend.js';
 

@@ -3,7 +3,7 @@
 // command runs under both task protocols: `auto` (which picks the 2026-07-28 Tasks extension this server
 // advertises) and `--protocol 2025-11-25` (the 1.x SDK's tasks). Stdout is a pipe here, so output is plain text.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { EXAMPLE_TOOLS } from '../../lambda/example-tools/catalog.js';
+import { EXAMPLE_TOOLS } from '../../lambda/example-tools/example-tool-catalog.js';
 import { GENEROUS_WAIT, startTestServer, TOKENS, type TestServer } from '../support/local-backend.js';
 import { buildCliBundle, runCli, type CliRun } from '../support/cli-process.js';
 

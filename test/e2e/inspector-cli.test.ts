@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inspectorCommand } from '../../lib/example-tools-stack.js';
+import { inspectorCommand } from '../../bin/example-tools-stack.js';
 import { singleOwner } from '../../local/dev-server.js';
 import { exampleTools, startTestServer, type TestServer } from '../support/local-backend.js';
 

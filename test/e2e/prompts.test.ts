@@ -2,7 +2,7 @@
 // `input_required` until the retry carries an accepted answer (SEP-2322 on a non-tool request), then renders with it.
 // The legacy era (2025 revisions) serves no prompts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONFORMANCE_PROMPTS } from '../../lambda/conformance-tools/catalog.js';
+import { CONFORMANCE_PROMPTS } from '../../lambda/conformance-tools/conformance-tool-catalog.js';
 import { connectClient, startTestServer, type TestServer } from '../support/local-backend.js';
 import { callModern, modernRequest, type JsonRpcMessage } from '../support/modern-client.js';
 

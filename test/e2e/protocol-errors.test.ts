@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectClient, startTestServer, TOKENS, type TestServer } from '../support/local-backend.js';
 import { callModern, modernRequest, postModern } from '../support/modern-client.js';
 import { Sep1686Client } from '../support/sep-1686-client.js';
-import { UNAUTHORIZED_ERROR_CODE } from '../../lambda/protocol/unauthorized.js';
+import { UNAUTHORIZED_ERROR_CODE } from '../../lambda/contract/unauthorized-error.js';
 
 let server: TestServer;
 let alice: Client;

@@ -5,18 +5,23 @@ import { randomUUID } from 'node:crypto';
 import { DescribeExecutionCommand } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
-import { isTerminal, TaskOrigin, TaskStatus, type TaskRecord } from '../../lambda/core/task.js';
+import { TaskOrigin, type TaskRecord } from '../../lambda/core/task.js';
+import { isTerminal, TaskStatus } from '../../lambda/core/task-status.js';
 import { taskKey } from '../../lambda/core/task-key.js';
 import { StepFunctionsExecutor } from '../../lambda/executor/step-functions-executor.js';
 import type { TaskExecutor } from '../../lambda/executor/task-executor.js';
-import { AuditEvent, type AuditRecord } from '../../lambda/service/audit.js';
-import { EXPIRED_STATUS_MESSAGE, ExpirySweep } from '../../lambda/service/expiry-sweep.js';
+import { AuditEvent } from '../../lambda/core/audit-event.js';
+import type { AuditRecord } from '../../lambda/service/audit.js';
+import { EXPIRED_STATUS_MESSAGE, ExpirySweep } from '../../lambda/service/expiry-sweep-service.js';
 import { DEFAULT_SETTINGS } from '../../lambda/service/settings.js';
-import { TaskService, type Logger } from '../../lambda/service/task-service.js';
+import type { Logger } from '../../lambda/core/logger.js';
+import { TaskService } from '../../lambda/service/task-service.js';
 import { DynamoDbExpirySweepStore } from '../../lambda/store/dynamodb-expiry-sweep-store.js';
+import { DynamoDbOwnerQuotas } from '../../lambda/store/dynamodb-owner-quotas.js';
 import { DynamoDbTaskStore } from '../../lambda/store/dynamodb-task-store.js';
 import type { ExpiredTask, ExpirySweepStore } from '../../lambda/store/expiry-sweep-store.js';
-import { ACTIVE_EXPIRY_PARTITION_KEY, activeTasksKey, PARTITION_KEY } from '../../lambda/store/table-schema.js';
+import { ACTIVE_EXPIRY_PARTITION_KEY, PARTITION_KEY } from '../../lambda/contract/task-table-schema.js';
+import { activeTasksKey } from '../../lambda/store/task-table-keys.js';
 import { ToolRegistry } from '../../lambda/tools/tool-registry.js';
 import {
   createTestTable,
@@ -48,8 +53,10 @@ function auditLog(): { logger: Logger; records: AuditRecord[] } {
 async function fixture() {
   const tableName = await createTestTable();
   const store = new DynamoDbTaskStore({ client: documents, tableName });
+  const quotas = new DynamoDbOwnerQuotas({ client: documents, tableName, tasks: store });
   const service = new TaskService({
     store,
+    quotas,
     executor,
     tools: new ToolRegistry(exampleTools()),
     settings: { ...DEFAULT_SETTINGS, pollIntervalMs: 100, refreshIntervalMs: 100 },
@@ -59,10 +66,10 @@ async function fixture() {
   const sweep = (parts: { at: number; executor?: TaskExecutor; store?: ExpirySweepStore; logger?: Logger }) =>
     new ExpirySweep({
       store: parts.store ?? sweepStore,
-      slots: store,
+      slots: quotas,
       executor: parts.executor ?? executor,
       logger: parts.logger ?? silentLogger,
-      now: () => parts.at,
+      clock: { now: () => parts.at },
     });
   const item = async (task: TaskRecord) =>
     (
@@ -271,7 +278,7 @@ describe('ExpirySweep', () => {
         slots: { releaseActiveSlot: async () => {} },
         executor,
         logger: silentLogger,
-        now: () => at + run,
+        clock: { now: () => at + run },
         settings: { maxTasksPerRun: 2 },
       });
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it, vi } from 'vitest';
 import { assetDirectory, projectPath } from '../../lib/handler-asset.js';
-import { ENV } from '../../lambda/handlers/environment.js';
+import { ENV } from '../../lambda/contract/environment-names.js';
 import { localAwsEnvironment } from '../../local/local-aws.js';
 import { createTestTable, exampleTools } from '../support/local-backend.js';
 

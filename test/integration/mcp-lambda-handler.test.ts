@@ -3,13 +3,13 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { ENV } from '../../lambda/handlers/environment.js';
-import { MCP_HTTP_ENV, packToolCatalog } from '../../lambda/handlers/mcp-http-environment.js';
+import { ENV, MCP_HTTP_ENV } from '../../lambda/contract/environment-names.js';
+import { packToolCatalog } from '../../lambda/contract/packed-tool-catalog.js';
 import { HTTP_INTEGRATION_CONTENT_TYPE, type StreamingHandler } from '../../lambda/handlers/response-streaming.js';
 import { localAwsEnvironment } from '../../local/local-aws.js';
 import { createTestTable, exampleTools, GENEROUS_WAIT } from '../support/local-backend.js';
 import { modernRequest, sseMessagesOf, standardHeaders, type JsonRpcMessage } from '../support/modern-client.js';
-import { UNAUTHORIZED_ERROR_CODE } from '../../lambda/protocol/unauthorized.js';
+import { UNAUTHORIZED_ERROR_CODE } from '../../lambda/contract/unauthorized-error.js';
 import {
   accessTokenClaims,
   DOMAIN,

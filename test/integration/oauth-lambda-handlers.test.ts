@@ -4,13 +4,12 @@
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { ENV } from '../../lambda/handlers/environment.js';
-import { MCP_HTTP_ENV, packToolCatalog } from '../../lambda/handlers/mcp-http-environment.js';
+import { ENV, MCP_HTTP_ENV, OAUTH_ENV } from '../../lambda/contract/environment-names.js';
+import { packToolCatalog } from '../../lambda/contract/packed-tool-catalog.js';
 import type { StreamingHandler } from '../../lambda/handlers/response-streaming.js';
 import { mintAccessToken } from '../../lambda/oauth/access-tokens.js';
-import { OAUTH_ENV } from '../../lambda/oauth/oauth-environment.js';
 import { localAwsEnvironment } from '../../local/local-aws.js';
-import { createOAuthTable } from '../../local/oauth-stack.js';
+import { createOAuthTable } from '../../local/dynamodb-local-tables.js';
 import { startOAuthUpstream, type OAuthUpstream } from '../../local/oauth-upstream.js';
 import { DOMAIN, invokeStreaming, proxyEvent, STAGE } from '../support/api-gateway-events.js';
 import { createTestTable, exampleTools, localAwsClients } from '../support/local-backend.js';

@@ -3,11 +3,12 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { RetentionClock, TaskOrigin, TaskStatus, type TaskRecord } from '../../lambda/core/task.js';
+import { RetentionClock, TaskOrigin, type TaskRecord } from '../../lambda/core/task.js';
+import { TaskStatus } from '../../lambda/core/task-status.js';
 import { executionNameFor, newExecutionNonce, taskKey } from '../../lambda/core/task-key.js';
 import { statusMessageOf } from '../../lambda/core/task-progress.js';
 import { createProgressHandler } from '../../lambda/handlers/report-progress.js';
-import { InvalidProgressReportError } from '../../lambda/progress/progress-step.js';
+import { InvalidProgressReportError } from '../../lambda/progress/progress-recording.js';
 import { DynamoDbTaskStore } from '../../lambda/store/dynamodb-task-store.js';
 import { createTestTable, localAwsClients } from '../support/local-backend.js';
 

@@ -3,13 +3,14 @@
 import { randomUUID } from 'node:crypto';
 import { DescribeExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { TaskOrigin, TaskStatus, toolResultOf, type TaskRecord } from '../../lambda/core/task.js';
+import { TaskOrigin, toolResultOf, type TaskRecord } from '../../lambda/core/task.js';
+import { TaskStatus } from '../../lambda/core/task-status.js';
 import { createBackend, type Backend } from '../../lambda/handlers/backend.js';
-import { ENV } from '../../lambda/handlers/environment.js';
+import { ENV } from '../../lambda/contract/environment-names.js';
 import { DEFAULT_SETTINGS } from '../../lambda/service/settings.js';
 import { localAwsEnvironment } from '../../local/local-aws.js';
 import { createTestTable, exampleTools, localAwsClients, silentLogger } from '../support/local-backend.js';
-import { statusEvent } from '../support/status-events.js';
+import { statusEvent } from '../support/status-change-events.js';
 import type { ExecutionStatusChangeEvent } from '../../lambda/handlers/execution-status-event.js';
 
 type Handler = (event: ExecutionStatusChangeEvent) => Promise<void>;

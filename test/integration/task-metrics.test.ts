@@ -6,15 +6,17 @@ import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { DescribeExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it, vi } from 'vitest';
-import { TaskOrigin, TaskStatus, type TaskRecord } from '../../lambda/core/task.js';
+import { TaskOrigin, type TaskRecord } from '../../lambda/core/task.js';
+import { TaskStatus } from '../../lambda/core/task-status.js';
 import { taskKey } from '../../lambda/core/task-key.js';
 import { createBackend, type Backend } from '../../lambda/handlers/backend.js';
-import { ENV } from '../../lambda/handlers/environment.js';
+import { ENV } from '../../lambda/contract/environment-names.js';
 import { countAwsCallFailures, PowertoolsTaskMetrics } from '../../lambda/handlers/powertools-metrics.js';
-import { DIMENSION, METRIC, METRICS_NAMESPACE } from '../../lambda/handlers/metric-names.js';
+import { DIMENSION, METRIC, METRICS_NAMESPACE } from '../../lambda/contract/metric-names.js';
 import { DEFAULT_SETTINGS } from '../../lambda/service/settings.js';
+import { DynamoDbOwnerQuotas } from '../../lambda/store/dynamodb-owner-quotas.js';
 import { DynamoDbTaskStore } from '../../lambda/store/dynamodb-task-store.js';
-import { PARTITION_KEY } from '../../lambda/store/table-schema.js';
+import { PARTITION_KEY } from '../../lambda/contract/task-table-schema.js';
 import { LOCAL_ACCOUNT, LOCAL_REGION, localAwsEnvironment } from '../../local/local-aws.js';
 import { useInputBackend } from '../support/input-backend.js';
 import {
@@ -25,7 +27,7 @@ import {
   silentLogger,
 } from '../support/local-backend.js';
 import { callModern, modernRequest } from '../support/modern-client.js';
-import { statusEvent } from '../support/status-events.js';
+import { statusEvent } from '../support/status-change-events.js';
 import type { ExecutionStatusChangeEvent } from '../../lambda/handlers/execution-status-event.js';
 
 /** One metric of an EMF line: its name, value, unit and dimensions (names from the `_aws` block, values beside). */
@@ -203,7 +205,12 @@ describe('task metrics (EMF on stdout)', () => {
     );
     const store = new DynamoDbTaskStore({ client: DynamoDBDocumentClient.from(clients.dynamoDb), tableName: 'any' });
     await expect(store.get('owner', 'task')).rejects.toMatchObject({ name: 'ProvisionedThroughputExceededException' });
-    await expect(store.countCreation('owner', { start: 0, ms: 60_000 }, 5)).rejects.toMatchObject({
+    const quotas = new DynamoDbOwnerQuotas({
+      client: DynamoDBDocumentClient.from(clients.dynamoDb),
+      tableName: 'any',
+      tasks: store,
+    });
+    await expect(quotas.countCreation('owner', { start: 0, ms: 60_000 }, 5)).rejects.toMatchObject({
       name: 'ProvisionedThroughputExceededException',
     });
     clients.stepFunctions.destroy();

@@ -1,8 +1,8 @@
 // Starts the local stand-ins once for the whole test run and hands their endpoints to the test files.
 import type { TestProject } from 'vitest/node';
-import { CONFORMANCE_TOOLS } from '../../lambda/conformance-tools/catalog.js';
-import { EXAMPLE_TOOLS } from '../../lambda/example-tools/catalog.js';
-import type { ToolDefinition } from '../../lambda/tools/tool-definition.js';
+import { CONFORMANCE_TOOLS } from '../../lambda/conformance-tools/conformance-tool-catalog.js';
+import { EXAMPLE_TOOLS } from '../../lambda/example-tools/example-tool-catalog.js';
+import type { ToolDefinition } from '../../lambda/contract/tool-definition.js';
 import { startLocalInfrastructure, type LocalInfrastructure } from '../../local/infrastructure.js';
 
 declare module 'vitest' {

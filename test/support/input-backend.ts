@@ -5,12 +5,12 @@
 import { CreateStateMachineCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, inject } from 'vitest';
-import { ASK_STEP, EXAMPLE_TOOLS } from '../../lambda/example-tools/catalog.js';
-import { createAskStep } from '../../lambda/input/ask-step.js';
+import { ASK_STEP, EXAMPLE_TOOLS } from '../../lambda/example-tools/example-tool-catalog.js';
+import { createAskStep } from '../../lambda/input/input-request-recording.js';
 import { DynamoDbInputRequests } from '../../lambda/store/dynamodb-input-requests.js';
 import { definitionWithArns, toolDescription } from '../../lambda/tools/state-machine-tool.js';
-import type { ToolDefinition } from '../../lambda/tools/tool-definition.js';
-import type { TaskMetrics } from '../../lambda/service/task-metrics.js';
+import type { ToolDefinition } from '../../lambda/contract/tool-definition.js';
+import type { TaskMetrics } from '../../lambda/core/task-metrics.js';
 import { localClients } from '../../local/infrastructure.js';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from '../../local/local-aws.js';
 import { startStepFunctionsEmulator, type StepFunctionsEmulator } from '../../local/step-functions/emulator.js';

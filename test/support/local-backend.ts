@@ -5,12 +5,12 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { inject } from 'vitest';
 import { createBackend, type Backend } from '../../lambda/handlers/backend.js';
 import { DEFAULT_SETTINGS, type TaskServiceSettings } from '../../lambda/service/settings.js';
-import type { TaskMetrics } from '../../lambda/service/task-metrics.js';
+import type { TaskMetrics } from '../../lambda/core/task-metrics.js';
 import type { PromptDefinition } from '../../lambda/prompts/prompt-definition.js';
-import type { ToolDefinition } from '../../lambda/tools/tool-definition.js';
+import type { ToolDefinition } from '../../lambda/contract/tool-definition.js';
 import { bearerTokenOwners, LOOPBACK_HOSTS, startDevServer, type OwnerResolver } from '../../local/dev-server.js';
 import { localClients } from '../../local/infrastructure.js';
-import { createTaskTable } from '../../local/task-table.js';
+import { createTaskTable } from '../../local/dynamodb-local-tables.js';
 
 export const silentLogger = { info: () => {}, warn: () => {}, error: () => {} };
 

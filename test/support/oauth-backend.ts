@@ -12,7 +12,8 @@ import type { RegistrationLimits } from '../../lambda/oauth/oauth-store.js';
 import { DEFAULT_SETTINGS } from '../../lambda/service/settings.js';
 import { LOOPBACK_HOSTS, startDevServer } from '../../local/dev-server.js';
 import { freePort } from '../../local/free-port.js';
-import { createOAuthTable, startLocalOAuth, type LocalOAuth } from '../../local/oauth-stack.js';
+import { createOAuthTable } from '../../local/dynamodb-local-tables.js';
+import { startLocalOAuth, type LocalOAuth } from '../../local/oauth-stack.js';
 import { createTestTable, exampleTools, localAwsClients, silentLogger } from './local-backend.js';
 
 export interface OAuthTestServer {

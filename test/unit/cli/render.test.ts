@@ -1,7 +1,7 @@
 // The CLI's plain-text views: the live line (with its progress bar), elapsed time, and how results read.
 import { describe, expect, it } from 'vitest';
 import { exitCodeOf, parseToolArgs } from '../../../cli/commands.js';
-import { EXIT, UsageError } from '../../../cli/errors.js';
+import { EXIT, UsageError } from '../../../cli/cli-errors.js';
 import { formatElapsed, progressBar, renderLiveLine, renderResult, renderTask } from '../../../cli/render.js';
 
 describe('renderLiveLine', () => {

@@ -1,17 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
-  canTransition,
   expiresAt,
   FIRST_WAIT_STEP_MS,
   isExpired,
   isRefreshDue,
-  isTerminal,
   nextWaitStepMs,
   pollRefreshIntervalMs,
   RetentionClock,
-  statusesThatMayBecome,
-  TaskStatus,
 } from '../../../lambda/core/task.js';
+import { canTransition, isTerminal, statusesThatMayBecome, TaskStatus } from '../../../lambda/core/task-status.js';
 
 const ALL = Object.values(TaskStatus);
 const ACTIVE = ALL.filter((status) => !isTerminal(status));

@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest';
 import {
   inputKeyFor,
   inputNeverCameMessage,
-  inputRequestProblems,
   type InputRequest,
   type InputRequestMessage,
 } from '../../../lambda/core/input-request.js';
+import { inputRequestProblems } from '../../../lambda/contract/input-request-problems.js';
 import { answerProblems } from '../../../lambda/input/answer-validation.js';
 
 const FORM: InputRequestMessage = {

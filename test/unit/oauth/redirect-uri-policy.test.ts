@@ -5,7 +5,7 @@ import {
   isAllowedRedirectUri,
   matchesRegisteredRedirectUri,
   redirectUriPatternProblem,
-} from '../../../lambda/oauth/redirect-uri-policy.js';
+} from '../../../lambda/contract/redirect-uri-policy.js';
 
 describe('isAllowedRedirectUri with the default policy', () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CONFORMANCE_PROMPTS } from '../../../lambda/conformance-tools/catalog.js';
+import { CONFORMANCE_PROMPTS } from '../../../lambda/conformance-tools/conformance-tool-catalog.js';
 import { InvalidPromptArgumentsError, PromptNotFoundError } from '../../../lambda/core/errors.js';
 import { askRequest, type PromptDefinition } from '../../../lambda/prompts/prompt-definition.js';
 import { PromptRegistry } from '../../../lambda/prompts/prompt-registry.js';

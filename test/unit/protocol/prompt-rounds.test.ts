@@ -1,7 +1,7 @@
 import type { ServerContext } from '@modelcontextprotocol/server';
 import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
-import { CONFORMANCE_PROMPTS } from '../../../lambda/conformance-tools/catalog.js';
+import { CONFORMANCE_PROMPTS } from '../../../lambda/conformance-tools/conformance-tool-catalog.js';
 import { PromptRegistry } from '../../../lambda/prompts/prompt-registry.js';
 import { getPrompt, promptListing } from '../../../lambda/protocol/prompt-rounds.js';
 

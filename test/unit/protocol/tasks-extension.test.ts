@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RetentionClock, TaskOrigin, TaskStatus, type TaskRecord } from '../../../lambda/core/task.js';
+import { RetentionClock, TaskOrigin, type TaskRecord } from '../../../lambda/core/task.js';
+import { TaskStatus } from '../../../lambda/core/task-status.js';
 import { toCreateTaskResult, toDetailedTask } from '../../../lambda/protocol/tasks-extension.js';
 
 const CREATED = Date.UTC(2026, 6, 28, 10, 30);

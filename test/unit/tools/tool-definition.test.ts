@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { jsonSchemaDialect, toolDefinitionProblems, type TaskSupport } from '../../../lambda/tools/tool-definition.js';
+import {
+  jsonSchemaDialect,
+  toolDefinitionProblems,
+  type TaskSupport,
+} from '../../../lambda/contract/tool-definition.js';
 
 const tool = { name: 'sum', inputSchema: { type: 'object' } } as const;
 

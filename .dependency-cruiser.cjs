@@ -1,0 +1,70 @@
+// The architecture, as a check `npm run lint` runs: no cycles, and every arrow points inward, to the task model.
+// Inner to outer: contract (names both sides agree on) and core (the pure task model and its ports); then tools,
+// store, executor and the workflow steps' logic (input, progress); then service (the use cases); then the protocol
+// adapters (protocol, oauth, prompts) and finally the Lambda entry points (handlers). lib/ (the CDK construct) may
+// reach into lambda/ only for contract/.
+/** A folder of lambda/ may import only itself and the folders listed. */
+const LAYERS = {
+  contract: [],
+  core: ['contract'],
+  tools: ['core', 'contract'],
+  store: ['core', 'contract'],
+  executor: ['core', 'contract'],
+  service: ['input', 'store', 'executor', 'tools', 'core', 'contract'],
+  prompts: ['tools', 'core', 'contract'],
+  progress: ['store', 'tools', 'core', 'contract'],
+  input: ['store', 'core', 'contract'],
+  oauth: ['core', 'contract'],
+  protocol: ['service', 'input', 'prompts', 'tools', 'core', 'contract'],
+  'example-tools': ['progress', 'tools', 'core', 'contract'],
+  'conformance-tools': ['example-tools', 'progress', 'prompts', 'tools', 'core', 'contract'],
+};
+
+const layerRules = Object.entries(LAYERS).map(([layer, allowed]) => ({
+  name: `lambda-${layer}-points-inward`,
+  comment: `lambda/${layer} may import only ${['itself', ...allowed].join(', ')}.`,
+  severity: 'error',
+  from: { path: `^lambda/${layer}/` },
+  to: { path: '^lambda/', pathNot: [`^lambda/${layer}/`, ...allowed.map((each) => `^lambda/${each}/`)] },
+}));
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycles',
+      comment: 'A cycle makes two modules one; split out what both need.',
+      severity: 'error',
+      from: { path: '^(lambda|lib|local|cli|bin|bench|scripts)/' },
+      to: { circular: true },
+    },
+    ...layerRules,
+    {
+      name: 'lambda-never-imports-outward',
+      comment: 'Runtime code never imports the construct, the local stack, the CLI or the tests.',
+      severity: 'error',
+      from: { path: '^lambda/' },
+      to: { path: '^(lib|local|cli|bin|bench|scripts|test)/' },
+    },
+    {
+      name: 'lib-imports-only-the-contract',
+      comment: 'The CDK construct ships in the package: of lambda/ it may import only contract/ (see docs/deploy.md).',
+      severity: 'error',
+      from: { path: '^lib/' },
+      to: { path: '^lambda/', pathNot: '^lambda/contract/' },
+    },
+    {
+      name: 'inner-layers-import-no-packages',
+      comment: 'contract/ and core/ are pure: no npm package, no AWS, no MCP SDK.',
+      severity: 'error',
+      from: { path: '^lambda/(contract|core)/' },
+      to: { dependencyTypes: ['npm', 'npm-dev', 'npm-peer', 'npm-optional', 'npm-no-pkg', 'npm-unknown'] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|dist|cdk\\.out)/' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+  },
+};

@@ -1,0 +1,75 @@
+// The names of the environment variables the CDK construct sets and the functions read: one list per reader, the
+// only place each name is written. The values are read where the function is composed (handlers/environment.ts,
+// handlers/mcp-http-environment.ts, handlers/oauth-proxy-core.ts); this file holds the names alone.
+
+/** Every function that serves or updates tasks: the task table and the task service's settings. */
+export const ENV = {
+  tableName: 'TASK_TABLE_NAME',
+  /** JSON array of ToolDefinition. */
+  toolCatalog: 'TOOL_CATALOG',
+  pollIntervalMs: 'POLL_INTERVAL_MS',
+  refreshIntervalMs: 'REFRESH_INTERVAL_MS',
+  defaultTtlMs: 'DEFAULT_TTL_MS',
+  maxTtlMs: 'MAX_TTL_MS',
+  directCallTimeoutMs: 'DIRECT_CALL_TIMEOUT_MS',
+  resultWaitMs: 'RESULT_WAIT_MS',
+  maxActiveTasksPerOwner: 'MAX_ACTIVE_TASKS_PER_OWNER',
+  maxTaskCreationsPerMinute: 'MAX_TASK_CREATIONS_PER_MINUTE',
+  /** Comma-separated host names the Host and Origin headers may name; unset accepts any. */
+  allowedHosts: 'ALLOWED_HOSTS',
+  /** The HMAC key of plain calls' SEP-2322 `requestState` (at least 32 bytes); unset: a random key per instance. */
+  requestStateKey: 'REQUEST_STATE_KEY',
+  /** The most expired tasks one expiry sweep run handles. */
+  expirySweepMaxTasks: 'EXPIRY_SWEEP_MAX_TASKS',
+  /** 'true' loads Powertools Tracer (see handlers/tracing.ts); Powertools' own variable, but here unset means off. */
+  tracing: 'POWERTOOLS_TRACE_ENABLED',
+} as const;
+
+/** Only the deployed MCP function: the packed tool catalog, the open-endpoint owner and CORS origins. */
+export const MCP_HTTP_ENV = {
+  /**
+   * The tools without their state machines: base64 of Brotli-compressed JSON (see packed-tool-catalog.ts). Lambda
+   * allows 4 KB of environment in total, and names, descriptions and schemas compress to about half.
+   */
+  packedToolCatalog: 'TOOL_CATALOG_PACKED',
+  /** The tools' state machine ARNs, comma-separated, in catalog order; CloudFormation fills them in at deploy time. */
+  toolStateMachineArns: 'TOOL_STATE_MACHINE_ARNS',
+  /** Set only when the endpoint is deliberately open: every request then belongs to this one owner. */
+  openEndpointOwner: 'OPEN_ENDPOINT_OWNER',
+  /** Comma-separated browser origins allowed to read responses; unset means no CORS headers. */
+  corsAllowOrigins: 'CORS_ALLOW_ORIGINS',
+} as const;
+
+/** The OAuth proxy function, and the MCP function when it checks the proxy's tokens. */
+export const OAUTH_ENV = {
+  /** The authorization server's issuer: the API's base URL, `https://<api>.execute-api.<region>.amazonaws.com/<stage>`. */
+  issuer: 'OAUTH_ISSUER',
+  /** The MCP URL: the one resource (RFC 8707) tokens are minted for and the MCP function accepts. */
+  resource: 'OAUTH_RESOURCE',
+  /** The proxy's table: registrations, pending authorizations, codes, refresh tokens, registration counters. */
+  tableName: 'OAUTH_TABLE_NAME',
+  /** Secrets Manager ARN of the access-token signing key (read at run time; never in the environment itself). */
+  signingKeySecretArn: 'OAUTH_SIGNING_KEY_SECRET_ARN',
+  /** The upstream OpenID provider (the Cognito user pool's issuer URL). */
+  upstreamIssuer: 'OAUTH_UPSTREAM_ISSUER',
+  /** The one confidential app client the proxy signs people in with. */
+  upstreamClientId: 'OAUTH_UPSTREAM_CLIENT_ID',
+  /** Secrets Manager ARN of that client's secret; only the proxy function may read it. */
+  upstreamClientSecretArn: 'OAUTH_UPSTREAM_CLIENT_SECRET_ARN',
+  /** JSON array of redirect URI patterns clients may use (see redirect-uri-policy.ts). */
+  allowedRedirectUris: 'OAUTH_ALLOWED_REDIRECT_URIS',
+  /** 'false' turns Client ID Metadata Documents off. */
+  clientIdMetadataDocuments: 'OAUTH_CLIENT_ID_METADATA_DOCUMENTS',
+  /** 'false' turns Dynamic Client Registration off. */
+  dynamicClientRegistration: 'OAUTH_DYNAMIC_CLIENT_REGISTRATION',
+  /** Registrations one source address may make per hour. */
+  registrationsPerSourcePerHour: 'OAUTH_REGISTRATIONS_PER_SOURCE_PER_HOUR',
+  /** Registrations the endpoint accepts per day from everyone together. */
+  registrationsPerDay: 'OAUTH_REGISTRATIONS_PER_DAY',
+  /** With a machine client: the MCP function also accepts Cognito access tokens of this user pool... */
+  machineUserPoolId: 'OAUTH_MACHINE_USER_POOL_ID',
+  /** ...issued to this client (client credentials grant)... */
+  machineClientId: 'OAUTH_MACHINE_CLIENT_ID',
+  /** ...carrying this scope. */
+  machineScope: 'OAUTH_MACHINE_SCOPE',
+} as const;

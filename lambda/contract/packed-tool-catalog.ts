@@ -1,0 +1,26 @@
+// The tool catalog as the CDK construct packs it into the MCP function's environment and the function unpacks it:
+// the tools without their state machines, Brotli-compressed, and the state machine ARNs beside them in catalog order
+// (only CloudFormation knows those, at deploy time).
+import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
+import { MCP_HTTP_ENV } from './environment-names.js';
+import type { ToolDefinition } from './tool-definition.js';
+
+/** A tool as it is packed: everything but the state machine, which only CloudFormation knows. */
+export type ToolDescription = Omit<ToolDefinition, 'stateMachineArn'>;
+
+/** The value of {@link MCP_HTTP_ENV.packedToolCatalog}: base64 of the Brotli-compressed JSON of the tools. */
+export function packToolCatalog(tools: readonly ToolDescription[]): string {
+  const json = Buffer.from(JSON.stringify(tools), 'utf8');
+  return brotliCompressSync(json, {
+    params: { [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY },
+  }).toString('base64');
+}
+
+/** The tools back from the packed catalog and the comma-separated ARNs of their state machines, in catalog order. */
+export function unpackToolCatalog(packed: string, stateMachineArns: string): ToolDefinition[] {
+  const tools = JSON.parse(brotliDecompressSync(Buffer.from(packed, 'base64')).toString('utf8')) as ToolDescription[];
+  const arns = stateMachineArns === '' ? [] : stateMachineArns.split(',');
+  if (arns.length !== tools.length)
+    throw new Error(`${MCP_HTTP_ENV.toolStateMachineArns} lists ${arns.length} ARNs for ${tools.length} tools`);
+  return tools.map((tool, index) => ({ ...tool, stateMachineArn: arns[index]! }));
+}

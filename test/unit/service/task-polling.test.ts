@@ -1,0 +1,227 @@
+// Reading a task on in-memory parts: a poll refreshes it from its execution when due (and no more often, across
+// instances), answers with what is stored when Step Functions or the store fails, and a waiting caller backs off.
+import { describe, expect, it, vi } from 'vitest';
+import { TaskExpiredError, TaskNotFoundError } from '../../../lambda/core/errors.js';
+import type { TaskRecord } from '../../../lambda/core/task.js';
+import type { TaskExecutor } from '../../../lambda/executor/task-executor.js';
+import type { TaskStore } from '../../../lambda/store/task-store.js';
+import { bind } from '../../support/bind-methods.js';
+import {
+  analyze,
+  executionOf,
+  inMemoryBackend,
+  settle,
+  textStats,
+  useFakeTime,
+} from '../../support/in-memory-backend.js';
+
+useFakeTime();
+
+describe('polling a task', () => {
+  it('moves a submitted task to working on the first poll that sees its execution running', async () => {
+    const b = inMemoryBackend();
+    const task = await b.service().createTask(analyze('seen-running'));
+    expect(await b.service().getTask('seen-running', task.taskId)).toMatchObject({
+      status: 'working',
+      lastCheckedAt: Date.now(),
+    });
+    expect((await b.store.get('seen-running', task.taskId))?.status).toBe('working');
+  });
+
+  it('completes the task with the execution output, and the result is the tool result', async () => {
+    const b = inMemoryBackend();
+    const tasks = b.service();
+    const task = await tasks.createTask(textStats('finisher'));
+    b.executor.succeed(task.executionArn, { words: 3 });
+    const done = await tasks.getTask('finisher', task.taskId);
+    expect(done).toMatchObject({ status: 'completed', completedAt: Date.now() });
+    expect(await tasks.resultOf(done)).toMatchObject({ structuredContent: { words: 3 } });
+  });
+
+  it('fails the task with the error and cause of a failed execution, and says so in the result', async () => {
+    const b = inMemoryBackend();
+    const tasks = b.service();
+    const task = await tasks.createTask(textStats('failer'));
+    b.executor.fail(task.executionArn, 'UpstreamUnavailable', 'The report service is down.');
+    const failed = await tasks.getTask('failer', task.taskId);
+    expect(failed).toMatchObject({
+      status: 'failed',
+      statusMessage: 'Execution failed: UpstreamUnavailable: The report service is down.',
+    });
+    expect(await tasks.resultOf(failed)).toMatchObject({ isError: true });
+  });
+
+  it('answers with the stored status while Step Functions is throttling, and logs it', async () => {
+    const b = inMemoryBackend();
+    const throttled: TaskExecutor = {
+      ...bind<TaskExecutor>(b.executor),
+      describe: async () => Promise.reject(new Error('ThrottlingException')),
+    };
+    const task = await b.service().createTask(analyze('throttled'));
+    expect((await b.service({ executor: throttled }).getTask('throttled', task.taskId)).status).toBe('submitted');
+    expect(b.logger.warnings()).toEqual(['Could not describe execution']);
+  });
+
+  it('answers with the stored status when recording a status change fails, and records it on a later poll', async () => {
+    const b = inMemoryBackend();
+    const task = await b.service().createTask(analyze('write-fails'));
+    const failingWrites: TaskStore = {
+      ...bind<TaskStore>(b.store),
+      update: async () => Promise.reject(new Error('InternalServerError')),
+    };
+    expect((await b.service({ store: failingWrites }).getTask('write-fails', task.taskId)).status).toBe('submitted');
+    expect((await b.store.get('write-fails', task.taskId))?.status).toBe('submitted');
+    expect(b.logger.warnings()).toContain('Could not record the execution status');
+    await vi.advanceTimersByTimeAsync(b.settings.refreshIntervalMs);
+    expect((await b.service().getTask('write-fails', task.taskId)).status).toBe('working');
+  });
+
+  it('describes the execution at once on the first poll, then at most once per refresh interval however many polls arrive at once', async () => {
+    const b = inMemoryBackend({ settings: { refreshIntervalMs: 400 } });
+    // Separate service objects stand for separate Lambda instances sharing the store.
+    const instances = Array.from({ length: 10 }, () => b.service());
+    const task = await instances[0]!.createTask(analyze('counted'));
+    const pollAll = () => Promise.all(instances.map((instance) => instance.getTask('counted', task.taskId)));
+    await pollAll();
+    expect(b.executor.calls.describe).toBe(1);
+    // A poll may come a quarter interval early (pollRefreshIntervalMs): 300 ms here.
+    await vi.advanceTimersByTimeAsync(299);
+    await pollAll();
+    expect(b.executor.calls.describe).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    await pollAll();
+    expect(b.executor.calls.describe).toBe(2);
+  });
+
+  it('never describes the execution of a terminal task again', async () => {
+    const b = inMemoryBackend();
+    const task = await b.service().createTask(textStats('settled'));
+    b.executor.succeed(task.executionArn, { words: 3 });
+    await b.service().getTask('settled', task.taskId);
+    b.executor.resetCalls();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect((await b.service().getTask('settled', task.taskId)).status).toBe('completed');
+    expect(b.executor.calls).toMatchObject({ describe: 0, currentStep: 0 });
+  });
+
+  it('throws TaskNotFoundError for a task of another owner, and for one that never was', async () => {
+    const b = inMemoryBackend();
+    const task = await b.service().createTask(analyze('owner-a'));
+    await expect(b.service().getTask('owner-b', task.taskId)).rejects.toBeInstanceOf(TaskNotFoundError);
+    await expect(b.service().getTask('owner-a', 'no-such-task')).rejects.toBeInstanceOf(TaskNotFoundError);
+  });
+
+  it('stops the execution of a task found expired while active, frees its slot, and reports it expired', async () => {
+    const b = inMemoryBackend({ settings: { maxActiveTasksPerOwner: 1 } });
+    const task = await b.service().createTask(analyze('forgetful', { requestedRetentionMs: 5_000 }));
+    await vi.advanceTimersByTimeAsync(5_000);
+    await expect(b.service().getTask('forgetful', task.taskId)).rejects.toBeInstanceOf(TaskExpiredError);
+    expect(executionOf(b, task)).toMatchObject({ status: 'ABORTED', error: 'TaskExpired' });
+    await expect(b.service().createTask(analyze('forgetful'))).resolves.toMatchObject({ status: 'submitted' });
+  });
+});
+
+describe('waiting for a task', () => {
+  it('returns a fast tool result at once: the first read describes the execution', async () => {
+    const b = inMemoryBackend();
+    const task = await b.service().createTask(textStats('quick'));
+    b.executor.succeed(task.executionArn, { words: 3 });
+    const done = await b.service().waitForTerminal('quick', task.taskId, { timeoutMs: 60_000 });
+    expect(done.status).toBe('completed');
+  });
+
+  it('sees the end within a poll interval, pausing a little longer each time up to the refresh interval', async () => {
+    const b = inMemoryBackend({ settings: { pollIntervalMs: 2_000, refreshIntervalMs: 2_000 } });
+    const task = await b.service().createTask(analyze('patient'));
+    const waiting = b.service().waitForTerminal('patient', task.taskId, { timeoutMs: 600_000 });
+    await vi.advanceTimersByTimeAsync(5_000);
+    b.executor.resetCalls();
+    await vi.advanceTimersByTimeAsync(20_000);
+    // Backed off to one describe per refresh interval (a quarter early allowed).
+    expect(b.executor.calls.describe).toBeGreaterThanOrEqual(10);
+    expect(b.executor.calls.describe).toBeLessThanOrEqual(14);
+    b.executor.succeed(task.executionArn, { done: true });
+    const endedAt = Date.now();
+    const done = await settle(waiting, 10_000, 10);
+    expect(done.status).toBe('completed');
+    expect(done.completedAt! - endedAt).toBeLessThanOrEqual(2_000);
+  });
+
+  it('returns the task as last seen when the wait bound passes first', async () => {
+    const b = inMemoryBackend();
+    const task = await b.service().createTask(analyze('bounded'));
+    const started = Date.now();
+    const seen = await settle(b.service().waitForTerminal('bounded', task.taskId, { timeoutMs: 10_000 }), 20_000, 10);
+    expect(seen.status).toBe('working');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(10_000);
+    expect(Date.now() - started).toBeLessThan(10_100);
+  });
+
+  it('ends at once when the signal aborts', async () => {
+    const b = inMemoryBackend();
+    const task = await b.service().createTask(analyze('abandoned'));
+    const gone = new AbortController();
+    const waiting = b.service().waitForTerminal('abandoned', task.taskId, { timeoutMs: 600_000, signal: gone.signal });
+    await vi.advanceTimersByTimeAsync(3_000);
+    gone.abort();
+    expect((await settle(waiting, 100, 1)).status).toBe('working');
+  });
+
+  it('passes on each read, and each read that brings new progress or a new step once', async () => {
+    const b = inMemoryBackend();
+    const task = await b.service().createTask(analyze('watched'));
+    const progress: (string | undefined)[] = [];
+    let reads = 0;
+    const waiting = b.service().waitForTerminal('watched', task.taskId, {
+      timeoutMs: 600_000,
+      onProgress: (read: TaskRecord) => void progress.push(read.currentStep),
+      onRead: () => void reads++,
+    });
+    b.executor.enterStep(task.executionArn, 'Analyze');
+    await vi.advanceTimersByTimeAsync(10_000);
+    b.executor.enterStep(task.executionArn, 'RequestedReviewWindow');
+    await vi.advanceTimersByTimeAsync(10_000);
+    b.executor.succeed(task.executionArn, {});
+    await settle(waiting);
+    expect(progress).toEqual(['Analyze', 'RequestedReviewWindow']);
+    expect(reads).toBeGreaterThan(progress.length);
+  });
+});
+
+describe('execution status events', () => {
+  it('record what the event reports, once: a late or repeated event changes nothing', async () => {
+    const b = inMemoryBackend();
+    const tasks = b.service();
+    const task = await tasks.createTask(textStats('evented'));
+    const done = await tasks.recordExecutionEvent(task.executionArn, { status: 'SUCCEEDED', output: '{"words":3}' });
+    expect(done).toMatchObject({ status: 'completed', output: '{"words":3}' });
+    expect(b.executor.calls.describe).toBe(0);
+    expect(await tasks.recordExecutionEvent(task.executionArn, { status: 'RUNNING' })).toMatchObject({
+      status: 'completed',
+    });
+    expect(await tasks.recordExecutionEvent(task.executionArn, { status: 'FAILED' })).toMatchObject({
+      status: 'completed',
+    });
+    expect(b.logger.audits().filter((record) => record.event === 'task.completed')).toHaveLength(1);
+  });
+
+  it('describe the execution when the event left its output out', async () => {
+    const b = inMemoryBackend();
+    const task = await b.service().createTask(textStats('described'));
+    b.executor.succeed(task.executionArn, { words: 3 });
+    expect(await b.service().recordExecutionEvent(task.executionArn, 'describe')).toMatchObject({
+      status: 'completed',
+      output: '{"words":3}',
+    });
+  });
+
+  it('are ignored for executions no live task of this backend owns', async () => {
+    const b = inMemoryBackend();
+    const task = await b.service().createTask(textStats('foreign'));
+    const other = `${task.executionArn.slice(0, -10)}0000000000`;
+    expect(await b.service().recordExecutionEvent(other, { status: 'SUCCEEDED' })).toBeNull();
+    expect(await b.service().recordExecutionEvent('arn:aws:states:::execution:m:x', { status: 'FAILED' })).toBeNull();
+    await b.service().deleteTask('foreign', task.taskId);
+    expect(await b.service().recordExecutionEvent(task.executionArn, { status: 'SUCCEEDED' })).toBeNull();
+  });
+});
