@@ -3,7 +3,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { DescribeExecutionCommand } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { AWS_MAX_ATTEMPTS, defaultClients } from '../../../lambda/handlers/aws-clients.js';
+import { AWS_MAX_ATTEMPTS, defaultClients } from '../../lambda/handlers/aws-clients.js';
 
 let server: Server;
 let connections = 0;

@@ -1,6 +1,6 @@
 // The current step of a running task, read from a real execution's history on the emulator (GetExecutionHistory,
 // newest first) and stored in DynamoDB Local. When it is written, and that a poll never fails over it, is specified by
-// the unit tests in test/unit/service/current-step.test.ts.
+// the unit tests in test/unit/service/current-step-recording.test.ts.
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { SYSTEM_CLOCK } from '../../lambda/core/clock.js';
