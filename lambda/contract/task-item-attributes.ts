@@ -25,6 +25,8 @@ export const TASK_ATTRIBUTE = {
   inputRequests: 'inputRequests',
   /** String set of the input request keys still open: "is anything open?" is one condition. */
   openInputKeys: 'openInputKeys',
+  /** Until when an expiry sweep holds the task; absent, or in the past, when none does. */
+  sweepClaimedUntil: 'sweepClaimedUntil',
   // Progress is kept in top-level attributes, so a report can ADD to the count atomically and conditions can compare
   // it, which a nested map would not allow before it exists.
   progressMessage: 'progressMessage',

@@ -25,11 +25,6 @@ export const ACTIVE_STATUSES: readonly TaskStatus[] = [
   TaskStatus.InputRequired,
 ];
 
-/**
- * Which clock a task's retention runs on: 2025-11-25 counts `ttl` from creation, SEP-1686 counts `keepAlive` from
- * completion.
- */
-
 export function isTerminal(status: TaskStatus): boolean {
   return TERMINAL_STATUSES.includes(status);
 }
@@ -63,5 +58,3 @@ export function statusesExecutionNewsMayMove(to: TaskStatus): TaskStatus[] {
   const from = statusesThatMayBecome(to);
   return to === TaskStatus.Working ? from.filter((status) => status !== TaskStatus.InputRequired) : from;
 }
-
-/** Epoch ms after which the task is gone, or `null` if it has no end (yet). */

@@ -4,6 +4,10 @@ import type { InputRequest } from './input-request.js';
 import { isTerminal, TaskStatus } from './task-status.js';
 import { textResult, toolResultFromExecutionOutput, type ToolResult } from './tool-result.js';
 
+/**
+ * Which clock a task's retention runs on: 2025-11-25 counts `ttl` from creation, SEP-1686 counts `keepAlive` from
+ * completion.
+ */
 export const RetentionClock = { FromCreation: 'creation', FromCompletion: 'completion' } as const;
 export type RetentionClock = (typeof RetentionClock)[keyof typeof RetentionClock];
 
@@ -94,6 +98,7 @@ export type TaskSummary = Pick<
   | 'toolError'
 >;
 
+/** Epoch ms after which the task is gone, or `null` if it has no end (yet). */
 export function expiresAt(task: Pick<TaskRecord, 'retention' | 'createdAt' | 'completedAt'>): number | null {
   const { ms, clock } = task.retention;
   if (ms === null) return null;

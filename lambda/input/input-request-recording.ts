@@ -3,6 +3,7 @@
 // the execution serves (found from the execution's name, see core/task-key) with the state's task token, and returns;
 // the execution then waits until an answer resumes it (SendTaskSuccess) or the state's TimeoutSeconds /
 // HeartbeatSeconds pass.
+import { SYSTEM_CLOCK, type Clock } from '../core/clock.js';
 import { inputKeyFor, NAMED_INPUT_KEY, type InputRequestMessage } from '../core/input-request.js';
 import { inputRequestProblems } from '../contract/input-request-problems.js';
 import { executionNameOf, taskKeyFromExecutionName } from '../core/task-key.js';
@@ -32,13 +33,13 @@ export class AskStepError extends Error {
 
 export interface AskStepOptions {
   readonly inputs: InputRequestStore;
-  /** @default Date.now */
-  readonly now?: () => number;
+  /** @default SYSTEM_CLOCK */
+  readonly clock?: Pick<Clock, 'now'>;
 }
 
 /** The ask step's handler; the Lambda entry point (handlers/ask-step) and the local stack build it with their store. */
 export function createAskStep(options: AskStepOptions): (event: AskStepEvent) => Promise<{ key: string }> {
-  const now = options.now ?? Date.now;
+  const clock = options.clock ?? SYSTEM_CLOCK;
   return async (event) => {
     if (typeof event?.taskToken !== 'string' || event.taskToken === '')
       throw new AskStepError('The ask step needs taskToken ($$.Task.Token) in its Payload.');
@@ -57,7 +58,7 @@ export function createAskStep(options: AskStepOptions): (event: AskStepEvent) =>
       );
     }
     const key = event.key ?? inputKeyFor(event.taskToken);
-    const askedAt = now();
+    const askedAt = clock.now();
     const timeout = event.timeoutSeconds;
     const recorded = await options.inputs.record(taskKey, event.executionArn, {
       key,

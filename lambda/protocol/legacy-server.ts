@@ -207,7 +207,7 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
           requestedRetentionMs: task.ttl,
         });
         return {
-          task: toMcpTask(created),
+          task: MCP_2025_11_25_DIALECT.wireTask(created),
           _meta: {
             'io.modelcontextprotocol/model-immediate-response':
               `Started ${name} as task ${created.taskId}; its ` + `result will be available when it completes.`,

@@ -7,8 +7,6 @@ export const ProtocolVersion = {
   Elicitation: '2025-06-18',
   /** Tasks came in (the 2025-11-25 dialect). */
   Tasks: '2025-11-25',
-  /** The stateless era with the tasks extension. */
-  Modern: '2026-07-28',
 } as const;
 
 const REVISION = /^(\d{4})-(\d{2})-(\d{2})$/;

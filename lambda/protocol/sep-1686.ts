@@ -84,7 +84,7 @@ function wireKeepAlive(task: TaskSummary): number | null {
 }
 
 /** The task as the seed's Task: {taskId, status, keepAlive, pollFrequency, error?}. */
-export function toSep1686Task(task: TaskSummary): Record<string, unknown> {
+function toSep1686Task(task: TaskSummary): Record<string, unknown> {
   const failed = task.status === TaskStatus.Failed || task.status === TaskStatus.Unknown;
   return {
     taskId: task.taskId,

@@ -16,7 +16,7 @@ import { type TaskRecord } from '../core/task.js';
 import { isTerminal } from '../core/task-status.js';
 import { activityChanged } from '../core/task-progress.js';
 import type { TaskService } from '../service/task-service.js';
-import { SYSTEM_CLOCK } from '../core/clock.js';
+import { SYSTEM_CLOCK, type Clock } from '../core/clock.js';
 import { missingCapabilities } from './client-capabilities.js';
 import { SERVER_INFO } from './mcp-dependencies.js';
 import { TASKS_EXTENSION, TASKS_EXTENSION_CAPABILITY, toDetailedTask } from './tasks-extension.js';
@@ -32,6 +32,8 @@ export interface TaskSubscriptionOptions {
   readonly maxLifetimeMs: number;
   /** SSE comment frames this often keep proxies from closing a quiet stream. */
   readonly keepAliveMs: number;
+  /** @default SYSTEM_CLOCK */
+  readonly clock?: Clock;
 }
 
 /** A validated modern-era `subscriptions/listen` request that names task IDs, or `undefined` for anything else. */
@@ -129,10 +131,11 @@ export function serveTaskSubscription(
           params: { notifications: { taskIds: [...watched.keys()] }, _meta: subscriptionMeta },
         });
         for (const task of watched.values()) await notifyTask(task);
-        const deadline = Date.now() + options.maxLifetimeMs;
+        const clock = options.clock ?? SYSTEM_CLOCK;
+        const deadline = clock.now() + options.maxLifetimeMs;
         for (const [taskId, task] of watched) if (isTerminal(task.status)) watched.delete(taskId);
-        while (watched.size > 0 && Date.now() < deadline && !stopped.signal.aborted) {
-          await SYSTEM_CLOCK.sleep(Math.min(options.pollIntervalMs, deadline - Date.now()), stopped.signal);
+        while (watched.size > 0 && clock.now() < deadline && !stopped.signal.aborted) {
+          await clock.sleep(Math.min(options.pollIntervalMs, deadline - clock.now()), stopped.signal);
           for (const [taskId, seen] of [...watched]) {
             const task = await currentTask(service, owner, taskId);
             // Progress the workflow reports moves lastUpdatedAt too; compared itself as well, for two writes in one

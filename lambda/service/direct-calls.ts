@@ -174,7 +174,7 @@ export class DirectCalls {
       await this.cancellation.cancel(owner, created.taskId, reason);
     } catch (error) {
       if (!(error instanceof IllegalTransitionError)) {
-        // cancelTask reads the task first, so with the store down it stopped nothing.
+        // The cancellation reads the task first, so with the store down it stopped nothing.
         await stopBestEffort(this.context, created, reason);
         throw error;
       }

@@ -1,5 +1,5 @@
-// The conditional-write pieces every DynamoDB store here shares: a write whose lost condition is an answer, not an
-// error, and the "status is one of these" condition.
+// The conditional-write pieces the DynamoDB stores share: a write whose lost condition is an answer, not an error,
+// and the "status is one of these" condition.
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ACTIVE_STATUSES, type TaskStatus } from '../core/task-status.js';

@@ -1,9 +1,9 @@
 // ExpirySweepStore over the task table: a query per shard of the sparse active-expiry index, and two conditional
 // updates. Apart from DynamoDbTaskStore because its writes deliberately touch expired tasks, which that store's
 // writes refuse (to a client an expired task is gone).
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ACTIVE_STATUSES, type TaskStatus } from '../core/task-status.js';
+import { TASK_ATTRIBUTE as A } from '../contract/task-item-attributes.js';
+import type { TaskStatus } from '../core/task-status.js';
 import { taskKey } from '../core/task-key.js';
 import type { ExpiredTask, ExpirySweepStore } from './expiry-sweep-store.js';
 import {
@@ -13,17 +13,14 @@ import {
   PARTITION_KEY,
   TTL_ATTRIBUTE,
 } from '../contract/task-table-schema.js';
+import { STATUS_IS_ACTIVE, updateIfAllowed } from './dynamodb-conditions.js';
+import { expiredTaskFromItem } from './task-item-codec.js';
 import { activeExpiryShards } from './task-table-keys.js';
 
 export interface DynamoDbExpirySweepStoreOptions {
   readonly client: DynamoDBDocumentClient;
   readonly tableName: string;
 }
-
-/** Until when a sweep holds a task; absent, or in the past, when no sweep does. */
-const CLAIM_ATTRIBUTE = 'sweepClaimedUntil';
-
-type Item = Record<string, unknown>;
 
 export class DynamoDbExpirySweepStore implements ExpirySweepStore {
   private readonly client: DynamoDBDocumentClient;
@@ -45,7 +42,7 @@ export class DynamoDbExpirySweepStore implements ExpirySweepStore {
 
   private async expiredIn(shard: string, now: number, limit: number): Promise<ExpiredTask[]> {
     const found: ExpiredTask[] = [];
-    let startKey: Item | undefined;
+    let startKey: Record<string, unknown> | undefined;
     do {
       const page = await this.client.send(
         new QueryCommand({
@@ -58,7 +55,7 @@ export class DynamoDbExpirySweepStore implements ExpirySweepStore {
           ExclusiveStartKey: startKey,
         }),
       );
-      found.push(...(page.Items ?? []).map(fromIndexItem));
+      found.push(...(page.Items ?? []).map(expiredTaskFromItem));
       startKey = page.LastEvaluatedKey;
     } while (startKey !== undefined && found.length < limit);
     return found;
@@ -69,7 +66,7 @@ export class DynamoDbExpirySweepStore implements ExpirySweepStore {
       task,
       update: `SET #claim = :until`,
       condition: `(attribute_not_exists(#claim) OR #claim <= :now) AND #expiresAtMs <= :now`,
-      names: { '#claim': CLAIM_ATTRIBUTE, '#expiresAtMs': EXPIRY_MS_ATTRIBUTE },
+      names: { '#claim': A.sweepClaimedUntil, '#expiresAtMs': EXPIRY_MS_ATTRIBUTE },
       values: { ':until': until, ':now': now },
     });
   }
@@ -80,10 +77,17 @@ export class DynamoDbExpirySweepStore implements ExpirySweepStore {
     return this.conditionally({
       task,
       update:
-        'SET #status = :status, statusMessage = :statusMessage, completedAt = :at, lastUpdatedAt = :at, #ttl = :ttl ' +
-        'REMOVE #shard, #claim',
+        'SET #status = :status, #statusMessage = :statusMessage, #completedAt = :at, #lastUpdatedAt = :at, ' +
+        '#ttl = :ttl REMOVE #shard, #claim',
       condition: 'attribute_exists(#shard)',
-      names: { '#shard': ACTIVE_EXPIRY_PARTITION_KEY, '#claim': CLAIM_ATTRIBUTE, '#ttl': TTL_ATTRIBUTE },
+      names: {
+        '#statusMessage': A.statusMessage,
+        '#completedAt': A.completedAt,
+        '#lastUpdatedAt': A.lastUpdatedAt,
+        '#shard': ACTIVE_EXPIRY_PARTITION_KEY,
+        '#claim': A.sweepClaimedUntil,
+        '#ttl': TTL_ATTRIBUTE,
+      },
       values: {
         ':status': change.status,
         ':statusMessage': change.statusMessage,
@@ -96,44 +100,35 @@ export class DynamoDbExpirySweepStore implements ExpirySweepStore {
   /**
    * An update of `task`'s item on the condition that it is still the same active task, and `condition`; false when not.
    */
-  private async conditionally(write: {
+  private conditionally(write: {
     task: ExpiredTask;
     update: string;
     condition: string;
     names: Record<string, string>;
-    values: Item;
+    values: Record<string, unknown>;
   }): Promise<boolean> {
-    const active = Object.fromEntries(ACTIVE_STATUSES.map((status, index) => [`:active${index}`, status]));
-    try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { [PARTITION_KEY]: taskKey(write.task.owner, write.task.taskId) },
-          UpdateExpression: write.update,
-          // executionArn pins the very task found: a task created anew under the same ID is another task.
-          ConditionExpression:
-            'attribute_exists(#pk) AND executionArn = :executionArn AND ' +
-            `#status IN (${Object.keys(active).join(', ')}) AND ${write.condition}`,
-          ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#status': 'status', ...write.names },
-          ExpressionAttributeValues: { ':executionArn': write.task.executionArn, ...active, ...write.values },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+    return updateIfAllowed(
+      this.client,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { [PARTITION_KEY]: taskKey(write.task.owner, write.task.taskId) },
+        UpdateExpression: write.update,
+        // executionArn pins the very task found: a task created anew under the same ID is another task.
+        ConditionExpression:
+          `attribute_exists(#pk) AND #executionArn = :executionArn AND ${STATUS_IS_ACTIVE.expression} AND ` +
+          write.condition,
+        ExpressionAttributeNames: {
+          '#pk': PARTITION_KEY,
+          '#executionArn': A.executionArn,
+          '#status': A.status,
+          ...write.names,
+        },
+        ExpressionAttributeValues: {
+          ':executionArn': write.task.executionArn,
+          ...STATUS_IS_ACTIVE.values,
+          ...write.values,
+        },
+      }),
+    );
   }
-}
-
-function fromIndexItem(item: Item): ExpiredTask {
-  return {
-    owner: item['owner'] as string,
-    taskId: item['taskId'] as string,
-    toolName: item['toolName'] as string,
-    executionArn: item['executionArn'] as string,
-    status: item['status'] as TaskStatus,
-    ...(typeof item['requestId'] === 'string' ? { requestId: item['requestId'] } : {}),
-    expiredAt: item[EXPIRY_MS_ATTRIBUTE] as number,
-  };
 }

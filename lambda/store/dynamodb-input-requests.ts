@@ -22,9 +22,6 @@ export interface DynamoDbInputRequestsOptions {
   readonly tableName: string;
 }
 
-const ACTIVE_VALUES = STATUS_IS_ACTIVE.values;
-const ACTIVE_CONDITION = STATUS_IS_ACTIVE.expression;
-
 export class DynamoDbInputRequests implements InputRequestStore {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
@@ -50,10 +47,10 @@ export class DynamoDbInputRequests implements InputRequestStore {
         ':waiting': TaskStatus.InputRequired,
         ':at': request.askedAt,
         ':open': new Set([request.key]),
-        ...ACTIVE_VALUES,
+        ...STATUS_IS_ACTIVE.values,
       },
     };
-    const guard = `attribute_exists(#pk) AND executionArn = :arn AND ${ACTIVE_CONDITION}`;
+    const guard = `attribute_exists(#pk) AND executionArn = :arn AND ${STATUS_IS_ACTIVE.expression}`;
     // A nested path can only be set inside an existing map, and one expression cannot both create the map and set
     // a path in it: the first request of a task creates the map, later ones add their entry.
     try {
@@ -120,7 +117,7 @@ export class DynamoDbInputRequests implements InputRequestStore {
           UpdateExpression:
             'SET #requests.#key.#state = :delivering, #requests.#key.claimId = :claim, #requests.#key.claimedAt = :now',
           ConditionExpression:
-            `executionArn = :arn AND ${ACTIVE_CONDITION} AND (#requests.#key.#state = :outstanding OR ` +
+            `executionArn = :arn AND ${STATUS_IS_ACTIVE.expression} AND (#requests.#key.#state = :outstanding OR ` +
             '(#requests.#key.#state = :delivering AND #requests.#key.claimedAt <= :lapsed))',
           ExpressionAttributeNames: {
             '#status': A.status,
@@ -135,7 +132,7 @@ export class DynamoDbInputRequests implements InputRequestStore {
             ':claim': claimId,
             ':now': now,
             ':lapsed': now - DELIVERY_LEASE_MS,
-            ...ACTIVE_VALUES,
+            ...STATUS_IS_ACTIVE.values,
           },
           ReturnValues: 'ALL_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',

@@ -1,10 +1,10 @@
 // OwnerQuotas on the task table: one counter item per owner and minute, and one item per owner holding the keys of its
 // active tasks. Both are conditional single-item writes, so a limit holds across instances.
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SYSTEM_CLOCK, type Clock } from '../core/clock.js';
 import { isTerminal } from '../core/task-status.js';
 import { taskKey } from '../core/task-key.js';
+import { updateIfAllowed } from './dynamodb-conditions.js';
 import type { OwnerQuotas } from './owner-quotas.js';
 import { activeTasksKey, creationsKey } from './task-table-keys.js';
 import { PARTITION_KEY, TTL_ATTRIBUTE } from '../contract/task-table-schema.js';
@@ -42,7 +42,8 @@ export class DynamoDbOwnerQuotas implements OwnerQuotas {
   }
 
   async countCreation(owner: string, window: { start: number; ms: number }, max: number): Promise<boolean> {
-    return this.conditionally(
+    return updateIfAllowed(
+      this.client,
       new UpdateCommand({
         TableName: this.tableName,
         Key: { [PARTITION_KEY]: creationsKey(owner, window.start) },
@@ -64,7 +65,8 @@ export class DynamoDbOwnerQuotas implements OwnerQuotas {
   // checking its members (reconcileActiveSlots), which a bare counter could not.
   async holdActiveSlot(owner: string, taskId: string, max: number): Promise<boolean> {
     const key = taskKey(owner, taskId);
-    return this.conditionally(
+    return updateIfAllowed(
+      this.client,
       new UpdateCommand({
         TableName: this.tableName,
         Key: { [PARTITION_KEY]: activeTasksKey(owner) },
@@ -110,7 +112,8 @@ export class DynamoDbOwnerQuotas implements OwnerQuotas {
 
   private async removeActiveSlots(owner: string, keys: string[]): Promise<void> {
     if (keys.length === 0) return;
-    await this.conditionally(
+    await updateIfAllowed(
+      this.client,
       new UpdateCommand({
         TableName: this.tableName,
         Key: { [PARTITION_KEY]: activeTasksKey(owner) },
@@ -121,16 +124,5 @@ export class DynamoDbOwnerQuotas implements OwnerQuotas {
         ExpressionAttributeValues: { ':keys': new Set(keys) },
       }),
     );
-  }
-
-  /** Sends a conditional write: true when it was made, false when its condition refused it. */
-  private async conditionally(update: UpdateCommand): Promise<boolean> {
-    try {
-      await this.client.send(update);
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
   }
 }

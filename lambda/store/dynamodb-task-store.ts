@@ -111,8 +111,9 @@ export class DynamoDbTaskStore implements TaskStore {
 
   async findByRequest(owner: string, requestId: string): Promise<TaskRecord | null> {
     const mapping = await this.readItem(requestKey(owner, requestId));
-    if (mapping === undefined || mapping['owner'] !== owner) return null;
-    const task = live(await this.lookUp(taskKey(owner, mapping['taskId'] as string), owner));
+    const taskId = mapping?.[A.taskId];
+    if (mapping?.[A.owner] !== owner || typeof taskId !== 'string') return null;
+    const task = live(await this.lookUp(taskKey(owner, taskId), owner));
     // A mapping left behind by a deleted task must not reach a later task that reuses its ID.
     return task?.requestId === requestId ? task : null;
   }
@@ -143,7 +144,9 @@ export class DynamoDbTaskStore implements TaskStore {
 
   /** What `item` (a full task item or an owner-index row, read by `toTask`) shows `reader`. */
   private judge<T extends TaskSummary>(item: Item | undefined, reader: Reader, toTask: (item: Item) => T): Lookup<T> {
-    return judge(item === undefined ? undefined : toTask(item), reader, this.clock.now());
+    // Another owner's item is never decoded: the reader learns nothing of it, not even that it is corrupt.
+    if (item === undefined || (reader !== ANY_OWNER && item[A.owner] !== reader)) return { kind: 'absent' };
+    return judge(toTask(item), reader, this.clock.now());
   }
 
   async update(task: TaskRecord, change: TaskChange): Promise<TaskRecord> {

@@ -15,6 +15,7 @@ import { expiresAt, TaskOrigin, type TaskRecord, type TaskSummary } from '../cor
 import { isTerminal } from '../core/task-status.js';
 import { taskKey } from '../core/task-key.js';
 import type { TaskProgress } from '../core/task-progress.js';
+import type { ExpiredTask } from './expiry-sweep-store.js';
 import { activeExpiryShard } from './task-table-keys.js';
 
 export type Item = Record<string, unknown>;
@@ -107,6 +108,20 @@ export function taskFromItem(item: Item): TaskRecord {
     currentStep: field.optionalString(A.currentStep),
     progress: progressFromItem(item),
     inputRequests: inputRequestsFromItem(item),
+  });
+}
+
+/** A row of the expiry sweep's index: the attributes it projects (ACTIVE_EXPIRY_PROJECTED_ATTRIBUTES), and its keys. */
+export function expiredTaskFromItem(item: Item): ExpiredTask {
+  const field = fieldsOf(item);
+  return withoutUndefined({
+    owner: field.string(A.owner),
+    taskId: field.string(A.taskId),
+    toolName: field.string(A.toolName),
+    executionArn: field.string(A.executionArn),
+    status: field.string(A.status) as ExpiredTask['status'],
+    requestId: field.optionalString(A.requestId),
+    expiredAt: field.number(EXPIRY_MS_ATTRIBUTE),
   });
 }
 
