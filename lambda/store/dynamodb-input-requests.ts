@@ -17,6 +17,16 @@ import { PARTITION_KEY } from '../contract/task-table-schema.js';
 
 type Entry = InputRequestEntry;
 
+/** The attributes both writes of `record` name. */
+const RECORD_NAMES = {
+  '#pk': PARTITION_KEY,
+  '#executionArn': A.executionArn,
+  '#status': A.status,
+  '#lastUpdatedAt': A.lastUpdatedAt,
+  '#requests': A.inputRequests,
+  '#open': A.openInputKeys,
+};
+
 export interface DynamoDbInputRequestsOptions {
   readonly client: DynamoDBDocumentClient;
   readonly tableName: string;
@@ -50,21 +60,18 @@ export class DynamoDbInputRequests implements InputRequestStore {
         ...STATUS_IS_ACTIVE.values,
       },
     };
-    const guard = `attribute_exists(#pk) AND executionArn = :arn AND ${STATUS_IS_ACTIVE.expression}`;
+    const guard = `attribute_exists(#pk) AND #executionArn = :arn AND ${STATUS_IS_ACTIVE.expression}`;
     // A nested path can only be set inside an existing map, and one expression cannot both create the map and set
     // a path in it: the first request of a task creates the map, later ones add their entry.
     try {
       await this.client.send(
         new UpdateCommand({
           ...common,
-          UpdateExpression: 'SET #requests.#key = :entry, #status = :waiting, lastUpdatedAt = :at ADD #open :open',
+          UpdateExpression: 'SET #requests.#key = :entry, #status = :waiting, #lastUpdatedAt = :at ADD #open :open',
           ConditionExpression: `${guard} AND attribute_exists(#requests) AND attribute_not_exists(#requests.#key)`,
           ExpressionAttributeNames: {
-            '#pk': PARTITION_KEY,
-            '#status': A.status,
-            '#requests': A.inputRequests,
+            ...RECORD_NAMES,
             '#key': request.key,
-            '#open': A.openInputKeys,
           },
           ExpressionAttributeValues: { ...common.ExpressionAttributeValues, ':entry': entry },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -89,13 +96,10 @@ export class DynamoDbInputRequests implements InputRequestStore {
       await this.client.send(
         new UpdateCommand({
           ...common,
-          UpdateExpression: 'SET #requests = :requests, #status = :waiting, lastUpdatedAt = :at ADD #open :open',
+          UpdateExpression: 'SET #requests = :requests, #status = :waiting, #lastUpdatedAt = :at ADD #open :open',
           ConditionExpression: `${guard} AND attribute_not_exists(#requests)`,
           ExpressionAttributeNames: {
-            '#pk': PARTITION_KEY,
-            '#status': A.status,
-            '#requests': A.inputRequests,
-            '#open': A.openInputKeys,
+            ...RECORD_NAMES,
           },
           ExpressionAttributeValues: { ...common.ExpressionAttributeValues, ':requests': { [request.key]: entry } },
         }),
@@ -117,9 +121,10 @@ export class DynamoDbInputRequests implements InputRequestStore {
           UpdateExpression:
             'SET #requests.#key.#state = :delivering, #requests.#key.claimId = :claim, #requests.#key.claimedAt = :now',
           ConditionExpression:
-            `executionArn = :arn AND ${STATUS_IS_ACTIVE.expression} AND (#requests.#key.#state = :outstanding OR ` +
+            `#executionArn = :arn AND ${STATUS_IS_ACTIVE.expression} AND (#requests.#key.#state = :outstanding OR ` +
             '(#requests.#key.#state = :delivering AND #requests.#key.claimedAt <= :lapsed))',
           ExpressionAttributeNames: {
+            '#executionArn': A.executionArn,
             '#status': A.status,
             '#requests': A.inputRequests,
             '#key': key,
@@ -178,7 +183,7 @@ export class DynamoDbInputRequests implements InputRequestStore {
       task,
       key,
       claimId,
-      'SET #requests.#key.#state = :state, #requests.#key.settledAt = :now, lastUpdatedAt = :now ' +
+      'SET #requests.#key.#state = :state, #requests.#key.settledAt = :now, #lastUpdatedAt = :now ' +
         'REMOVE #requests.#key.claimId DELETE #open :open',
       {
         ':state': state,
@@ -195,9 +200,15 @@ export class DynamoDbInputRequests implements InputRequestStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: { [PARTITION_KEY]: taskKey(task.owner, task.taskId) },
-          UpdateExpression: 'SET #status = :working, lastUpdatedAt = :now REMOVE statusMessage',
-          ConditionExpression: 'executionArn = :arn AND #status = :waiting AND attribute_not_exists(#open)',
-          ExpressionAttributeNames: { '#status': A.status, '#open': A.openInputKeys },
+          UpdateExpression: 'SET #status = :working, #lastUpdatedAt = :now REMOVE #statusMessage',
+          ConditionExpression: '#executionArn = :arn AND #status = :waiting AND attribute_not_exists(#open)',
+          ExpressionAttributeNames: {
+            '#executionArn': A.executionArn,
+            '#status': A.status,
+            '#lastUpdatedAt': A.lastUpdatedAt,
+            '#statusMessage': A.statusMessage,
+            '#open': A.openInputKeys,
+          },
           ExpressionAttributeValues: {
             ':arn': task.executionArn,
             ':working': TaskStatus.Working,
@@ -219,8 +230,13 @@ export class DynamoDbInputRequests implements InputRequestStore {
     update: string,
     values: Record<string, unknown>,
   ): Promise<Record<string, unknown> | null> {
-    const names: Record<string, string> = { '#requests': A.inputRequests, '#key': key };
+    const names: Record<string, string> = {
+      '#executionArn': A.executionArn,
+      '#requests': A.inputRequests,
+      '#key': key,
+    };
     if (update.includes('#state')) names['#state'] = 'state';
+    if (update.includes('#lastUpdatedAt')) names['#lastUpdatedAt'] = A.lastUpdatedAt;
     if (update.includes('#open')) names['#open'] = A.openInputKeys;
     try {
       const { Attributes } = await this.client.send(
@@ -228,7 +244,7 @@ export class DynamoDbInputRequests implements InputRequestStore {
           TableName: this.tableName,
           Key: { [PARTITION_KEY]: taskKey(task.owner, task.taskId) },
           UpdateExpression: update,
-          ConditionExpression: 'executionArn = :arn AND #requests.#key.claimId = :claim',
+          ConditionExpression: '#executionArn = :arn AND #requests.#key.claimId = :claim',
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: { ':arn': task.executionArn, ':claim': claimId, ...values },
           ReturnValues: 'ALL_NEW',
