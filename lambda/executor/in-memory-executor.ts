@@ -7,9 +7,7 @@ import type { ExecutionSnapshot } from '../core/execution-status.js';
 import { ExecutionStatus } from '../contract/execution-status-events.js';
 import { executionArnFor } from './execution-arn.js';
 import type { StartRequest, TaskExecutor } from './task-executor.js';
-
-/** Step Functions' limit on an execution's input (and output): 256 KiB of UTF-8. */
-export const MAX_EXECUTION_PAYLOAD_BYTES = 256 * 1024;
+import { MAX_EXECUTION_PAYLOAD_BYTES } from './step-functions-limits.js';
 
 /** An execution as the in-memory executor holds it. */
 export interface InMemoryExecution {

@@ -11,6 +11,7 @@ import type { ExecutionStatus } from './execution-runner.js';
 import { historyEventResponse } from './execution-history.js';
 import { assertExecutionArn, assertStateMachineArn, epochSeconds } from './names-and-arns.js';
 import type { ExecutionRecord, MachineRecord, Registry, StateMachineType } from './registry.js';
+import { MAX_EXECUTION_PAYLOAD_BYTES } from '../../lambda/executor/step-functions-limits.js';
 
 export type Operation = (body: RequestBody) => Record<string, unknown>;
 
@@ -19,7 +20,6 @@ const TYPES: readonly StateMachineType[] = ['STANDARD', 'EXPRESS'];
 const DEFAULT_PAGE_SIZE = 100;
 // The API's length limits for SendTask* members (taskToken, output in UTF-8 bytes, error, cause).
 const MAX_TOKEN_LENGTH = 1024;
-const MAX_OUTPUT_BYTES = 262_144;
 const MAX_ERROR_LENGTH = 256;
 const MAX_CAUSE_LENGTH = 32_768;
 
@@ -160,7 +160,8 @@ export function createOperations(registry: Registry): Readonly<Record<string, Op
     SendTaskSuccess: (body) => {
       const taskToken = taskTokenOf(body);
       const output = requireString(body, 'output');
-      if (Buffer.byteLength(output, 'utf8') > MAX_OUTPUT_BYTES) throw tooLong('output', MAX_OUTPUT_BYTES);
+      if (Buffer.byteLength(output, 'utf8') > MAX_EXECUTION_PAYLOAD_BYTES)
+        throw tooLong('output', MAX_EXECUTION_PAYLOAD_BYTES);
       registry.tokens.succeed(taskToken, output);
       return {};
     },

@@ -8,9 +8,7 @@ import { ExecutionHistory } from './execution-history.js';
 import { collectTaskResources, type LambdaHandlers } from './lambda-tasks.js';
 import { executionArn, stateMachineArn, validateName, type AccountScope } from './names-and-arns.js';
 import { TaskTokens } from './task-tokens.js';
-
-/** Step Functions' limit on an execution's input: 256 KiB of UTF-8. */
-const MAX_INPUT_BYTES = 262_144;
+import { MAX_EXECUTION_PAYLOAD_BYTES } from '../../lambda/executor/step-functions-limits.js';
 
 export type StateMachineType = 'STANDARD' | 'EXPRESS';
 
@@ -145,11 +143,11 @@ export class Registry {
     const name = request.name ?? randomUUID();
     validateName(name);
     const input = request.input ?? '{}';
-    if (Buffer.byteLength(input, 'utf8') > MAX_INPUT_BYTES) {
+    if (Buffer.byteLength(input, 'utf8') > MAX_EXECUTION_PAYLOAD_BYTES) {
       throw new SfnApiError(
         'ValidationException',
         `1 validation error detected: Value at 'input' failed to satisfy constraint: Member must ` +
-          `have length less than or equal to ${MAX_INPUT_BYTES}`,
+          `have length less than or equal to ${MAX_EXECUTION_PAYLOAD_BYTES}`,
       );
     }
     let parsedInput: JsonValue;
