@@ -182,8 +182,13 @@ describe('MCP Inspector CLI', () => {
       await signInWithBrowser(authorizationUrl, server.oauth.upstream.user, {
         redirectUriPrefix: callbackUrl,
       });
-      // The browser's last hop went to the CLI's own loopback listener, which takes the code from there.
-      expect(await exited).toBe(0);
+      // The browser's last hop went to the CLI's own loopback listener, which takes the code from there. Bounded, so a
+      // CLI that hangs fails with what it printed rather than the bare test timeout.
+      const exitCode = await Promise.race([
+        exited,
+        new Promise<'hung'>((done) => setTimeout(() => done('hung'), 45_000)),
+      ]);
+      expect(exitCode, `Inspector CLI output:\n${stdout}\n${stderr}`.slice(-4000)).toBe(0);
       const listed = JSON.parse(stdout) as { tools: { name: string }[] };
       expect(listed.tools.map((tool) => tool.name)).toContain('text_stats');
     } finally {
