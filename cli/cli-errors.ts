@@ -62,3 +62,11 @@ export class ServerError extends CliError {
     super(message, EXIT.server, options);
   }
 }
+
+/** The server's event stream could not be opened or resumed; `watch` then polls instead. */
+export class EventStreamUnavailableError extends CliError {
+  override name = 'EventStreamUnavailableError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, EXIT.server, options);
+  }
+}

@@ -1,7 +1,8 @@
 // What each subcommand does, given a connected TaskClient: fetch, then print as plain text or as JSON. Returns
 // the exit code; main.ts owns argument parsing, connecting and turning errors into messages.
 import { EXIT, UnknownToolError, UsageError, type ExitCode } from './cli-errors.js';
-import { LiveView } from './live-view.js';
+import { eventUpdates } from './event-watch.js';
+import { LiveView, type TaskUpdates } from './live-view.js';
 import { renderOutcomeHeadline, renderResult, renderTask, renderTaskList, renderTools } from './render.js';
 import type { TaskClient, TaskInfo, TaskOutcome, ToolResult } from './task-client.js';
 
@@ -72,13 +73,22 @@ export async function callCommand(
   return followAndPrint(client, output, task.taskId, view, task);
 }
 
+/**
+ * Follows a task to its end: over the server's event stream when it offers the Events extension (every event from the
+ * task's first, each printed as a line, or a JSON line under --json), else by polling tasks/get.
+ */
 export async function watchCommand(client: TaskClient, output: Output, taskId: string): Promise<ExitCode> {
-  return followAndPrint(
-    client,
-    output,
-    taskId,
-    new LiveView(client, { interactive: output.interactive, quiet: output.json }),
-  );
+  const view = new LiveView(client, { interactive: output.interactive, quiet: output.json });
+  const { events } = client;
+  const source =
+    events === undefined
+      ? undefined
+      : (first: TaskInfo): TaskUpdates =>
+          eventUpdates(client, events, taskId, first, {
+            ...(output.json ? { onEvent: (occurrence) => output.out(JSON.stringify({ event: occurrence })) } : {}),
+            onNote: (text) => view.note(text),
+          });
+  return followAndPrint(client, output, taskId, view, undefined, source);
 }
 
 export async function getCommand(client: TaskClient, output: Output, taskId: string): Promise<ExitCode> {
@@ -111,8 +121,9 @@ async function followAndPrint(
   taskId: string,
   view: LiveView,
   initial?: TaskInfo,
+  source?: (first: TaskInfo) => TaskUpdates,
 ): Promise<ExitCode> {
-  const end = await view.watch(taskId, initial);
+  const end = await view.watch(taskId, initial, source);
   if (end.kind === 'left-running') {
     if (output.json) output.out(JSON.stringify({ task: end.task, leftRunning: true }));
     else {

@@ -4,8 +4,18 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema, McpError, type Task } from '@modelcontextprotocol/sdk/types.js';
 import { ServerError, UnknownTaskError } from './cli-errors.js';
-import type { StartOptions, Started, TaskClient, TaskInfo, TaskOutcome, ToolInfo, ToolResult } from './task-client.js';
+import type {
+  StartOptions,
+  Started,
+  TaskClient,
+  TaskEvents,
+  TaskInfo,
+  TaskOutcome,
+  ToolInfo,
+  ToolResult,
+} from './task-client.js';
 import { CLIENT_INFO, isUnknownTaskMessage, type Endpoint } from './endpoint.js';
+import { eventsFor } from './event-stream.js';
 
 /** No request timeout of our own: tasks/result blocks until the task ends, which may take hours. */
 const NO_TIMEOUT = { timeout: 2_147_483_647 } as const;
@@ -35,13 +45,17 @@ function translate(error: unknown, taskId?: string): Error {
 export class LegacyTaskClient implements TaskClient {
   readonly protocol = '2025-11-25';
 
-  private constructor(private readonly client: Client) {}
+  private constructor(
+    private readonly client: Client,
+    /** The Events extension, when the initialize result advertises it. */
+    readonly events: TaskEvents | undefined,
+  ) {}
 
   static async connect(endpoint: Endpoint): Promise<LegacyTaskClient> {
     const client = new Client({ ...CLIENT_INFO }, { capabilities: {} });
     const headers: Record<string, string> = endpoint.token ? { authorization: `Bearer ${endpoint.token}` } : {};
     await client.connect(new StreamableHTTPClientTransport(new URL(endpoint.url), { requestInit: { headers } }));
-    return new LegacyTaskClient(client);
+    return new LegacyTaskClient(client, eventsFor(endpoint, client.getServerCapabilities()));
   }
 
   async listTools(): Promise<ToolInfo[]> {

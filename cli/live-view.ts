@@ -1,8 +1,9 @@
 // Follows one task until it ends. On a terminal: an ora spinner line (status, status message, progress bar,
 // elapsed time) on stderr, and Ctrl-C asks whether to cancel the task or leave it running. Elsewhere: one plain
-// line per change, and an interrupt leaves the task running. Polls tasks/get at the server's suggested interval;
-// the count for the bar comes from progress notifications, when the server sends them (through `progress()`), or from
-// the polled task, when it carries one.
+// line per change, and an interrupt leaves the task running. Where the task's next state comes from is a
+// `TaskUpdates` source: polling tasks/get at the server's suggested interval (here), or the server's event stream
+// (event-watch.ts). The count for the bar comes from progress notifications, when the server sends them (through
+// `progress()`), or from the task itself, when it carries one.
 import { isCancel, select } from '@clack/prompts';
 import ora, { type Ora } from 'ora';
 import { renderLiveLine } from './render.js';
@@ -11,6 +12,39 @@ import { isTerminal, type ProgressUpdate, type TaskClient, type TaskInfo } from 
 const DEFAULT_POLL_MS = 1_000;
 /** Never poll faster than this, whatever the server suggests: a terminal view needs no more. */
 const MIN_POLL_MS = 250;
+
+/** The next state of the task, and, when the source has words of its own for it, the plain line that tells it. */
+export interface TaskUpdate {
+  readonly task: TaskInfo;
+  readonly line?: string;
+}
+
+/** Where the live view gets the task's next state from. */
+export interface TaskUpdates {
+  /** Resolves with the next state; the view asks again only after the last answer. */
+  next(): Promise<TaskUpdate>;
+  /**
+   * The source tells the task's story from its start, a line with each update: the view does not print the state it
+   * starts from.
+   */
+  readonly replaysHistory?: boolean;
+  /** Stops: the view is done with the source. */
+  close(): void;
+}
+
+/** Polls tasks/get at the interval the server suggests (the last task it answered with says which). */
+export function pollingUpdates(client: TaskClient, taskId: string, initial: TaskInfo): TaskUpdates {
+  let pollInterval = initial.pollInterval;
+  return {
+    async next() {
+      await sleep(Math.max(MIN_POLL_MS, pollInterval ?? DEFAULT_POLL_MS));
+      const task = await client.getTask(taskId);
+      pollInterval = task.pollInterval ?? pollInterval;
+      return { task };
+    },
+    close() {},
+  };
+}
 
 /** How watching ended: the task ended (with its last state), or the user left it running. */
 export type WatchEnd =
@@ -41,38 +75,63 @@ export class LiveView {
     this.redraw();
   }
 
-  /** Follows `taskId` until it ends or, after Ctrl-C, until the user chooses to leave it running. */
-  async watch(taskId: string, initial?: TaskInfo): Promise<WatchEnd> {
+  /**
+   * Follows `taskId` until it ends or, after Ctrl-C, until the user chooses to leave it running. `source` makes the
+   * updates from the task as first seen; polling tasks/get when not given.
+   */
+  async watch(
+    taskId: string,
+    initial?: TaskInfo,
+    source: (first: TaskInfo) => TaskUpdates = (first) => pollingUpdates(this.client, taskId, first),
+  ): Promise<WatchEnd> {
     let task = this.see(initial ?? (await this.client.getTask(taskId)));
     if (isTerminal(task.status)) return { kind: 'ended', task };
+    const updates = source(task);
     const interrupted = this.interruptSignal();
     this.startSpinner();
     const ticker = this.spinner ? setInterval(() => this.redraw(), 1_000) : undefined;
+    // Asked once and kept across a Ctrl-C prompt: an event stream's next update must not be asked for twice.
+    let pending: Promise<TaskUpdate> | undefined;
     try {
+      if (!updates.replaysHistory) this.redraw();
       for (;;) {
-        this.redraw();
-        const pause = Math.max(MIN_POLL_MS, task.pollInterval ?? DEFAULT_POLL_MS);
-        const woken = await Promise.race([sleep(pause).then(() => 'poll' as const), interrupted.next]);
+        pending ??= updates.next();
+        const woken = await Promise.race([pending, interrupted.next]);
         if (woken === 'interrupt') {
           const choice = await this.askOnInterrupt(taskId);
           if (choice === 'leave') return { kind: 'left-running', task };
           task = this.see(await this.client.cancelTask(taskId));
           interrupted.rearm();
+          if (!isTerminal(task.status)) this.redraw();
         } else {
-          task = this.see(await this.client.getTask(taskId));
+          pending = undefined;
+          task = this.see(woken.task);
+          // The closing state goes unprinted (the outcome's headline says it), unless the source tells it in a line.
+          if (woken.line !== undefined || !isTerminal(task.status)) this.redraw(woken.line);
         }
         if (isTerminal(task.status)) return { kind: 'ended', task };
       }
     } finally {
+      updates.close();
       if (ticker) clearInterval(ticker);
       this.spinner?.stop();
       interrupted.dispose();
     }
   }
 
+  /** A note for the person watching (a reconnection, a fallback to polling), above the live line. */
+  note(text: string): void {
+    if (this.options.quiet) return;
+    if (this.spinner?.isSpinning) {
+      this.spinner.clear();
+      process.stderr.write(`${text}\n`);
+      this.spinner.render();
+    } else process.stderr.write(`${text}\n`);
+  }
+
   /**
-   * A polled task: its status and message, and its count when the task itself carries one (the Tasks extension has no
-   * progress notifications).
+   * The task as last seen: its status and message, and its count when the task itself carries one (the Tasks extension
+   * has no progress notifications).
    */
   private see(task: TaskInfo): TaskInfo {
     this.latest = task;
@@ -96,7 +155,8 @@ export class LiveView {
     });
   }
 
-  private redraw(): void {
+  /** Redraws the live line; in plain mode prints `line` when the update came with one, else a line per change. */
+  private redraw(line?: string): void {
     if (this.options.quiet) return;
     if (this.spinner) {
       if (this.spinner.isSpinning) this.spinner.text = this.line();
@@ -107,7 +167,8 @@ export class LiveView {
     const update = this.progressUpdate;
     const progress = update ? ` (${update.progress}${update.total !== undefined ? `/${update.total}` : ''})` : '';
     const plain = `${status}${statusMessage ? `: ${statusMessage}` : ''}${progress}`;
-    if (plain !== this.lastPlainLine) process.stderr.write(`${plain}\n`);
+    if (line !== undefined) process.stderr.write(`${line}\n`);
+    else if (plain !== this.lastPlainLine) process.stderr.write(`${plain}\n`);
     this.lastPlainLine = plain;
   }
 

@@ -15,6 +15,7 @@ import { connectTaskClient, PROTOCOLS, type ProtocolChoice } from './connect.js'
 import { CLIENT_INFO } from './endpoint.js';
 import { CliError, EXIT } from './cli-errors.js';
 import type { TaskClient } from './task-client.js';
+import { webhookListenCommand, webhookSubscribeCommand } from './webhook-commands.js';
 
 /** The local stack's endpoint (`npm start`), the default when neither --url nor MCP_TASKS_URL is set. */
 const DEFAULT_URL = 'http://127.0.0.1:3000/mcp';
@@ -33,6 +34,13 @@ function positiveInteger(value: string): number {
   return parsed;
 }
 
+function portNumber(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65_535)
+    throw new InvalidArgumentError('must be a port number from 0 (any free port) to 65535.');
+  return parsed;
+}
+
 function outputFor(options: GlobalOptions): Output {
   return {
     json: options.json === true,
@@ -45,6 +53,18 @@ function outputFor(options: GlobalOptions): Output {
     out: (text) => void process.stdout.write(`${text}\n`),
     err: (text) => void process.stderr.write(`${text}\n`),
   };
+}
+
+/** Prints an error as one message (or one JSON object under --json) and returns the exit code it ends with. */
+function report(error: unknown, output: Output): number {
+  const message =
+    error instanceof CliError
+      ? error.message
+      : `Unexpected error: ${error instanceof Error ? error.message : String(error)}`;
+  if (output.json)
+    output.out(JSON.stringify({ error: { kind: error instanceof Error ? error.name : 'Error', message } }));
+  else output.err(message);
+  return error instanceof CliError ? error.exitCode : EXIT.server;
 }
 
 /** Connects, runs one command, closes, exits: every command ends here, so every error becomes one message. */
@@ -65,17 +85,30 @@ async function run(
     );
     code = await action(client, output);
   } catch (error) {
-    code = error instanceof CliError ? error.exitCode : EXIT.server;
-    const message =
-      error instanceof CliError
-        ? error.message
-        : `Unexpected error: ${error instanceof Error ? error.message : String(error)}`;
-    if (output.json)
-      output.out(JSON.stringify({ error: { kind: error instanceof Error ? error.name : 'Error', message } }));
-    else output.err(message);
+    code = report(error, output);
   }
   await client?.close().catch(() => {});
   process.exit(code);
+}
+
+/** Runs a command that needs no MCP connection (the webhook receiver), with the same error handling and exit. */
+async function runLocal(program: Command, action: (output: Output) => Promise<number>): Promise<never> {
+  const output = outputFor(program.opts<GlobalOptions>());
+  let code: number;
+  try {
+    code = await action(output);
+  } catch (error) {
+    code = report(error, output);
+  }
+  process.exit(code);
+}
+
+/** Resolves on Ctrl-C (or SIGTERM). */
+function interrupted(): Promise<string> {
+  return new Promise((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
 }
 
 export function buildProgram(): Command {
@@ -84,7 +117,12 @@ export function buildProgram(): Command {
     .version(CLIENT_INFO.version)
     .addOption(new Option('--url <url>', 'MCP endpoint (Streamable HTTP)').env('MCP_TASKS_URL').default(DEFAULT_URL))
     .addOption(new Option('--token <token>', 'bearer token sent as Authorization').env('MCP_TASKS_TOKEN'))
-    .addOption(new Option('--json', 'print one JSON object on stdout, for scripts'))
+    .addOption(
+      new Option(
+        '--json',
+        'print JSON on stdout, for scripts: one object (watch adds a line per event, webhook listen per delivery)',
+      ),
+    )
     .addOption(
       new Option(
         '--protocol <protocol>',
@@ -135,9 +173,47 @@ export function buildProgram(): Command {
     .action((taskId: string) => run(program, (client, output) => cancelCommand(client, output, taskId)));
   program
     .command('watch')
-    .description('follow a task live until it ends, then print its result')
+    .description(
+      "follow a task live until it ends, then print its result: over the server's event stream when it offers " +
+        'the Events extension (resuming after a dropped connection), else by polling',
+    )
     .argument('<taskId>')
     .action((taskId: string) => run(program, (client, output) => watchCommand(client, output, taskId)));
+
+  const webhook = program
+    .command('webhook')
+    .description("receive the Events extension's signed webhooks on this machine, and subscribe to them");
+  webhook
+    .command('listen')
+    .description(
+      'receive webhooks on 127.0.0.1 and print each verified delivery, one per line (--json: the raw body); ' +
+        'forged, late and replayed ones are refused with 401',
+    )
+    .addOption(new Option('--port <n>', 'port on 127.0.0.1 (0 for any free port)').argParser(portNumber).default(8787))
+    .option('--secret <whsec>', "Standard Webhooks secret ('whsec_' + base64); made for you when left out")
+    .option('--path <path>', 'path deliveries are POSTed to', '/hooks')
+    .addHelpText(
+      'after',
+      '\nThe local stack (npm start) delivers to http on loopback. A deployed server delivers only to a public\n' +
+        'https URL: expose the port through a tunnel (cloudflared tunnel --url http://127.0.0.1:8787, ngrok http\n' +
+        "8787, ...) and subscribe with the tunnel's https URL plus the path. Ctrl-C stops (exit 0).",
+    )
+    .action((options: { port: number; secret?: string; path: string }) =>
+      runLocal(program, (output) => webhookListenCommand(output, options, interrupted())),
+    );
+  webhook
+    .command('subscribe')
+    .description(
+      'ask the server to POST events to <url> (events/subscribe): every change of your tasks, or with --task ' +
+        "one task's events; prints the subscription's id and when to renew it",
+    )
+    .argument('<url>', "the receiver's URL (https, or http on loopback for the local stack)")
+    .requiredOption('--secret <whsec>', 'the secret the receiver verifies with (webhook listen prints it)')
+    .option('--task <taskId>', "one task's events (task.events) instead of all your tasks' (tasks.updated)")
+    .option('--ttl-ms <ms>', 'how long the subscription lives unless renewed (server default 24 h)', positiveInteger)
+    .action((url: string, options: { secret: string; task?: string; ttlMs?: number }) =>
+      run(program, (client, output) => webhookSubscribeCommand(client, output, url, options)),
+    );
   return program;
 }
 

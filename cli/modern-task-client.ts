@@ -14,11 +14,13 @@ import { taskId as toTaskId, type JsonValue } from '@modelcontextprotocol/ext-ta
 import { CLIENT_INFO, isUnknownTaskMessage, type Endpoint } from './endpoint.js';
 import { ServerError, UnknownTaskError, UsageError } from './cli-errors.js';
 import { fetchDispatch, MODERN_VERSION } from './modern-dispatch.js';
+import { eventsFor } from './event-stream.js';
 import type {
   ProgressUpdate,
   StartOptions,
   Started,
   TaskClient,
+  TaskEvents,
   TaskInfo,
   TaskOutcome,
   ToolInfo,
@@ -83,6 +85,8 @@ export class ModernTaskClient implements TaskClient {
   private constructor(
     private readonly client: Client,
     private readonly session: TaskEnabledSession,
+    /** The Events extension, when server/discover advertises it. */
+    readonly events: TaskEvents | undefined,
   ) {}
 
   /** Wraps a 2.x client already connected in the modern era to a server that advertises the Tasks extension. */
@@ -92,7 +96,7 @@ export class ModernTaskClient implements TaskClient {
       rawDispatch: fetchDispatch(endpoint),
       v2RequestFraming: { protocolVersion: MODERN_VERSION, clientInfo: { ...CLIENT_INFO }, clientCapabilities: {} },
     });
-    return new ModernTaskClient(client, session);
+    return new ModernTaskClient(client, session, eventsFor(endpoint, client.getServerCapabilities()));
   }
 
   async listTools(): Promise<ToolInfo[]> {

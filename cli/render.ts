@@ -1,6 +1,14 @@
 // Plain-text views of tools, tasks and results: what a person reads, and what a script greps when stdout is not a
 // terminal. Pure functions of their input; `--json` output bypasses them and prints the objects themselves.
-import type { ProgressUpdate, TaskInfo, TaskOutcome, ToolInfo, ToolResult } from './task-client.js';
+import type {
+  ProgressUpdate,
+  TaskEventOccurrence,
+  TaskInfo,
+  TaskOutcome,
+  ToolInfo,
+  ToolResult,
+  WebhookSubscriptionInfo,
+} from './task-client.js';
 
 export function renderTools(tools: readonly ToolInfo[]): string {
   if (tools.length === 0) return 'This server has no tools.';
@@ -95,6 +103,80 @@ export function renderLiveLine(state: {
   else if (state.progress) parts.push(progressCount(state.progress));
   parts.push(formatElapsed(state.elapsedMs));
   return parts.join(' · ');
+}
+
+/**
+ * One event of a task's log, as `watch` prints it in plain mode: its number, the status, the message, the count (a bar
+ * against a total), the workflow step, and the input requests still open.
+ */
+export function renderTaskEvent(occurrence: TaskEventOccurrence): string {
+  const { seq, task } = occurrence.data;
+  const parts: string[] = [task.status];
+  if (task.statusMessage) parts.push(task.statusMessage);
+  const count = task.progress;
+  if (count?.progress !== undefined)
+    parts.push(
+      count.total !== undefined
+        ? progressBar(count.progress, count.total)
+        : progressCount({ progress: count.progress }),
+    );
+  if (task.currentStep) parts.push(`step ${task.currentStep}`);
+  if (task.openInputRequests && task.openInputRequests.length > 0)
+    parts.push(`waiting for input: ${task.openInputRequests.join(', ')}`);
+  return `#${seq} ${parts.join(' · ')}`;
+}
+
+/**
+ * A verified webhook delivery, one line: when (the event's time; the arrival for an envelope), the subscription, then
+ * for an event its name, task, status and number, for an envelope its type and what it says.
+ */
+export function renderDelivery(body: unknown, subscriptionId: string, receivedAt: Date): string {
+  const record = recordOf(body) ?? {};
+  const data = recordOf(record['data']);
+  const task = recordOf(data?.['task']);
+  if (typeof record['eventId'] === 'string' && data !== undefined) {
+    const time = typeof record['timestamp'] === 'string' ? record['timestamp'] : receivedAt.toISOString();
+    return [
+      time,
+      subscriptionId,
+      String(record['name'] ?? '?'),
+      String(data['taskId'] ?? task?.['taskId'] ?? '?'),
+      String(task?.['status'] ?? '?'),
+      typeof data['seq'] === 'number' ? `#${data['seq']}` : '',
+    ]
+      .join('  ')
+      .trimEnd();
+  }
+  const type = typeof record['type'] === 'string' ? record['type'] : 'unknown';
+  const error = recordOf(record['error']);
+  const detail =
+    type === 'gap'
+      ? `cursor ${String(record['cursor'])}`
+      : type === 'terminated'
+        ? `${String(error?.['code'] ?? '')} ${String(error?.['message'] ?? '')}`.trim()
+        : type === 'verification'
+          ? 'challenge answered'
+          : JSON.stringify(body);
+  return [receivedAt.toISOString(), subscriptionId, type, detail].join('  ').trimEnd();
+}
+
+/** A webhook subscription as `events/subscribe` answered it. */
+export function renderSubscription(subscription: WebhookSubscriptionInfo): string {
+  const status = recordOf(subscription['deliveryStatus']);
+  const rows: [string, string | undefined][] = [
+    ['subscription', subscription.id],
+    ['refresh before', subscription.refreshBefore],
+    ['delivery', status ? JSON.stringify(status) : undefined],
+  ];
+  return rows
+    .flatMap(([label, value]) => (value !== undefined ? [`${`${label}:`.padEnd(16)}${value}`] : []))
+    .join('\n');
+}
+
+function recordOf(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 /** A description's first sentence: one line per tool, however long the description. */

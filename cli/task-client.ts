@@ -85,7 +85,95 @@ export interface TaskClient {
   listTasks(): Promise<TaskInfo[]>;
   /** Asks the server to cancel; resolves with the task as it stands afterwards. */
   cancelTask(taskId: string): Promise<TaskInfo>;
+  /**
+   * The server's events (the MCP Events extension), when it advertises them; `undefined` for a server without them,
+   * which is followed by polling.
+   */
+  readonly events?: TaskEvents;
   close(): Promise<void>;
+}
+
+/** What a watcher sees of a task right after a change, as the Events extension's `task.events` carries it. */
+export interface TaskEventSnapshot {
+  readonly taskId: string;
+  readonly toolName: string;
+  readonly status: TaskStatus;
+  readonly statusMessage?: string;
+  readonly progress?: { readonly progress?: number; readonly total?: number };
+  readonly currentStep?: string;
+  /** Keys of the input requests still waiting for an answer. */
+  readonly openInputRequests?: readonly string[];
+}
+
+/** One event of a task's log (`notifications/events/event` params): the change, numbered, with the task after it. */
+export interface TaskEventOccurrence {
+  /** `evt_<taskId>_<seq>`. */
+  readonly eventId: string;
+  readonly name: string;
+  /** When the change happened (ISO 8601). */
+  readonly timestamp: string;
+  readonly data: {
+    readonly taskId: string;
+    /** The position in the task's log: 1, 2, 3, … */
+    readonly seq: number;
+    /** What changed: `status`, `statusMessage`, `progress`, `currentStep`, `inputRequests`. */
+    readonly changes: readonly string[];
+    readonly task: TaskEventSnapshot;
+  };
+  /** Where to resume after this event (the seq as a decimal string). */
+  readonly cursor: string | null;
+  readonly _meta?: Readonly<Record<string, unknown>>;
+}
+
+/** What following a task's events produces: its events in order, and word of what the connection went through. */
+export type FollowItem =
+  | { readonly kind: 'event'; readonly occurrence: TaskEventOccurrence }
+  /** The connection dropped; the follower reconnects from `cursor` (attempt 1, 2, … of the tries it makes). */
+  | { readonly kind: 'reconnecting'; readonly cursor: string; readonly attempt: number; readonly reason: string }
+  /** The server no longer holds the log from the cursor asked for: events before its oldest are gone. */
+  | { readonly kind: 'truncated'; readonly cursor: string };
+
+export interface FollowOptions {
+  /** Where to start: `"0"` (the default) for the whole log, or the cursor of the last event already seen. */
+  readonly cursor?: string;
+  readonly signal?: AbortSignal;
+  /**
+   * Asked when the server ends a stream without a terminal event (its own time limit, or a log that lacks the end):
+   * true when the task has ended, and the follower stops; false, and it reconnects.
+   */
+  isEnded(): Promise<boolean>;
+}
+
+/** A webhook subscription request (`events/subscribe` with webhook delivery). */
+export interface WebhookSubscribeRequest {
+  /** The event type: `tasks.updated` (every task of yours) or `task.events` (one task's log). */
+  readonly name: string;
+  readonly arguments: Readonly<Record<string, unknown>>;
+  /** Where the server POSTs deliveries. */
+  readonly url: string;
+  /** The Standard Webhooks secret (`whsec_…`) the server signs every delivery with. */
+  readonly secret: string;
+  /** How long the subscription lives unless renewed, in ms; the server clamps it and defaults to 24 h. */
+  readonly ttlMs?: number;
+}
+
+/** The server's answer to `events/subscribe`. */
+export interface WebhookSubscriptionInfo {
+  readonly id: string;
+  /** When the subscription lapses unless renewed by subscribing again (ISO 8601). */
+  readonly refreshBefore: string;
+  readonly [key: string]: unknown;
+}
+
+/** The Events extension: a task's sequenced event stream, and webhook subscriptions. */
+export interface TaskEvents {
+  /**
+   * Follows `taskId`'s events until a terminal one, resuming after a dropped connection from the last cursor seen
+   * (each event once, in order). Rejects with `UnknownTaskError` for a task the server does not know, and with
+   * `EventStreamUnavailableError` when the stream cannot be had or resumed (the caller then polls).
+   */
+  follow(taskId: string, options: FollowOptions): AsyncIterable<FollowItem>;
+  subscribe(request: WebhookSubscribeRequest): Promise<WebhookSubscriptionInfo>;
 }
 
 const TERMINAL: ReadonlySet<TaskStatus> = new Set(['completed', 'failed', 'cancelled']);

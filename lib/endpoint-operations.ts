@@ -15,6 +15,10 @@ export interface OperatedFunctions {
   readonly mcp: lambda.Function;
   readonly statusSync: lambda.Function;
   readonly expirySweep: lambda.Function;
+  /** Consumes the task table's stream into the task event log. */
+  readonly taskEventStream: lambda.Function;
+  /** Delivers webhooks, when the endpoint has them. */
+  readonly webhookDelivery?: lambda.Function;
   /** The OAuth proxy's function, when the endpoint has one. */
   readonly oauth?: lambda.Function;
 }
@@ -28,6 +32,17 @@ function operated(functions: OperatedFunctions): [FunctionRole, lambda.Function]
   );
 }
 
+/** The task event pipeline's parts whose backlog and dead letters are watched. */
+export interface OperatedTaskEvents {
+  /** The stream function: its IteratorAge is how far the event log lags behind the task table. */
+  readonly streamFunction: lambda.Function;
+  /** The stream mapping's on-failure destination. */
+  readonly streamFailureQueue: sqs.IQueue;
+  /** With webhooks: the FIFO delivery queue and its dead-letter queue. */
+  readonly deliveryQueue?: sqs.IQueue;
+  readonly deliveryDeadLetterQueue?: sqs.IQueue;
+}
+
 export interface EndpointOperationsProps {
   /** The `service` dimension of this endpoint's task metrics: unique per endpoint, so two endpoints never mix. */
   readonly serviceName: string;
@@ -36,6 +51,7 @@ export interface EndpointOperationsProps {
   readonly deadLetterQueue: sqs.IQueue;
   /** The dead-letter alarm made with the queue; it notifies the topic like the alarms made here. */
   readonly deadLetterAlarm: cloudwatch.Alarm;
+  readonly taskEvents: OperatedTaskEvents;
   /** Every alarm notifies this topic, on alarm and on recovery. @default - alarms without actions */
   readonly alarmTopic?: sns.ITopic;
   /** @default true */
@@ -50,6 +66,16 @@ export const API_5XX_RATE_THRESHOLD = 0.05;
  * polls.
  */
 export const DESCRIBE_EXECUTION_THROTTLE_THRESHOLD = 5;
+/**
+ * The age of the newest stream record the stream function has read, at which the alarm goes off: events, pushes and
+ * webhooks lag the task table by that much (a batch normally takes well under a second).
+ */
+export const TASK_EVENT_ITERATOR_AGE_THRESHOLD = Duration.minutes(5);
+/**
+ * The age of the oldest queued webhook delivery at which the alarm goes off: beyond a delivery's own retries (5
+ * attempts, about 3 minutes of backoff), so deliveries are piling up or the function is not running.
+ */
+export const WEBHOOK_DELIVERY_AGE_THRESHOLD = Duration.minutes(15);
 
 export class EndpointOperations extends Construct {
   /** More than 5% of the API's requests answered 5xx in 5 minutes (two periods in a row). */
@@ -60,6 +86,14 @@ export class EndpointOperations extends Construct {
   public readonly functionThrottleAlarms: FunctionAlarms;
   /** DescribeExecution throttled at least 5 times in 5 minutes (from the functions' AwsCallThrottles metric). */
   public readonly describeExecutionThrottleAlarm: cloudwatch.Alarm;
+  /** A stream batch was given up on after its retries: its position is in the stream failure queue. */
+  public readonly taskEventStreamFailureAlarm: cloudwatch.Alarm;
+  /** The stream function's IteratorAge (maximum) reached 5 minutes: task events lag behind the tasks. */
+  public readonly taskEventStreamIteratorAgeAlarm: cloudwatch.Alarm;
+  /** A webhook delivery is in the delivery dead-letter queue. Absent without webhooks. */
+  public readonly webhookDeliveryDeadLetterAlarm?: cloudwatch.Alarm;
+  /** The oldest queued webhook delivery is 15 minutes old. Absent without webhooks. */
+  public readonly webhookDeliveryAgeAlarm?: cloudwatch.Alarm;
   /** Absent when `dashboard` is false. */
   public readonly dashboard?: cloudwatch.Dashboard;
 
@@ -104,6 +138,43 @@ export class EndpointOperations extends Construct {
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
 
+    const events = props.taskEvents;
+    this.taskEventStreamFailureAlarm = atLeastOne(
+      this,
+      'TaskEventStreamFailures',
+      'Task table stream records were given up on after their retries (their positions are in the stream failure ' +
+        'queue): those changes are missing from the task event log and its webhooks',
+      visibleMessages(events.streamFailureQueue),
+    );
+    this.taskEventStreamIteratorAgeAlarm = new cloudwatch.Alarm(this, 'TaskEventStreamIteratorAge', {
+      alarmDescription: 'The task event log lags the task table by 5 minutes or more (stream function IteratorAge)',
+      metric: iteratorAge(events.streamFunction),
+      threshold: TASK_EVENT_ITERATOR_AGE_THRESHOLD.toMilliseconds(),
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    if (events.deliveryQueue && events.deliveryDeadLetterQueue) {
+      this.webhookDeliveryDeadLetterAlarm = atLeastOne(
+        this,
+        'WebhookDeliveryDeadLetters',
+        'Webhook deliveries the delivery function kept failing on (crashes or timeouts, not refusing receivers) ' +
+          'are in the delivery dead-letter queue',
+        visibleMessages(events.deliveryDeadLetterQueue),
+      );
+      this.webhookDeliveryAgeAlarm = new cloudwatch.Alarm(this, 'WebhookDeliveryAge', {
+        alarmDescription: 'The oldest queued webhook delivery is 15 minutes old or more: deliveries are piling up',
+        metric: events.deliveryQueue.metricApproximateAgeOfOldestMessage({
+          period: PERIOD,
+          statistic: cloudwatch.Stats.MAXIMUM,
+        }),
+        threshold: WEBHOOK_DELIVERY_AGE_THRESHOLD.toSeconds(),
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      });
+    }
+
     if (props.alarmTopic) {
       const action = new cloudwatchActions.SnsAction(props.alarmTopic);
       for (const alarm of this.alarms(props.deadLetterAlarm)) {
@@ -122,6 +193,10 @@ export class EndpointOperations extends Construct {
       ...Object.values(this.functionThrottleAlarms),
       this.describeExecutionThrottleAlarm,
       deadLetterAlarm,
+      this.taskEventStreamFailureAlarm,
+      this.taskEventStreamIteratorAgeAlarm,
+      ...(this.webhookDeliveryDeadLetterAlarm ? [this.webhookDeliveryDeadLetterAlarm] : []),
+      ...(this.webhookDeliveryAgeAlarm ? [this.webhookDeliveryAgeAlarm] : []),
     ];
   }
 
@@ -228,11 +303,59 @@ export class EndpointOperations extends Construct {
         12,
       ),
     );
+    dashboard.addWidgets(...this.taskEventWidgets(props.taskEvents));
     return dashboard;
+  }
+
+  /** How far the event log lags, the deliveries queued and finished, the queue's backlog, and the dead letters. */
+  private taskEventWidgets(events: OperatedTaskEvents): cloudwatch.GraphWidget[] {
+    const { deliveryQueue, deliveryDeadLetterQueue } = events;
+    const width = deliveryQueue ? 6 : 12;
+    const graph = (title: string, left: cloudwatch.IMetric[], right: cloudwatch.IMetric[] = []) =>
+      new cloudwatch.GraphWidget({ title, left, right, width, height: 6 });
+    const sum = { period: PERIOD, statistic: cloudwatch.Stats.SUM };
+    return [
+      graph('Task event stream iterator age (max, ms)', [iteratorAge(events.streamFunction)]),
+      ...(deliveryQueue
+        ? [
+            graph('Webhook deliveries queued and finished', [
+              deliveryQueue.metricNumberOfMessagesSent({ ...sum, label: 'queued' }),
+              deliveryQueue.metricNumberOfMessagesDeleted({ ...sum, label: 'finished (delivered or dropped)' }),
+            ]),
+            graph(
+              'Webhook delivery queue',
+              [visibleMessages(deliveryQueue).with({ label: 'waiting' })],
+              [
+                deliveryQueue.metricApproximateAgeOfOldestMessage({
+                  period: PERIOD,
+                  statistic: cloudwatch.Stats.MAXIMUM,
+                  label: 'oldest (s)',
+                }),
+              ],
+            ),
+          ]
+        : []),
+      graph('Task event dead letters', [
+        visibleMessages(events.streamFailureQueue).with({ label: 'stream batches given up on' }),
+        ...(deliveryDeadLetterQueue
+          ? [visibleMessages(deliveryDeadLetterQueue).with({ label: 'webhook deliveries' })]
+          : []),
+      ]),
+    ];
   }
 }
 
-/** In alarm on the first occurrence of `metric` (a Sum) in a period. */
+/** The messages waiting in a queue (the maximum over a period). */
+function visibleMessages(queue: sqs.IQueue): cloudwatch.Metric {
+  return queue.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: cloudwatch.Stats.MAXIMUM });
+}
+
+/** How old the last stream record a stream-consuming function read was (the maximum over a period, ms). */
+function iteratorAge(fn: lambda.Function): cloudwatch.Metric {
+  return fn.metric('IteratorAge', { period: PERIOD, statistic: cloudwatch.Stats.MAXIMUM });
+}
+
+/** In alarm as soon as `metric` (a Sum of occurrences, or a Maximum of waiting messages) reaches 1 in a period. */
 function atLeastOne(scope: Construct, id: string, description: string, metric: cloudwatch.IMetric): cloudwatch.Alarm {
   return new cloudwatch.Alarm(scope, id, {
     alarmDescription: description,

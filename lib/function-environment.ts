@@ -10,6 +10,8 @@ export const MAX_TOKEN_BYTES = 256;
 export const MAX_STATE_MACHINE_ARN_BYTES = 150;
 /** A token within the stage URL: the REST API ID (10 characters), a region or a URL suffix (`amazonaws.com.cn`). */
 export const MAX_STAGE_URL_PART_BYTES = 32;
+/** An SQS queue URL: `https://sqs.<region>.amazonaws.com.cn/<account>/` (57 at most) plus an 80-character name. */
+export const MAX_QUEUE_URL_BYTES = 140;
 /** A Cognito user pool ID (`<region>_<id>`): at most 55 characters. */
 export const MAX_USER_POOL_ID_BYTES = 55;
 /** A Cognito app client ID: at most 128 characters. */

@@ -2,11 +2,12 @@
 // handler reads back in handlers/mcp-http-environment.ts), and the synth check that it fits Lambda's 4 KB.
 import { Lazy, type Duration } from 'aws-cdk-lib';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import { ENV, MCP_HTTP_ENV, OAUTH_ENV } from '../lambda/contract/environment-names.js';
+import { ENV, EVENTS_ENV, MCP_HTTP_ENV, OAUTH_ENV } from '../lambda/contract/environment-names.js';
 import { packToolCatalog } from '../lambda/contract/packed-tool-catalog.js';
 import {
   environmentBytesUpperBound,
   LAMBDA_ENVIRONMENT_LIMIT_BYTES,
+  MAX_QUEUE_URL_BYTES,
   MAX_STAGE_URL_PART_BYTES,
   MAX_STATE_MACHINE_ARN_BYTES,
   MAX_TOKEN_BYTES,
@@ -72,6 +73,7 @@ const MCP_FUNCTION_TOKEN_BYTES: Readonly<Record<string, number>> = {
   [OAUTH_ENV.resource]: MAX_STAGE_URL_PART_BYTES,
   [OAUTH_ENV.machineUserPoolId]: MAX_USER_POOL_ID_BYTES,
   [OAUTH_ENV.machineClientId]: MAX_USER_POOL_CLIENT_ID_BYTES,
+  [EVENTS_ENV.deliveryQueueUrl]: MAX_QUEUE_URL_BYTES,
 };
 
 /** The problem, if any, with the MCP function's environment as it stands at synth: it may not fit Lambda's 4 KB. */

@@ -64,6 +64,45 @@ export const DEFAULT_EXPIRY_SWEEP_RATE = Duration.minutes(5);
 /** One sweep run at most; it starts no task in its last 15 s (lambda/handlers/expiry-sweep.ts). */
 export const EXPIRY_SWEEP_FUNCTION_TIMEOUT = Duration.minutes(1);
 
+/** Task events are delivered to webhooks too: the delivery queue, its function and the sealing key are deployed. */
+export const DEFAULT_WEBHOOKS = true;
+/** Task table stream records the event projector takes per invocation. */
+export const TASK_EVENT_STREAM_BATCH_SIZE = 100;
+/**
+ * Retries of a stream batch that fails (split in two each time, so one bad record ends up alone) before its records'
+ * position goes to the on-failure queue. Appends are idempotent per stream record, so a retry repeats no event.
+ */
+export const TASK_EVENT_STREAM_RETRY_ATTEMPTS = 10;
+/**
+ * A stream record this old is given up on: as long as DynamoDB keeps it (24 hours), so only a stuck stream loses one.
+ */
+export const TASK_EVENT_STREAM_MAX_RECORD_AGE = Duration.hours(24);
+/** One stream batch at most: a hundred records, each an append and a few queued deliveries. */
+export const TASK_EVENT_STREAM_FUNCTION_TIMEOUT = Duration.minutes(1);
+/**
+ * One delivery per invocation. On FIFO, the messages held back behind one being retried are received again with it,
+ * and each receive counts in ApproximateReceiveCount, the attempt number: one at a time, the count is the attempt.
+ * Message groups (one subscription, one task) still run in parallel, each in its own invocation.
+ */
+export const WEBHOOK_DELIVERY_BATCH_SIZE = 1;
+/** One delivery at most: its POST gives up after 5 s, and a first one to an unverified URL makes two. */
+export const WEBHOOK_DELIVERY_FUNCTION_TIMEOUT = Duration.minutes(1);
+/**
+ * How long a received delivery stays hidden: six times the function's timeout (what Lambda advises for an SQS event
+ * source). A retry sets its own, shorter wait with ChangeMessageVisibility.
+ */
+export const WEBHOOK_DELIVERY_VISIBILITY_TIMEOUT = Duration.minutes(6);
+/**
+ * Receives of one delivery before SQS moves it to the dead-letter queue: beyond the runtime's 5 attempts, so only a
+ * delivery the function failed on (a crash or a timeout, not a refusing receiver) ends up there.
+ */
+export const WEBHOOK_DELIVERY_MAX_RECEIVE_COUNT = 8;
+/**
+ * Characters of the generated webhook sealing key: letters and digits, about 380 bits. The runtime derives the
+ * AES-256 key as sha256 of this string (see lib/task-events.ts).
+ */
+export const WEBHOOK_SEALING_KEY_LENGTH = 64;
+
 /** A user pool for people and machines that call MCP tools: no self sign-up, strong passwords, TOTP required. */
 export function defaultUserPoolProps(removalPolicy: RemovalPolicy): cognito.UserPoolProps {
   return {

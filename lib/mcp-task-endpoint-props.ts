@@ -200,6 +200,23 @@ export interface McpTaskEndpointProps {
    * @default 60
    */
   readonly maxTaskCreationsPerMinute?: number;
+  /**
+   * Deliver task events to webhooks (MCP Events' `events/subscribe` with a callback URL): an SQS FIFO queue of
+   * deliveries (one message group per subscription and task, so a receiver gets each task's events in order), the
+   * function that POSTs them (signed as Standard Webhooks), their dead-letter queue, and the Secrets Manager key that
+   * seals subscription secrets at rest. `false` leaves all four out and `events/subscribe` answers Unsupported; the
+   * task event log (`events/poll`, `events/stream`), its table and the function that fills it stay either way.
+   * @default true
+   */
+  readonly webhooks?: boolean;
+  /**
+   * Webhook callback origins trusted as they are: a subscription to a URL on one of them skips the verification
+   * handshake and the private-address guard, so list only receivers you run. Each is an origin,
+   * `https://host[:port]` in lowercase with no path and no default port (`https://hooks.example.com`); plain http is
+   * refused. Only with webhooks on.
+   * @default - none: every callback URL is verified before events are sent to it
+   */
+  readonly trustedCallbackOrigins?: readonly string[];
   /** Active X-Ray tracing on the functions and the stage. @default false */
   readonly tracing?: boolean;
   /** A CloudWatch dashboard of the endpoint: API, functions, tasks per tool, throttles, dead letters. @default true */

@@ -7,6 +7,7 @@ import { toolDefinitionProblems } from '../lambda/contract/tool-definition.js';
 import {
   DEFAULT_DYNAMIC_CLIENT_REGISTRATION,
   DEFAULT_OAUTH_PROXY,
+  DEFAULT_WEBHOOKS,
   MAX_RESULT_WAIT,
 } from './mcp-task-endpoint-defaults.js';
 import type { McpTaskEndpointProps, McpToolProps } from './mcp-task-endpoint-props.js';
@@ -14,6 +15,9 @@ import type { McpTaskEndpointProps, McpToolProps } from './mcp-task-endpoint-pro
 /** An unqualified state machine ARN (a version or alias ARN would break the execution ARNs the backend derives). */
 const STATE_MACHINE_ARN = /^arn:aws[a-z-]*:states:([a-z0-9-]+):(\d{12}):stateMachine:[0-9A-Za-z_-]{1,80}$/;
 const DOMAIN_PREFIX = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+/** `https://`, a lowercase host name or a bracketed IPv6 address, an optional port: an origin, nothing after it. */
+const CALLBACK_ORIGIN =
+  /^https:\/\/(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
 
 /** Every problem with the props; empty when they are sound. */
 export function propsProblems(props: McpTaskEndpointProps): string[] {
@@ -36,6 +40,7 @@ export function propsProblems(props: McpTaskEndpointProps): string[] {
     }
   }
   problems.push(...oauthProxyProblems(props));
+  problems.push(...webhookProblems(props));
   const prefix = props.cognitoDomainPrefix;
   if (
     prefix !== undefined &&
@@ -143,6 +148,43 @@ function oauthProxyProblems(props: McpTaskEndpointProps): string[] {
     }
   }
   return problems;
+}
+
+/** Whether the endpoint delivers task events to webhooks. */
+export function usesWebhooks(props: McpTaskEndpointProps): boolean {
+  return props.webhooks ?? DEFAULT_WEBHOOKS;
+}
+
+function webhookProblems(props: McpTaskEndpointProps): string[] {
+  const origins = props.trustedCallbackOrigins;
+  if (origins === undefined) return [];
+  if (!usesWebhooks(props))
+    return ['webhooks is false, so trustedCallbackOrigins would have no effect; remove one of them'];
+  return origins
+    .filter((origin) => !Token.isUnresolved(origin))
+    .map(callbackOriginProblem)
+    .filter((problem): problem is string => problem !== null);
+}
+
+/**
+ * Why `origin` is not a trusted callback origin as the runtime compares them (the URL's `origin`, exactly), or null.
+ * The deployed endpoint sends events over TLS only, so plain http is refused here, whatever the local stack allows.
+ */
+function callbackOriginProblem(origin: string): string | null {
+  if (/^http:\/\//i.test(origin))
+    return `trustedCallbackOrigins entry '${origin}' is plain http: webhooks are sent over https only`;
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(origin);
+  } catch {
+    parsed = undefined;
+  }
+  if (CALLBACK_ORIGIN.test(origin) && parsed?.origin === origin) return null;
+  return (
+    `trustedCallbackOrigins entry '${origin}' must be an origin, https://host[:port] in lowercase with no path ` +
+    `and no default port` +
+    (parsed?.protocol === 'https:' && parsed.origin !== origin ? `; did you mean '${parsed.origin}'?` : '')
+  );
 }
 
 /** The account and region the endpoint's functions and status rules live in (either may be a token). */

@@ -24,6 +24,7 @@ import {
   throwIfProblems,
   toolProblems,
   usesOAuthProxy,
+  usesWebhooks,
   type ToolEnvironment,
 } from './mcp-task-endpoint-validation.js';
 import { McpRestApi } from './mcp-rest-api.js';
@@ -32,6 +33,7 @@ import { EndpointOperations } from './endpoint-operations.js';
 import { acknowledgeWildcardResource } from './nag-acknowledgements.js';
 import { ExpirySweepSchedule } from './expiry-sweep-schedule.js';
 import { createStatusDeadLetterAlarm, createStatusDeadLetterQueue, createStatusRule } from './status-events.js';
+import { TaskEvents } from './task-events.js';
 import { createTaskTable } from './task-table.js';
 import { createProgressFunction, progressInvoke, type ProgressStepProps } from './progress-step-function.js';
 import { createRequestStateKeySecret } from './request-state-key-secret.js';
@@ -86,7 +88,39 @@ export class McpTaskEndpoint extends Construct {
   public readonly authorizationServerUrl?: string;
   /** Records input requests on tasks: the function every ask step invokes (see {@link askStep}). */
   public readonly askHandler: HandlerFunction;
-  /** Alarms (API 5xx rate, function errors and throttles, DescribeExecution throttles) and the dashboard. */
+  /**
+   * Each task's event log (what `events/poll` and `events/stream` read) and the webhook subscriptions; filled from
+   * the task table's stream by {@link taskEventStreamHandler}. TTL-swept.
+   */
+  public readonly eventTable: dynamodb.Table;
+  /**
+   * Consumes the task table's stream: appends each change a watcher sees to its task's event log and queues a
+   * delivery per matching webhook subscription. A batch it keeps failing on leaves its position in
+   * {@link taskEventStreamFailureQueue}.
+   */
+  public readonly taskEventStreamHandler: HandlerFunction;
+  /** The stream mapping's on-failure destination: the shard and sequence numbers of the records given up on. */
+  public readonly taskEventStreamFailureQueue: sqs.Queue;
+  /**
+   * Webhook deliveries (SQS FIFO; one message group per subscription and task, so each task's events arrive in
+   * order). Absent with `webhooks: false`.
+   */
+  public readonly webhookDeliveryQueue?: sqs.Queue;
+  /**
+   * Deliveries the delivery function failed on (crashed or timed out) too often; FIFO. Absent with `webhooks: false`.
+   */
+  public readonly webhookDeliveryDeadLetterQueue?: sqs.Queue;
+  /** POSTs the queued deliveries to the subscribers' URLs, signed. Absent with `webhooks: false`. */
+  public readonly webhookDeliveryHandler?: HandlerFunction;
+  /**
+   * Seals subscription secrets at rest: the runtime reads it by ARN and uses sha256 of the generated string as its
+   * AES-256 key. Absent with `webhooks: false`.
+   */
+  public readonly webhookSealingKey?: secretsmanager.ISecret;
+  /**
+   * Alarms (API 5xx rate, function errors and throttles, DescribeExecution throttles, task event and webhook
+   * delivery backlogs and dead letters) and the dashboard.
+   */
   public readonly operations: EndpointOperations;
 
   private readonly tools: McpToolProps[] = [];
@@ -157,6 +191,25 @@ export class McpTaskEndpoint extends Construct {
       rate: props.expirySweepRate ?? defaults.DEFAULT_EXPIRY_SWEEP_RATE,
     });
 
+    const taskEvents = new TaskEvents(this, 'Events', {
+      ...common,
+      taskTable: this.table,
+      webhooks: usesWebhooks(props),
+      ...pick(props, ['trustedCallbackOrigins']),
+      ...(props.tableEncryptionKey ? { encryptionKey: props.tableEncryptionKey } : {}),
+    });
+    taskEvents.connectMcpFunction(this.mcpFunction);
+    this.eventTable = taskEvents.table;
+    this.taskEventStreamHandler = taskEvents.streamHandler;
+    this.taskEventStreamFailureQueue = taskEvents.streamFailureQueue;
+    const webhooks = taskEvents.webhookDelivery;
+    if (webhooks) {
+      this.webhookDeliveryQueue = webhooks.queue;
+      this.webhookDeliveryDeadLetterQueue = webhooks.deadLetterQueue;
+      this.webhookDeliveryHandler = webhooks.handler;
+      this.webhookSealingKey = webhooks.sealingKey;
+    }
+
     if (props.openEndpoint) {
       Annotations.of(this).addWarningV2(
         'mcp-tasks:openEndpoint',
@@ -200,10 +253,17 @@ export class McpTaskEndpoint extends Construct {
         mcp: this.mcpFunction,
         statusSync: this.statusSyncFunction,
         expirySweep: this.expirySweep.function,
+        taskEventStream: this.taskEventStreamHandler.function,
+        ...(this.webhookDeliveryHandler ? { webhookDelivery: this.webhookDeliveryHandler.function } : {}),
         ...(this.oauthProxy ? { oauth: this.oauthProxy.function } : {}),
       },
       deadLetterQueue: this.statusDeadLetterQueue,
       deadLetterAlarm: this.statusDeadLetterAlarm,
+      taskEvents: {
+        streamFunction: this.taskEventStreamHandler.function,
+        streamFailureQueue: this.taskEventStreamFailureQueue,
+        ...(webhooks ? { deliveryQueue: webhooks.queue, deliveryDeadLetterQueue: webhooks.deadLetterQueue } : {}),
+      },
       ...pick(props, ['dashboard', 'alarmTopic']),
     });
 

@@ -1,32 +1,40 @@
 // Creates the tables on DynamoDB Local from the descriptors the CDK construct deploys them from (lambda/contract's
-// TASK_TABLE and OAUTH_TABLE), so the local stack's layout is the deployed one.
+// TASK_TABLE, OAUTH_TABLE and EVENT_TABLE), so the local stack's layout is the deployed one.
 import {
   CreateTableCommand,
   UpdateTimeToLiveCommand,
   type AttributeDefinition,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
+import { EVENT_TABLE } from '../lambda/contract/event-table-schema.js';
 import { OAUTH_TABLE } from '../lambda/contract/oauth-table-schema.js';
 import type { KeyAttribute, TableDescriptor } from '../lambda/contract/table-descriptor.js';
 import { TASK_TABLE } from '../lambda/contract/task-table-schema.js';
 
-/** Creates `tableName` laid out as `descriptor` says: on-demand, its indexes, TTL on its TTL attribute. */
+/**
+ * Creates `tableName` laid out as `descriptor` says: on-demand, its keys and indexes, its stream, TTL on its TTL
+ * attribute. Returns the ARN of the table's stream, when it has one (the local stack polls the task table's).
+ */
 export async function createTable(
   client: DynamoDBClient,
   tableName: string,
   descriptor: TableDescriptor,
-): Promise<void> {
-  const keys: KeyAttribute[] = [descriptor.partitionKey];
+): Promise<string | undefined> {
+  const keys: KeyAttribute[] = [descriptor.partitionKey, ...(descriptor.sortKey ? [descriptor.sortKey] : [])];
   for (const index of descriptor.indexes) keys.push(index.partitionKey, ...(index.sortKey ? [index.sortKey] : []));
   const definitions = new Map<string, AttributeDefinition>(
     keys.map((key) => [key.name, { AttributeName: key.name, AttributeType: key.type }]),
   );
-  await client.send(
+  const { TableDescription } = await client.send(
     new CreateTableCommand({
       TableName: tableName,
       BillingMode: 'PAY_PER_REQUEST',
       AttributeDefinitions: [...definitions.values()],
-      KeySchema: [{ AttributeName: descriptor.partitionKey.name, KeyType: 'HASH' }],
+      KeySchema: [
+        { AttributeName: descriptor.partitionKey.name, KeyType: 'HASH' },
+        ...(descriptor.sortKey ? [{ AttributeName: descriptor.sortKey.name, KeyType: 'RANGE' as const }] : []),
+      ],
+      ...(descriptor.stream ? { StreamSpecification: { StreamEnabled: true, StreamViewType: descriptor.stream } } : {}),
       ...(descriptor.indexes.length > 0
         ? {
             GlobalSecondaryIndexes: descriptor.indexes.map((index) => ({
@@ -47,9 +55,13 @@ export async function createTable(
       TimeToLiveSpecification: { AttributeName: descriptor.ttlAttribute, Enabled: true },
     }),
   );
+  return TableDescription?.LatestStreamArn;
 }
 
-/** The task table, laid out as the CDK construct deploys it. */
+/**
+ * The task table, laid out as the CDK construct deploys it. Whoever polls its stream takes the ARN from
+ * `createTable(client, tableName, TASK_TABLE)`.
+ */
 export async function createTaskTable(client: DynamoDBClient, tableName: string): Promise<void> {
   await createTable(client, tableName, TASK_TABLE);
 }
@@ -57,4 +69,9 @@ export async function createTaskTable(client: DynamoDBClient, tableName: string)
 /** The OAuth proxy's table, laid out as the CDK construct deploys it. */
 export async function createOAuthTable(client: DynamoDBClient, tableName: string): Promise<void> {
   await createTable(client, tableName, OAUTH_TABLE);
+}
+
+/** The events table (task event logs and webhook subscriptions), laid out as the CDK construct deploys it. */
+export async function createEventTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  await createTable(client, tableName, EVENT_TABLE);
 }

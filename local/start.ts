@@ -15,10 +15,18 @@ import { startExpirySweepTimer } from './expiry-sweep-timer.js';
 import { localClients, startLocalInfrastructure } from './infrastructure.js';
 import { localAwsEnvironment } from './local-aws.js';
 import { freePort } from './free-port.js';
-import { createOAuthTable } from './dynamodb-local-tables.js';
+import { createEventTable, createOAuthTable } from './dynamodb-local-tables.js';
+import { startLocalTaskEvents } from './task-events-stack.js';
 import { startLocalOAuth, type LocalOAuth } from './oauth-stack.js';
 
 const TABLE_NAME = 'mcp-tasks-local';
+const EVENT_TABLE_NAME = 'mcp-tasks-events-local';
+/** Warnings and errors of the event pipeline, on the console. */
+const localLogger = {
+  info: () => {},
+  warn: (message: string, extra: Record<string, unknown>) => console.warn(message, extra),
+  error: (message: string, extra: Record<string, unknown>) => console.error(message, extra),
+};
 const OAUTH_TABLE_NAME = 'mcp-tasks-oauth-local';
 const CONFORMANCE_POLL_INTERVAL_MS = 100;
 const CONFORMANCE_CREATIONS_PER_MINUTE = 10_000;
@@ -65,9 +73,23 @@ async function main(): Promise<void> {
           }
         : {}),
     });
+    // Task events and webhooks, as deployed: the task table's stream feeds the event log and the delivery queue. Any
+    // loopback receiver may be subscribed (`mcp-tasks webhook listen`); it still answers the verification handshake.
+    const { dynamoDb } = localClients(infrastructure);
+    await createEventTable(dynamoDb, EVENT_TABLE_NAME);
+    const events = await startLocalTaskEvents({
+      dynamoDb,
+      dynamoDbEndpoint: infrastructure.dynamoDbEndpoint,
+      taskTableName: TABLE_NAME,
+      eventTableName: EVENT_TABLE_NAME,
+      allowLoopbackHttp: true,
+      logger: localLogger,
+    });
+    stopAll.push(events.stop);
     // Prompts are code (each renders its messages), so they are handed over here rather than through the environment.
     const prompts = conformance ? CONFORMANCE_PROMPTS : [];
-    const backend = createBackend({ ...configFromEnvironment(process.env), prompts });
+    const backend = createBackend({ ...configFromEnvironment(process.env), prompts, events: events.config });
+    events.followExecutions(backend.service);
     const sweep = startExpirySweepTimer(createExpirySweep({ tableName: TABLE_NAME }), {
       intervalMs: Number(process.env['EXPIRY_SWEEP_INTERVAL_MS'] ?? LOCAL_EXPIRY_SWEEP_INTERVAL_MS),
       onError: (error) => console.error('Expiry sweep failed:', error),
@@ -79,7 +101,6 @@ async function main(): Promise<void> {
     // The issuer is the server's own URL, so the port is settled before the server starts.
     const listenPort = withOAuth && port === 0 ? await freePort() : port;
     if (withOAuth) {
-      const { dynamoDb } = localClients(infrastructure);
       await createOAuthTable(dynamoDb, OAUTH_TABLE_NAME);
       const baseUrl = `http://127.0.0.1:${listenPort}`;
       oauth = await startLocalOAuth({ baseUrl, resource: `${baseUrl}/mcp`, dynamoDb, tableName: OAUTH_TABLE_NAME });
@@ -102,6 +123,7 @@ async function main(): Promise<void> {
     } else {
       console.log(tokens ? 'Auth: bearer tokens from LOCAL_TOKENS' : "Auth: off (every request is owner 'local')");
     }
+    console.log('Events: task.events (poll, push, webhook), tasks.updated (webhook); try `mcp-tasks webhook listen`');
     console.log('Press Ctrl-C to stop.');
   } catch (error) {
     console.error(error);

@@ -73,3 +73,23 @@ export const OAUTH_ENV = {
   /** ...carrying this scope. */
   machineScope: 'OAUTH_MACHINE_SCOPE',
 } as const;
+
+/** Task events and webhooks: the functions that record events, serve them and deliver them. */
+export const EVENTS_ENV = {
+  /** The events table: each task's event log and the webhook subscriptions. Unset turns task events off. */
+  eventTableName: 'EVENT_TABLE_NAME',
+  /** 'false' turns webhook subscriptions off (events/subscribe answers Unsupported); the event log stays. */
+  webhooksEnabled: 'WEBHOOKS_ENABLED',
+  /** The FIFO queue every webhook delivery goes through (SQS URL). */
+  deliveryQueueUrl: 'WEBHOOK_DELIVERY_QUEUE_URL',
+  /**
+   * Secrets Manager ARN of the key that seals subscription secrets at rest (read at run time; never in the
+   * environment itself).
+   */
+  sealingKeySecretArn: 'WEBHOOK_SEALING_KEY_SECRET_ARN',
+  /**
+   * Comma-separated callback origins (`https://hooks.example.com`) that need no verification handshake. An origin
+   * listed here is trusted as it is: it may be http and on a private address.
+   */
+  trustedCallbackOrigins: 'WEBHOOK_TRUSTED_CALLBACK_ORIGINS',
+} as const;

@@ -18,6 +18,11 @@ export interface IndexDescriptor {
 
 export interface TableDescriptor {
   readonly partitionKey: KeyAttribute;
+  readonly sortKey?: KeyAttribute;
+  /**
+   * A DynamoDB stream of every change, with the item before and after it: the task table's feeds the task event log.
+   */
+  readonly stream?: 'NEW_AND_OLD_IMAGES';
   /** Epoch seconds; DynamoDB's TTL attribute. */
   readonly ttlAttribute: string;
   readonly indexes: readonly IndexDescriptor[];

@@ -76,11 +76,12 @@ export const ACTIVE_EXPIRY_PROJECTED_ATTRIBUTES = [
 ] as const;
 
 /**
- * The task table: on-demand, TTL on {@link TTL_ATTRIBUTE}, the sparse owner index tasks/list queries and the sparse
- * active-expiry index the expiry sweep queries.
+ * The task table: on-demand, TTL on {@link TTL_ATTRIBUTE}, the sparse owner index tasks/list queries, the sparse
+ * active-expiry index the expiry sweep queries, and a stream of every change, which the task event log is made from.
  */
 export const TASK_TABLE: TableDescriptor = {
   partitionKey: { name: PARTITION_KEY, type: 'S' },
+  stream: 'NEW_AND_OLD_IMAGES',
   ttlAttribute: TTL_ATTRIBUTE,
   indexes: [
     {

@@ -6,6 +6,10 @@ import { createMcpHttpApp, type McpHttpApp } from '../protocol/http-app.js';
 import type { TaskMetrics } from '../core/task-metrics.js';
 import type { Logger } from '../core/logger.js';
 import type { ToolDefinition } from '../contract/tool-definition.js';
+import { SYSTEM_CLOCK } from '../core/clock.js';
+import { TaskExpiredError, TaskNotFoundError } from '../core/errors.js';
+import { TaskEventFeed } from '../events/task-event-feed.js';
+import { createTaskEventParts, type TaskEventParts, type TaskEventsConfig } from './task-events-core.js';
 import {
   createTaskCore,
   defaultLogger,
@@ -28,11 +32,19 @@ export interface BackendConfig extends TaskCoreConfig {
    * The HMAC key of plain calls' `requestState` (SEP-2322), shared by every instance. @default a random key per process
    */
   readonly requestStateKey?: string;
+  /** The task event log and webhook subscriptions (the Events extension); absent: the endpoint offers no events. */
+  readonly events?: TaskEventsConfig;
 }
 
 export interface Backend extends TaskCore {
   readonly app: McpHttpApp;
+  readonly events?: TaskEventParts;
 }
+
+/** How often an open events/stream looks for new events: well under a second, for a few reads a second at most. */
+const EVENT_STREAM_POLL_MS = 250;
+/** SEP-3415 asks for a heartbeat at least every 30 s. */
+const EVENT_STREAM_HEARTBEAT_MS = 15_000;
 
 /**
  * `metrics` defaults to none: the Lambda handler passes CloudWatch metrics, the local dev server keeps its log
@@ -45,6 +57,18 @@ export function createBackend(
   metrics?: TaskMetrics,
 ): Backend {
   const core = createTaskCore(config, clients, logger, metrics);
+  const taskExists = async (owner: string, taskId: string): Promise<boolean> => {
+    try {
+      await core.service.getTask(owner, taskId);
+      return true;
+    } catch (error) {
+      if (error instanceof TaskNotFoundError || error instanceof TaskExpiredError) return false;
+      throw error;
+    }
+  };
+  const events = config.events
+    ? createTaskEventParts(config.events, clients, { clock: SYSTEM_CLOCK, logger, taskExists })
+    : undefined;
   const app = createMcpHttpApp({
     service: core.service,
     inputs: core.inputs,
@@ -54,6 +78,18 @@ export function createBackend(
     logger,
     ...(config.allowedHosts ? { allowedHosts: config.allowedHosts } : {}),
     ...(config.requestStateKey ? { requestStateKey: config.requestStateKey } : {}),
+    ...(events
+      ? {
+          events: {
+            feed: new TaskEventFeed(events.events),
+            ...(events.subscriptions ? { subscriptions: events.subscriptions } : {}),
+            clock: SYSTEM_CLOCK,
+            streamPollMs: EVENT_STREAM_POLL_MS,
+            heartbeatMs: EVENT_STREAM_HEARTBEAT_MS,
+            streamLifetimeMs: config.settings.resultWaitMs,
+          },
+        }
+      : {}),
   });
-  return { ...core, app };
+  return { ...core, app, ...(events ? { events } : {}) };
 }

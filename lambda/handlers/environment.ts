@@ -9,6 +9,7 @@ import type { BackendConfig } from './backend.js';
 import type { ExpirySweepConfig } from './expiry-sweep-core.js';
 import type { TaskCoreConfig } from './task-core.js';
 import { positiveInteger, required } from './environment-values.js';
+import { taskEventsConfigFromEnvironment } from './events-environment.js';
 
 /** Table and settings only: for functions that serve no tools (status sync). */
 export function taskCoreConfigFromEnvironment(env: NodeJS.ProcessEnv): TaskCoreConfig {
@@ -33,9 +34,11 @@ export function configFromEnvironment(env: NodeJS.ProcessEnv): BackendConfig {
       `Environment variable ${ENV.requestStateKey} must be at least ${MIN_REQUEST_STATE_KEY_BYTES} bytes`,
     );
   }
+  const events = taskEventsConfigFromEnvironment(env);
   return {
     ...taskCoreConfigFromEnvironment(env),
     tools,
+    ...(events ? { events } : {}),
     ...(allowedHosts && allowedHosts.length > 0 ? { allowedHosts } : {}),
     ...(requestStateKey ? { requestStateKey } : {}),
   };

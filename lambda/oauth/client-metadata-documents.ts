@@ -4,8 +4,8 @@
 // choice), checks it, and caches it for a while so every /authorize does not become an outbound request.
 
 import { OAuthClientMetadataSchema } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { OutboundFetchError, safeFetch } from './safe-fetch.js';
-import type { SafeFetchOptions, SafeFetchResponse } from './safe-fetch.js';
+import { OutboundFetchError, safeFetch } from '../outbound/safe-fetch.js';
+import type { SafeFetchOptions, SafeFetchResponse } from '../outbound/safe-fetch.js';
 
 /** A client metadata document that passed every check. */
 export interface ClientMetadataDocument {

@@ -22,6 +22,7 @@ import * as z from 'zod/v4';
 import { type TaskRecord, type TaskSummary } from '../core/task.js';
 import { isTerminal, TaskStatus } from '../core/task-status.js';
 import { MCP_2025_11_25_DIALECT, toMcpTask } from './mcp-2025-11-25.js';
+import { EVENTS_EXTENSION_CAPABILITY, withWebhookStatus } from './events-endpoint.js';
 import { SERVER_INFO, type McpServerDependencies } from './mcp-dependencies.js';
 import { invalidParamsError } from './invalid-params.js';
 import { ProtocolError, translatingErrors } from './protocol-errors.js';
@@ -109,6 +110,7 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
     capabilities: {
       tools: {},
       ...(offersTasks ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
+      ...(deps.events ? { extensions: EVENTS_EXTENSION_CAPABILITY } : {}),
     },
     instructions:
       'Each tool runs a Step Functions state machine. Call tools as tasks (params.task) to run them for minutes or ' +
@@ -250,7 +252,7 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
 
   on(GetTaskRequestSchema, async (request, extra) => {
     const task = await service.getTask(owner, request.params.taskId);
-    return dialectOf(extra, task).wireTask(task);
+    return withWebhookStatus(deps, owner, task.taskId, dialectOf(extra, task).wireTask(task));
   });
 
   on(GetTaskPayloadRequestSchema, async (request, extra) => {

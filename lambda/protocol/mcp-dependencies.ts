@@ -5,6 +5,7 @@ import type { Logger } from '../core/logger.js';
 import type { TaskService } from '../service/task-service.js';
 import type { TaskServiceSettings } from '../service/settings.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
+import type { TaskEventsAccess } from './events-access.js';
 
 export const SERVER_INFO = { name: 'mcp-tasks-sfn', version: '0.1.0' } as const;
 
@@ -22,4 +23,6 @@ export interface McpServerDependencies {
    * see a retry: see protocol/request-state. @default a random key for this process alone
    */
   readonly requestStateKey?: string;
+  /** Task events (the Events extension): absent when the endpoint has no event table. */
+  readonly events?: TaskEventsAccess;
 }

@@ -16,6 +16,7 @@ import { textResult } from '../core/tool-result.js';
 import type { ToolDefinition } from '../contract/tool-definition.js';
 import { declaredCapabilities, requireCapabilities, type Capabilities } from './client-capabilities.js';
 import { SERVER_INFO, type McpServerDependencies } from './mcp-dependencies.js';
+import { EVENTS_EXTENSION_CAPABILITY, withWebhookStatus } from './events-endpoint.js';
 import { translatingErrors } from './protocol-errors.js';
 import {
   TASKS_EXTENSION,
@@ -66,7 +67,7 @@ export function createModernMcpServer(deps: McpServerDependencies, schemas: Tool
       tools: { listChanged: false },
       prompts: { listChanged: false },
       resources: { listChanged: false },
-      extensions: { [TASKS_EXTENSION]: {} },
+      extensions: { [TASKS_EXTENSION]: {}, ...(deps.events ? EVENTS_EXTENSION_CAPABILITY : {}) },
     },
     instructions:
       'Each tool runs a Step Functions state machine. Declare the io.modelcontextprotocol/tasks extension and long ' +
@@ -143,7 +144,8 @@ export function createModernMcpServer(deps: McpServerDependencies, schemas: Tool
     { params: TaskIdParams, result: AnyResult },
     handle(async (params: z.output<typeof TaskIdParams>, ctx: ServerContext) => {
       requireTasks(ctx);
-      return detailed(await service.getTask(owner, params.taskId));
+      const task = await service.getTask(owner, params.taskId);
+      return withWebhookStatus(deps, owner, task.taskId, await detailed(task));
     }),
   );
 

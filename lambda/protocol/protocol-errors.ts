@@ -19,6 +19,16 @@ import {
   ToolNotFoundError,
 } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
+import { EVENTS_ERROR_CODE } from '../events/control-envelopes.js';
+import {
+  CallbackEndpointError,
+  DeliveryModeUnsupportedError,
+  EventTaskNotFoundError,
+  EventTypeNotFoundError,
+  InvalidEventParamsError,
+  SubscriptionLimitError,
+  SubscriptionNotFoundError,
+} from '../events/event-errors.js';
 
 /** JSON-RPC's "Server error" range starts here (-32000 to -32099 are implementation-defined). */
 export const SERVER_ERROR = -32000;
@@ -108,6 +118,8 @@ export function toMcpError(error: unknown, logger: Logger): ProtocolError {
     return new ProtocolError(ErrorCode.InvalidParams, error.message, { inputKey: error.key, problems: error.problems });
   if (error instanceof InputDeliveryError)
     return new ProtocolError(ErrorCode.InternalError, error.message, { retryable: true, inputKey: error.key });
+  const events = eventsErrorOf(error);
+  if (events !== undefined) return events;
   const reference = randomUUID();
   logger.error('Unexpected fault while handling a request', {
     reference,
@@ -128,4 +140,28 @@ export function translatingErrors<A extends unknown[], R>(
       throw toMcpError(error, logger);
     }
   };
+}
+
+/** The Events extension's refusals, with the `data` its error table gives each (see docs/protocol.md). */
+function eventsErrorOf(error: unknown): ProtocolError | undefined {
+  if (error instanceof InvalidEventParamsError) return new ProtocolError(ErrorCode.InvalidParams, error.message);
+  if (error instanceof EventTypeNotFoundError)
+    return new ProtocolError(EVENTS_ERROR_CODE.NotFound, error.message, { kind: 'event' });
+  if (error instanceof EventTaskNotFoundError)
+    return new ProtocolError(EVENTS_ERROR_CODE.NotFound, error.message, { kind: 'task' });
+  if (error instanceof SubscriptionNotFoundError)
+    return new ProtocolError(EVENTS_ERROR_CODE.NotFound, error.message, { kind: 'subscription' });
+  if (error instanceof DeliveryModeUnsupportedError)
+    return new ProtocolError(EVENTS_ERROR_CODE.Unsupported, error.message, {
+      feature: 'deliveryMode',
+      value: error.mode,
+    });
+  if (error instanceof SubscriptionLimitError)
+    return new ProtocolError(EVENTS_ERROR_CODE.ResourceExhausted, error.message, {
+      limit: 'subscriptions',
+      max: error.max,
+    });
+  if (error instanceof CallbackEndpointError)
+    return new ProtocolError(EVENTS_ERROR_CODE.CallbackEndpointError, error.message, { reason: error.category });
+  return undefined;
 }

@@ -22,6 +22,13 @@ function synth(props: McpTaskEndpointProps = {}, withTopic = false) {
   return { stack, endpoint, topic, template: Template.fromStack(stack) };
 }
 
+/**
+ * An open endpoint's alarms: errors and throttles of its five functions (MCP, status sync, expiry sweep, task event
+ * stream, webhook delivery), the API 5xx rate, DescribeExecution throttles, the status dead letters, and the task
+ * events' four (stream failures, iterator age, delivery dead letters, delivery age).
+ */
+const ALARM_COUNT = 5 * 2 + 3 + 4;
+
 type AlarmProperties = Record<string, unknown>;
 function alarmOf(
   template: Template,
@@ -39,7 +46,13 @@ describe('endpoint operations', () => {
 
   it('every function emits its metrics under the namespace and one service name for the endpoint', () => {
     expect(serviceName).toMatch(/^TestStack.*Endpoint/);
-    for (const fn of [endpoint.mcpFunction, endpoint.statusSyncFunction, endpoint.expirySweep.function]) {
+    for (const fn of [
+      endpoint.mcpFunction,
+      endpoint.statusSyncFunction,
+      endpoint.expirySweep.function,
+      endpoint.taskEventStreamHandler.function,
+      endpoint.webhookDeliveryHandler!.function,
+    ]) {
       expect(variables(fn)).toMatchObject({
         [METRICS_ENV.namespace]: METRICS_NAMESPACE,
         [METRICS_ENV.serviceName]: serviceName,
@@ -64,6 +77,8 @@ describe('endpoint operations', () => {
       mcp: endpoint.mcpFunction,
       statusSync: endpoint.statusSyncFunction,
       expirySweep: endpoint.expirySweep.function,
+      taskEventStream: endpoint.taskEventStreamHandler.function,
+      webhookDelivery: endpoint.webhookDeliveryHandler!.function,
     };
     for (const [role, fn] of Object.entries(functions) as [keyof typeof functions, typeof endpoint.mcpFunction][]) {
       for (const [metricName, alarm] of [
@@ -158,13 +173,13 @@ describe('endpoint operations, configured', () => {
     const { endpoint, template } = synth({ dashboard: false });
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 0);
     expect(endpoint.operations.dashboard).toBeUndefined();
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 9);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', ALARM_COUNT);
   });
 
   it('with alarmTopic, every alarm (the dead-letter alarm too) notifies it on alarm and on recovery', () => {
     const { stack, template, topic } = synth({}, true);
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(9);
+    expect(alarms).toHaveLength(ALARM_COUNT);
     const action = [{ Ref: logicalId(stack, topic!) }];
     for (const alarm of alarms) expect(alarm['Properties']).toMatchObject({ AlarmActions: action, OKActions: action });
     template.hasResourceProperties(

@@ -111,8 +111,9 @@ describe('REST API with oauthProxy: false (Cognito tokens, checked by API Gatewa
 
   it('makes no OAuth proxy', () => {
     expect(cognito.stack.endpoint.oauthProxy).toBeUndefined();
-    cognito.template.resourceCountIs('AWS::DynamoDB::Table', 1);
-    cognito.template.resourceCountIs('AWS::SecretsManager::Secret', 1);
+    // The task and events tables; the requestState key and the webhook sealing key.
+    cognito.template.resourceCountIs('AWS::DynamoDB::Table', 2);
+    cognito.template.resourceCountIs('AWS::SecretsManager::Secret', 2);
     expect(Object.keys(cognito.template.findResources('Custom::DescribeCognitoUserPoolClient'))).toEqual([]);
     expect(cognito.stack.endpoint.authorizationServerUrl).toBe(cognito.stack.endpoint.auth!.issuerUrl);
   });

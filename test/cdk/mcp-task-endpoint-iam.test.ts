@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { EXAMPLE_TOOLS } from '../../lambda/example-tools/example-tool-catalog.js';
 import { OWNER_INDEX } from '../../lambda/contract/task-table-schema.js';
+import { EVENT_TABLE_ACTIONS } from '../../lib/task-events.js';
 import { dynamoDbActionsOf, isCustomResourceProvider, logicalId, ownResources } from './cdk-app.js';
 import {
   executionsOf,
@@ -21,13 +22,13 @@ import {
 useEndpointTemplate();
 
 describe('IAM', () => {
-  it('lets the MCP function use the table items and the owner index, start the tools’ machines and describe, read the history of or stop only their executions, and read the token signing key', () => {
+  it('lets the MCP function use the table items and the owner index, start the tools’ machines and describe, read the history of or stop only their executions, use the events table, queue webhook deliveries, and read the token signing key and the webhook sealing key', () => {
     const statements = policyStatements(ids.mcpFunction).map((statement) => ({
       ...statement,
       Action: sorted(statement.Action),
       Resource: sortedResources(statement.Resource),
     }));
-    expect(statements).toHaveLength(7);
+    expect(statements).toHaveLength(9);
     expect(statements).toEqual(
       expect.arrayContaining([
         {
@@ -57,11 +58,27 @@ describe('IAM', () => {
           Action: ['states:DescribeExecution', 'states:GetExecutionHistory', 'states:StopExecution'],
           Resource: sortedResources(ids.machines.map(executionsOf)),
         },
-        // The OAuth proxy's access tokens are checked with it (oauth-proxy-credentials.test.ts).
+        // Task events: poll, stream and subscribe (mcp-task-endpoint-events.test.ts).
+        {
+          Effect: 'Allow',
+          Action: sorted(EVENT_TABLE_ACTIONS),
+          Resource: [{ 'Fn::GetAtt': [logicalId(stack, stack.endpoint.eventTable), 'Arn'] }],
+        },
+        // A subscription's replay: the events after its cursor, queued for delivery.
+        {
+          Effect: 'Allow',
+          Action: ['sqs:SendMessage'],
+          Resource: [{ 'Fn::GetAtt': [logicalId(stack, stack.endpoint.webhookDeliveryQueue!), 'Arn'] }],
+        },
+        // The OAuth proxy's access tokens are checked with the one (oauth-proxy-credentials.test.ts); subscription
+        // secrets are sealed with the other.
         {
           Effect: 'Allow',
           Action: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
-          Resource: [{ Ref: logicalId(stack, stack.endpoint.oauthProxy!.signingKey) }],
+          Resource: sortedResources([
+            { Ref: logicalId(stack, stack.endpoint.oauthProxy!.signingKey) },
+            { Ref: logicalId(stack, stack.endpoint.webhookSealingKey as never) },
+          ]),
         },
       ]),
     );

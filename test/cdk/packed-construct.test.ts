@@ -156,10 +156,19 @@ describe('the packed package', () => {
 });
 
 /**
- * The handlers the construct deploys: the MCP endpoint, status sync, expiry sweep, the progress and ask steps, and the
- * OAuth proxy.
+ * The handlers the construct deploys: the MCP endpoint, status sync, expiry sweep, the progress and ask steps, the
+ * OAuth proxy, and the task event stream and webhook delivery.
  */
-const CONSTRUCT_HANDLERS = ['mcp-http', 'status-sync', 'expiry-sweep', 'report-progress', 'ask-step', 'oauth-http'];
+const CONSTRUCT_HANDLERS = [
+  'mcp-http',
+  'status-sync',
+  'expiry-sweep',
+  'report-progress',
+  'ask-step',
+  'oauth-http',
+  'task-event-stream',
+  'webhook-delivery',
+];
 
 describe('a fresh CDK app that installs the tarball', () => {
   it('type-checks against the package’s declarations, imported by the package name', () => {
@@ -193,8 +202,8 @@ describe('a fresh CDK app that installs the tarball', () => {
     );
   });
 
-  it('creates the task table, the OAuth proxy’s table and the REST API with its stage behind the API Gateway account role', () => {
-    expect(ofType('AWS::DynamoDB::Table')).toHaveLength(2);
+  it('creates the task table, the events table, the OAuth proxy’s table and the REST API with its stage behind the API Gateway account role', () => {
+    expect(ofType('AWS::DynamoDB::Table')).toHaveLength(3);
     expect(ofType('AWS::ApiGateway::RestApi')).toHaveLength(1);
     const [[accountId]] = ofType('AWS::ApiGateway::Account') as [[string, Resource]];
     const [[, stage]] = ofType('AWS::ApiGateway::Stage') as [[string, Resource]];

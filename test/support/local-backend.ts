@@ -10,7 +10,12 @@ import type { PromptDefinition } from '../../lambda/prompts/prompt-definition.js
 import type { ToolDefinition } from '../../lambda/contract/tool-definition.js';
 import { bearerTokenOwners, LOOPBACK_HOSTS, startDevServer, type OwnerResolver } from '../../local/dev-server.js';
 import { localClients } from '../../local/infrastructure.js';
-import { createTaskTable } from '../../local/dynamodb-local-tables.js';
+import { createEventTable, createTaskTable } from '../../local/dynamodb-local-tables.js';
+import {
+  startLocalTaskEvents,
+  type LocalTaskEvents,
+  type LocalTaskEventsOptions,
+} from '../../local/task-events-stack.js';
 
 export const silentLogger = { info: () => {}, warn: () => {}, error: () => {} };
 
@@ -50,6 +55,15 @@ export async function createTestTable(): Promise<string> {
   return tableName;
 }
 
+/** A fresh events table (task event logs and webhook subscriptions), laid out as the CDK construct deploys it. */
+export async function createTestEventTable(): Promise<string> {
+  const tableName = `events-${randomUUID()}`;
+  const { dynamoDb } = localAwsClients();
+  await createEventTable(dynamoDb, tableName);
+  dynamoDb.destroy();
+  return tableName;
+}
+
 /** Tokens the test servers accept, each naming its owner. */
 export const TOKENS = { alice: 'token-alice', bob: 'token-bob' } as const;
 
@@ -57,8 +71,16 @@ export interface TestServer {
   readonly url: string;
   readonly backend: Backend;
   readonly tableName: string;
+  /** Task events and webhooks, when the server was started with `events`. */
+  readonly events?: LocalTaskEvents;
   close(): Promise<void>;
 }
+
+/** Task events for a test server: the local stack's stream poller, projector and delivery queue on its own tables. */
+export type TestEventsOptions = Omit<
+  LocalTaskEventsOptions,
+  'dynamoDb' | 'dynamoDbEndpoint' | 'taskTableName' | 'eventTableName' | 'logger'
+>;
 
 export async function startTestServer(
   settings: Partial<TaskServiceSettings> = {},
@@ -69,9 +91,22 @@ export async function startTestServer(
     resolveOwner?: OwnerResolver;
     clients?: ReturnType<typeof localAwsClients>;
     metrics?: TaskMetrics;
+    /** Serve the Events extension: a fresh event table and the pipeline that fills it. */
+    events?: TestEventsOptions;
   } = {},
 ): Promise<TestServer> {
   const tableName = options.tableName ?? (await createTestTable());
+  const clients = options.clients ?? localAwsClients();
+  const events = options.events
+    ? await startLocalTaskEvents({
+        ...options.events,
+        dynamoDb: clients.dynamoDb,
+        dynamoDbEndpoint: inject('dynamoDbEndpoint'),
+        taskTableName: tableName,
+        eventTableName: await createTestEventTable(),
+        logger: silentLogger,
+      })
+    : undefined;
   const backend = createBackend(
     {
       tableName,
@@ -79,15 +114,21 @@ export async function startTestServer(
       ...(options.prompts ? { prompts: options.prompts } : {}),
       settings: { ...DEFAULT_SETTINGS, pollIntervalMs: 200, refreshIntervalMs: 200, ...settings },
       allowedHosts: LOOPBACK_HOSTS,
+      ...(events ? { events: events.config } : {}),
     },
-    options.clients ?? localAwsClients(),
+    clients,
     silentLogger,
     options.metrics,
   );
+  events?.followExecutions(backend.service);
   const server = await startDevServer(backend.app, {
     resolveOwner: options.resolveOwner ?? bearerTokenOwners({ [TOKENS.alice]: 'alice', [TOKENS.bob]: 'bob' }),
   });
-  return { url: server.url, backend, tableName, close: server.close };
+  const close = async (): Promise<void> => {
+    await server.close();
+    await events?.stop();
+  };
+  return { url: server.url, backend, tableName, ...(events ? { events } : {}), close };
 }
 
 /** The official MCP client, connected over Streamable HTTP with a bearer token. */

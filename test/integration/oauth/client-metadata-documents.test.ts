@@ -13,8 +13,8 @@ import {
   isClientMetadataDocumentUrl,
 } from '../../../lambda/oauth/client-metadata-documents.js';
 import type { ClientMetadataDocuments } from '../../../lambda/oauth/client-metadata-documents.js';
-import { OutboundFetchError } from '../../../lambda/oauth/safe-fetch.js';
-import type { LookupFunction } from '../../../lambda/oauth/safe-fetch.js';
+import { OutboundFetchError } from '../../../lambda/outbound/safe-fetch.js';
+import type { LookupFunction } from '../../../lambda/outbound/safe-fetch.js';
 
 const REDIRECT_URI = 'http://127.0.0.1/callback';
 

@@ -2,7 +2,16 @@
 import { describe, expect, it } from 'vitest';
 import { exitCodeOf, parseToolArgs } from '../../../cli/commands.js';
 import { EXIT, UsageError } from '../../../cli/cli-errors.js';
-import { formatElapsed, progressBar, renderLiveLine, renderResult, renderTask } from '../../../cli/render.js';
+import {
+  formatElapsed,
+  progressBar,
+  renderDelivery,
+  renderLiveLine,
+  renderResult,
+  renderTask,
+  renderTaskEvent,
+} from '../../../cli/render.js';
+import type { TaskEventOccurrence } from '../../../cli/task-client.js';
 
 describe('renderLiveLine', () => {
   it('shows status and elapsed time when the server reports nothing more', () => {
@@ -94,5 +103,58 @@ describe('parseToolArgs', () => {
     expect(parseToolArgs('{"a":1}')).toEqual({ a: 1 });
     expect(() => parseToolArgs('[1]')).toThrow(UsageError);
     expect(() => parseToolArgs('{oops')).toThrow(/not valid JSON/);
+  });
+});
+
+describe('renderTaskEvent', () => {
+  const event = (task: Partial<TaskEventOccurrence['data']['task']>): TaskEventOccurrence => ({
+    eventId: 'evt_t1_4',
+    name: 'task.events',
+    timestamp: '2026-12-03T00:52:21.211Z',
+    data: {
+      taskId: 't1',
+      seq: 4,
+      changes: ['progress'],
+      task: { taskId: 't1', toolName: 'x', status: 'working', ...task },
+    },
+    cursor: '4',
+  });
+
+  it('shows the number, status, message, a bar or a count, the step and the open input requests', () => {
+    expect(
+      renderTaskEvent(
+        event({ statusMessage: 'Analysed 1 of 2', progress: { progress: 1, total: 2 }, currentStep: 'Analyse' }),
+      ),
+    ).toBe('#4 working · Analysed 1 of 2 · [##########----------] 50% · step Analyse');
+    expect(
+      renderTaskEvent(event({ status: 'input_required', progress: { progress: 3 }, openInputRequests: ['a', 'b'] })),
+    ).toBe('#4 input_required · 3 done · waiting for input: a, b');
+    expect(renderTaskEvent(event({ status: 'completed', progress: { total: 2 } }))).toBe('#4 completed');
+  });
+});
+
+describe('renderDelivery', () => {
+  const at = new Date('2026-12-03T01:00:00.000Z');
+
+  it('reads a tasks.updated event (no cursor) as a task.events one', () => {
+    expect(
+      renderDelivery(
+        {
+          eventId: 'evt_t1_2',
+          name: 'tasks.updated',
+          timestamp: '2026-12-03T00:00:02.000Z',
+          data: { taskId: 't1', seq: 2, changes: [], task: { taskId: 't1', status: 'failed' } },
+          cursor: null,
+        },
+        'sub_1',
+        at,
+      ),
+    ).toBe('2026-12-03T00:00:02.000Z  sub_1  tasks.updated  t1  failed  #2');
+  });
+
+  it('shows an unknown body as its JSON, with the arrival time', () => {
+    expect(renderDelivery({ type: 'surprise' }, 'sub_1', at)).toBe(
+      '2026-12-03T01:00:00.000Z  sub_1  surprise  {"type":"surprise"}',
+    );
   });
 });

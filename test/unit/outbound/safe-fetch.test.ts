@@ -1,11 +1,19 @@
 // safeFetch's guard, without the network: which addresses it refuses, and that a refused name or literal never gets as
-// far as a connection (a local TCP server counts the connections it sees).
+// far as a connection (a local TCP server counts the connections it sees). Then a trusted origin, served over http on
+// 127.0.0.1: what the guard lets through for it, and what still holds.
 
+import { createServer as createHttpServer } from 'node:http';
+import type { Server as HttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import type { AddressInfo, Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { forbiddenAddressReason, OutboundFetchError, safeFetch } from '../../../lambda/oauth/safe-fetch.js';
-import type { LookupFunction } from '../../../lambda/oauth/safe-fetch.js';
+import {
+  addressRangeWords,
+  forbiddenAddressReason,
+  OutboundFetchError,
+  safeFetch,
+} from '../../../lambda/outbound/safe-fetch.js';
+import type { LookupFunction } from '../../../lambda/outbound/safe-fetch.js';
 
 const CAPS = { timeoutMs: 10_000, maxBytes: 10_000 };
 
@@ -42,6 +50,11 @@ describe('forbiddenAddressReason', () => {
 
   it.each(['93.184.215.14', '8.8.8.8', '2606:4700::1111', '::ffff:93.184.215.14'])('allows public %s', (address) => {
     expect(forbiddenAddressReason(address)).toBeNull();
+  });
+
+  it('names each range in words, and an unknown one plainly', () => {
+    expect(addressRangeWords('linkLocal')).toBe('a link-local address (where cloud metadata services live)');
+    expect(addressRangeWords('somethingNew')).toBe('a somethingNew address');
   });
 
   it('allowLoopback admits loopback addresses and nothing else private', () => {
@@ -162,5 +175,81 @@ describe('safeFetch', () => {
   it('refuses what is not a URL', async () => {
     const error = await refusal(safeFetch('example.com/doc', {}, CAPS));
     expect(error.reason).toBe('invalid-url');
+  });
+});
+
+describe('safeFetch to a trusted origin', () => {
+  let server: HttpServer;
+  let port: number;
+  const seen: { method: string; url: string; body: string }[] = [];
+
+  beforeAll(async () => {
+    server = createHttpServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      req.on('end', () => {
+        seen.push({ method: req.method ?? '', url: req.url ?? '', body });
+        if (req.url === '/moved') {
+          res.writeHead(302, { location: 'http://127.0.0.1/elsewhere' }).end();
+        } else if (req.url === '/big') {
+          res.writeHead(200).end('x'.repeat(200));
+        } else {
+          res.writeHead(201, { 'x-echo': 'yes' }).end(`got ${body}`);
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+
+  afterAll(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  const TRUSTED = { timeoutMs: 10_000, maxBytes: 100, trusted: true };
+
+  it('fetches over http from a loopback literal: no scheme rule, no address check', async () => {
+    const init = { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' };
+    const response = await safeFetch(`http://127.0.0.1:${port}/hook?x=1`, init, TRUSTED);
+    expect(response.status).toBe(201);
+    expect(response.headers['x-echo']).toBe('yes');
+    expect(response.body).toBe('got hello');
+    expect(seen.at(-1)).toEqual({ method: 'POST', url: '/hook?x=1', body: 'hello' });
+  });
+
+  it('connects to whatever a trusted name resolves to, private or not', async () => {
+    const asked: string[] = [];
+    const lookup: LookupFunction = (hostname, options, callback) => {
+      asked.push(hostname);
+      const answer = [{ address: '127.0.0.1', family: 4 }];
+      setImmediate(() => (options.all ? callback(null, answer) : callback(null, '127.0.0.1', 4)));
+    };
+    const response = await safeFetch(`http://hooks.internal:${port}/`, {}, { ...TRUSTED, lookup });
+    expect(response.status).toBe(201);
+    expect(asked).toEqual(['hooks.internal']);
+  });
+
+  it('still refuses the same http URL when not trusted', async () => {
+    const error = await safeFetch(`http://127.0.0.1:${port}/`, {}, { ...TRUSTED, trusted: false }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(OutboundFetchError);
+    expect((error as OutboundFetchError).reason).toBe('not-https');
+  });
+
+  it('still refuses schemes other than http and https, and credentials', async () => {
+    const schemes = await safeFetch('ftp://127.0.0.1/file', {}, TRUSTED).catch((caught: unknown) => caught);
+    expect((schemes as OutboundFetchError).reason).toBe('not-https');
+    const credentials = await safeFetch(`http://user:pw@127.0.0.1:${port}/`, {}, TRUSTED).catch(
+      (caught: unknown) => caught,
+    );
+    expect((credentials as OutboundFetchError).reason).toBe('invalid-url');
+  });
+
+  it('still does not follow redirects and still caps the body', async () => {
+    const redirect = await safeFetch(`http://127.0.0.1:${port}/moved`, {}, TRUSTED).catch((caught: unknown) => caught);
+    expect((redirect as OutboundFetchError).reason).toBe('redirect');
+    const big = await safeFetch(`http://127.0.0.1:${port}/big`, {}, TRUSTED).catch((caught: unknown) => caught);
+    expect((big as OutboundFetchError).reason).toBe('too-large');
   });
 });

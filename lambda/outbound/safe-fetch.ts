@@ -1,11 +1,13 @@
 // An outbound HTTPS request that cannot be aimed at the server's own network (SSRF): the authorization server fetches
 // URLs that strangers choose (client metadata documents now, webhook deliveries later). Every address is checked
 // after DNS resolution, at connect time, so a name that resolves to a public address for a check and to 10.0.0.1 for
-// the connection (DNS rebinding) still cannot reach inside. No redirects, one time cap, one size cap.
+// the connection (DNS rebinding) still cannot reach inside. No redirects, one time cap, one size cap. The one way
+// around the guard is an origin the operator named as trusted (`trusted`): then http is allowed and no address checked.
 
 import { lookup as dnsLookup } from 'node:dns';
 import type { LookupAddress, LookupOptions } from 'node:dns';
-import { request } from 'node:https';
+import { request as httpsRequest } from 'node:https';
+import { request as httpRequest } from 'node:http';
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
@@ -49,6 +51,14 @@ export interface SafeFetchOptions {
   readonly ca?: string | Buffer;
   /** Resolves host names; tests inject answers. Every answer is checked all the same. @default dns.lookup */
   readonly lookup?: LookupFunction;
+  /**
+   * The operator listed this URL's origin as trusted (a webhook receiver inside the deployment's own network, say):
+   * `http:` is allowed beside `https:`, and no address is checked, neither an IP literal nor what the name resolves
+   * to. Only for an origin the operator configured, never for one a caller chose. Credentials in the URL are still
+   * refused, redirects still not followed, and the time and size caps still hold.
+   * @default false
+   */
+  readonly trusted?: boolean;
 }
 
 export interface SafeFetchInit {
@@ -107,9 +117,13 @@ function isIpv4Compatible(address: ipaddr.IPv6): boolean {
   return parts.slice(0, 6).every((part) => part === 0) && (parts[6] !== 0 || (parts[7] ?? 0) > 1);
 }
 
+/** The range {@link forbiddenAddressReason} named, in words a person reading an error understands. */
+export function addressRangeWords(range: string): string {
+  return RANGE_WORDS[range] ?? `a ${range} address`;
+}
+
 function refusal(url: string, verb: string, address: string, range: string): OutboundFetchError {
-  const words = RANGE_WORDS[range] ?? `a ${range} address`;
-  return new OutboundFetchError('forbidden-address', `${url} ${verb} ${address}, ${words}: refused`);
+  return new OutboundFetchError('forbidden-address', `${url} ${verb} ${address}, ${addressRangeWords(range)}: refused`);
 }
 
 // Wraps the resolver: asks for every address, refuses if ANY is forbidden (a connection may try each in turn), then
@@ -136,15 +150,17 @@ function guardedLookup(url: string, resolve: LookupFunction, allowLoopback: bool
   };
 }
 
-function parseUrl(url: string): URL {
+function parseUrl(url: string, trusted: boolean): URL {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch (error) {
     throw new OutboundFetchError('invalid-url', `'${url}' is not a URL`, { cause: error });
   }
-  if (parsed.protocol !== 'https:') {
-    throw new OutboundFetchError('not-https', `${url} is not an https URL: only https is fetched`);
+  const allowed = parsed.protocol === 'https:' || (trusted && parsed.protocol === 'http:');
+  if (!allowed) {
+    const what = trusted ? 'an http or https URL' : 'an https URL: only https is fetched';
+    throw new OutboundFetchError('not-https', `${url} is not ${what}`);
   }
   if (parsed.username !== '' || parsed.password !== '') {
     throw new OutboundFetchError('invalid-url', `${url} carries credentials: URLs with user info are not fetched`);
@@ -169,38 +185,43 @@ function networkError(url: string, error: unknown): OutboundFetchError {
 
 /**
  * Sends one HTTPS request and reads the whole response, refusing to connect to any address that is not public
- * unicast (see {@link forbiddenAddressReason}). A 3xx is an error, not followed: the next hop would be a URL nobody
- * checked. Throws {@link OutboundFetchError} and nothing else.
+ * unicast (see {@link forbiddenAddressReason}), unless the options say the URL's origin is `trusted`. A 3xx is an
+ * error, not followed: the next hop would be a URL nobody checked. Throws {@link OutboundFetchError} and nothing else.
  */
 export async function safeFetch(
   url: string,
   init: SafeFetchInit,
   options: SafeFetchOptions,
 ): Promise<SafeFetchResponse> {
-  const target = parseUrl(url);
+  const trusted = options.trusted ?? false;
+  const target = parseUrl(url, trusted);
   const allowLoopback = options.allowLoopback ?? false;
   // Node skips `lookup` when the host is an IP literal, so literals are judged here.
   const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (isIP(host) !== 0) {
+  if (!trusted && isIP(host) !== 0) {
     const range = forbiddenAddressReason(host, allowLoopback);
     if (range !== null) throw refusal(url, 'names', host, range);
   }
 
   const headers: Record<string, string> = { ...init.headers };
   if (init.body !== undefined) headers['content-length'] = String(Buffer.byteLength(init.body));
+  const resolver = options.lookup ?? (dnsLookup as LookupFunction);
+  const secure = target.protocol === 'https:';
+  const request = secure ? httpsRequest : httpRequest;
   let req: ClientRequest;
   try {
     req = request({
-      protocol: 'https:',
+      protocol: target.protocol,
       hostname: host,
-      port: target.port === '' ? 443 : Number(target.port),
+      port: target.port === '' ? (secure ? 443 : 80) : Number(target.port),
       path: `${target.pathname}${target.search}`,
       method: init.method ?? 'GET',
       headers,
-      lookup: guardedLookup(url, options.lookup ?? (dnsLookup as LookupFunction), allowLoopback),
+      // A trusted origin's addresses are not checked: the resolver's answer is used as it is.
+      lookup: trusted ? resolver : guardedLookup(url, resolver, allowLoopback),
       // A fresh connection every time: a pooled socket was opened under some other request's checks and options.
       agent: false,
-      ...(options.ca === undefined ? {} : { ca: options.ca }),
+      ...(options.ca === undefined || !secure ? {} : { ca: options.ca }),
     });
   } catch (error) {
     // request() throws at once for a bad method or header value; the caller still gets the one error class.

@@ -1,0 +1,102 @@
+// WebhookSubscriptionStore in memory, for fast unit tests and the local stack's stand-ins: the same guarantees as the
+// DynamoDB store, held by one contract suite (test/contract/webhook-subscription-store-contract.ts). Subscriptions are
+// kept per owner, so one owner's ID never reaches another's; each write is one synchronous step. Secrets are kept as
+// given (nothing here is at rest). Not for production.
+import type { Clock } from '../core/clock.js';
+import {
+  isLive,
+  type DeliveryErrorCategory,
+  type DeliveryStatus,
+  type WebhookSubscription,
+} from '../core/webhook-subscription.js';
+import type { WebhookSubscriptionStore } from './webhook-subscription-store.js';
+
+export interface InMemoryWebhookSubscriptionsOptions {
+  /** Judges which subscriptions are past their grant. */
+  readonly clock: Pick<Clock, 'now'>;
+}
+
+export class InMemoryWebhookSubscriptions implements WebhookSubscriptionStore {
+  private readonly clock: Pick<Clock, 'now'>;
+  /** Per owner, the subscriptions by ID. */
+  private readonly byOwner = new Map<string, Map<string, WebhookSubscription>>();
+
+  constructor(options: InMemoryWebhookSubscriptionsOptions) {
+    this.clock = options.clock;
+  }
+
+  async put(subscription: WebhookSubscription): Promise<void> {
+    const owned = this.byOwner.get(subscription.owner) ?? new Map<string, WebhookSubscription>();
+    this.byOwner.set(subscription.owner, owned);
+    owned.set(subscription.id, structuredClone(subscription));
+  }
+
+  async get(owner: string, id: string): Promise<WebhookSubscription | null> {
+    const stored = this.live(owner, id);
+    return stored === undefined ? null : structuredClone(stored);
+  }
+
+  async delete(owner: string, id: string): Promise<boolean> {
+    const found = this.live(owner, id) !== undefined;
+    this.byOwner.get(owner)?.delete(id);
+    return found;
+  }
+
+  async listForOwner(owner: string): Promise<WebhookSubscription[]> {
+    const now = this.clock.now();
+    // In ID order, as DynamoDB returns a partition by its sort key.
+    return [...(this.byOwner.get(owner)?.values() ?? [])]
+      .filter((subscription) => isLive(subscription, now))
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .map((subscription) => structuredClone(subscription));
+  }
+
+  async markVerified(owner: string, id: string): Promise<void> {
+    this.update(owner, id, (stored) => ({ ...stored, verified: true }));
+  }
+
+  async recordDelivered(owner: string, id: string, at: number): Promise<void> {
+    this.update(owner, id, (stored) => {
+      const { lastError: _error, failedSince: _since, ...delivery } = stored.delivery;
+      return { ...stored, delivery: { ...delivery, lastDeliveryAt: at, failedEvents: 0 } };
+    });
+  }
+
+  async recordAbandoned(
+    owner: string,
+    id: string,
+    failure: { readonly category: DeliveryErrorCategory; readonly at: number; readonly suspendAfter: number },
+  ): Promise<DeliveryStatus | null> {
+    const written = this.update(owner, id, (stored) => {
+      const failedEvents = stored.delivery.failedEvents + 1;
+      const delivery: DeliveryStatus = {
+        ...stored.delivery,
+        active: stored.delivery.active && failedEvents < failure.suspendAfter,
+        lastError: failure.category,
+        failedSince: stored.delivery.failedSince ?? failure.at,
+        failedEvents,
+      };
+      return { ...stored, delivery };
+    });
+    return written === undefined ? null : structuredClone(written.delivery);
+  }
+
+  /** The owner's subscription with this ID while it is live. */
+  private live(owner: string, id: string): WebhookSubscription | undefined {
+    const stored = this.byOwner.get(owner)?.get(id);
+    return stored !== undefined && isLive(stored, this.clock.now()) ? stored : undefined;
+  }
+
+  /** Replaces the live subscription with what `change` makes of it; nothing (and `undefined`) when it is gone. */
+  private update(
+    owner: string,
+    id: string,
+    change: (stored: WebhookSubscription) => WebhookSubscription,
+  ): WebhookSubscription | undefined {
+    const stored = this.live(owner, id);
+    if (stored === undefined) return undefined;
+    const written = change(stored);
+    this.byOwner.get(owner)!.set(id, written);
+    return written;
+  }
+}

@@ -1,0 +1,58 @@
+// Seals the webhook secrets a subscription stores, so the table never holds one in clear: whoever can read the table
+// (a backup, an export, a console) cannot sign as the server. AES-256-GCM, authenticated, so a sealed value that was
+// altered or sealed under another key is refused rather than unsealed to garbage. The key comes from Secrets Manager in
+// AWS; the local stack and tests make a random one.
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
+export interface SecretSealer {
+  /** The secret, sealed: safe to store. A new random IV each time, so sealing one secret twice gives two values. */
+  seal(plain: string): string;
+  /** The secret back; throws when `sealed` was not sealed by this key or was altered. */
+  unseal(sealed: string): string;
+}
+
+const VERSION = 'v1';
+const KEY_BYTES = 32;
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+/** `v1.<iv>.<tag>.<ciphertext>`, each part base64url. */
+export class AesGcmSecretSealer implements SecretSealer {
+  private readonly key: Buffer;
+
+  /** `key`: 32 bytes (AES-256). */
+  constructor(key: Buffer) {
+    if (key.length !== KEY_BYTES) throw new RangeError(`A sealing key has ${KEY_BYTES} bytes, not ${key.length}`);
+    this.key = Buffer.from(key);
+  }
+
+  seal(plain: string): string {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv, { authTagLength: TAG_BYTES });
+    const ciphertext = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+    return [VERSION, iv, cipher.getAuthTag(), ciphertext]
+      .map((part) => (typeof part === 'string' ? part : part.toString('base64url')))
+      .join('.');
+  }
+
+  unseal(sealed: string): string {
+    const parts = sealed.split('.');
+    if (parts.length !== 4 || parts[0] !== VERSION)
+      throw new Error(`Cannot unseal: not a ${VERSION} sealed secret (expected ${VERSION}.<iv>.<tag>.<ciphertext>)`);
+    const [iv, tag, ciphertext] = parts.slice(1).map((part) => Buffer.from(part, 'base64url'));
+    if (iv!.length !== IV_BYTES || tag!.length !== TAG_BYTES)
+      throw new Error('Cannot unseal: the sealed secret is malformed (wrong IV or tag length)');
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.key, iv!, { authTagLength: TAG_BYTES });
+      decipher.setAuthTag(tag!);
+      return Buffer.concat([decipher.update(ciphertext!), decipher.final()]).toString('utf8');
+    } catch (error) {
+      throw new Error('Cannot unseal: the sealed secret was altered or sealed under another key', { cause: error });
+    }
+  }
+}
+
+/** A fresh random sealing key, for the local stack and tests (AWS keeps its key in Secrets Manager). */
+export function randomSealingKey(): Buffer {
+  return randomBytes(KEY_BYTES);
+}

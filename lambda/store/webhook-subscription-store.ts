@@ -1,0 +1,29 @@
+// The contract of webhook subscriptions' storage, per owner: one owner never reads, refreshes or removes another's.
+// A subscription past its grant (`refreshBefore`) reads as absent, as if already gone (DynamoDB's TTL removes it
+// later). DynamoDB implements it, secrets sealed at rest (dynamodb-webhook-subscriptions.ts); so does memory
+// (in-memory-webhook-subscriptions.ts); test/contract/webhook-subscription-store-contract.ts holds both to it.
+import type { DeliveryErrorCategory, DeliveryStatus, WebhookSubscription } from '../core/webhook-subscription.js';
+
+export interface WebhookSubscriptionStore {
+  /** Creates the subscription, or replaces the one with its ID (a refresh). */
+  put(subscription: WebhookSubscription): Promise<void>;
+  /** The owner's live subscription with this ID, or `null`. */
+  get(owner: string, id: string): Promise<WebhookSubscription | null>;
+  /** Removes it; `false` when the owner had no live subscription with this ID. */
+  delete(owner: string, id: string): Promise<boolean>;
+  /** Every live subscription of the owner. */
+  listForOwner(owner: string): Promise<WebhookSubscription[]>;
+  /** Marks the subscription's URL as verified (the handshake succeeded); nothing when it is gone. */
+  markVerified(owner: string, id: string): Promise<void>;
+  /** A delivery was accepted at `at`: the failure count and category clear. Nothing when it is gone. */
+  recordDelivered(owner: string, id: string, at: number): Promise<void>;
+  /**
+   * An event was given up on after its last attempt failed with `category` at `at`. At `suspendAfter` events given up
+   * on in a row, delivery is suspended (`active: false`). Returns the status after, or `null` when it is gone.
+   */
+  recordAbandoned(
+    owner: string,
+    id: string,
+    failure: { readonly category: DeliveryErrorCategory; readonly at: number; readonly suspendAfter: number },
+  ): Promise<DeliveryStatus | null>;
+}
