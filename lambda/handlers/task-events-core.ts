@@ -6,7 +6,7 @@ import type { Logger } from '../core/logger.js';
 import { onceLoaded } from '../core/once-loaded.js';
 import type { CallbackPolicy } from '../events/callback-url.js';
 import type { DeliveryQueue } from '../events/delivery-queue.js';
-import { WebhookSubscriptions, type WebhookSubscriptionSettings } from '../events/webhook-subscriptions.js';
+import type { WebhookSubscriptions, WebhookSubscriptionSettings } from '../events/webhook-subscriptions.js';
 import type { TaskEventStore } from '../store/task-event-store.js';
 import type { WebhookSubscriptionStore } from '../store/webhook-subscription-store.js';
 import type { BackendClientsSource } from './task-core.js';
@@ -58,15 +58,20 @@ export function createTaskEventParts(
     async () => (await awsParts()).subscriptions(await webhooks.sealingKey()),
     {},
   );
-  const subscriptions = new WebhookSubscriptions({
-    store: subscriptionStore,
-    events,
-    queue: webhooks.queue,
-    policy: webhooks.policy,
-    taskExists: ports.taskExists ?? (async () => false),
-    clock: ports.clock,
-    logger: ports.logger,
-    ...(webhooks.settings ? { settings: webhooks.settings } : {}),
-  });
+  // Loaded by the first events/subscribe, events/unsubscribe or webhook status read: it brings the callback checks, the
+  // handshake and signing, which a cold start that serves no webhook request does not need.
+  const subscriptions = loadedOnFirstCall<WebhookSubscriptions>(async () => {
+    const { WebhookSubscriptions } = await import('../events/webhook-subscriptions.js');
+    return new WebhookSubscriptions({
+      store: subscriptionStore,
+      events,
+      queue: webhooks.queue,
+      policy: webhooks.policy,
+      taskExists: ports.taskExists ?? (async () => false),
+      clock: ports.clock,
+      logger: ports.logger,
+      ...(webhooks.settings ? { settings: webhooks.settings } : {}),
+    });
+  }, {});
   return { events, subscriptionStore, subscriptions };
 }

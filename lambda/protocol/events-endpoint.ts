@@ -26,9 +26,6 @@ import type { TaskEventsAccess } from './events-access.js';
 import type { McpServerDependencies } from './mcp-dependencies.js';
 import { ProtocolError, toMcpError } from './protocol-errors.js';
 
-export const EVENTS_EXTENSION = 'io.modelcontextprotocol/events';
-/** How a server advertises the extension, in either era's capabilities. */
-export const EVENTS_EXTENSION_CAPABILITY = { [EVENTS_EXTENSION]: {} } as const;
 const SUBSCRIPTION_ID_META = 'io.modelcontextprotocol/subscriptionId';
 
 type RequestId = string | number;
@@ -37,12 +34,6 @@ interface EventsRequest {
   readonly id: RequestId;
   readonly method: string;
   readonly params: Record<string, unknown>;
-}
-
-/** Whether a parsed JSON-RPC body is an events/* request (or notification) this endpoint answers. */
-export function isEventsMessage(body: unknown): boolean {
-  const method = (body as { method?: unknown } | null)?.method;
-  return typeof method === 'string' && method.startsWith('events/');
 }
 
 function json(body: unknown, status = 200): Response {
@@ -285,31 +276,4 @@ function pushStream(
     status: 200,
     headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' },
   });
-}
-
-/**
- * tasks/get's answer with how the task's webhook deliveries go, in `_meta` under the extension's name, for the
- * owner's subscriptions that follow this task: so the owner learns of a suspended subscription where they already
- * look. Unchanged when there are none.
- */
-export async function withWebhookStatus<T extends { _meta?: Record<string, unknown> }>(
-  deps: McpServerDependencies,
-  owner: string,
-  taskId: string,
-  answer: T,
-): Promise<T> {
-  const subscriptions = deps.events?.subscriptions;
-  if (subscriptions === undefined) return answer;
-  const following = await subscriptions.forTask(owner, taskId);
-  if (following.length === 0) return answer;
-  const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
-  const webhooks = following.map(({ id, name, delivery }) => ({
-    id,
-    name,
-    active: delivery.active,
-    ...(delivery.lastDeliveryAt !== undefined ? { lastDeliveryAt: iso(delivery.lastDeliveryAt) } : {}),
-    ...(delivery.lastError !== undefined ? { lastError: delivery.lastError } : {}),
-    ...(delivery.failedSince !== undefined ? { failedSince: iso(delivery.failedSince) } : {}),
-  }));
-  return { ...answer, _meta: { ...answer._meta, [EVENTS_EXTENSION]: { webhooks } } };
 }

@@ -10,7 +10,7 @@ import { progressTokenOf } from './progress-notifications.js';
 import { sep1686TaskRequestOf } from './sep-1686.js';
 import { ProtocolError } from './protocol-errors.js';
 import { eraOf } from './era-router.js';
-import { isEventsMessage, serveEvents } from './events-endpoint.js';
+import { isEventsMessage } from './events-extension.js';
 import { isAtLeast, ProtocolVersion } from './protocol-version.js';
 import { UNAUTHORIZED_ERROR_CODE, UNAUTHORIZED_MESSAGE } from '../contract/unauthorized-error.js';
 
@@ -165,7 +165,10 @@ export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
         return acceptClientResponse(options.inputs, owner, clientResponse, options.logger);
       // The Events extension's methods, for either era: neither SDK knows them.
       if (options.events !== undefined && isEventsMessage(parsedBody))
-        return serveEvents(request, parsedBody, owner, { ...options, events: options.events });
+        return (await import('./events-endpoint.js')).serveEvents(request, parsedBody, owner, {
+          ...options,
+          events: options.events,
+        });
       const oversizedId = requestIdOf(parsedBody);
       if (typeof oversizedId === 'string' && oversizedId.length > MAX_REQUEST_ID_LENGTH) {
         return jsonRpcError(

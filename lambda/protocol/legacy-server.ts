@@ -22,7 +22,7 @@ import * as z from 'zod/v4';
 import { type TaskRecord, type TaskSummary } from '../core/task.js';
 import { isTerminal, TaskStatus } from '../core/task-status.js';
 import { MCP_2025_11_25_DIALECT, toMcpTask } from './mcp-2025-11-25.js';
-import { EVENTS_EXTENSION_CAPABILITY, withWebhookStatus } from './events-endpoint.js';
+import { EVENTS_EXTENSION_CAPABILITY, withWebhookStatus } from './events-extension.js';
 import { SERVER_INFO, type McpServerDependencies } from './mcp-dependencies.js';
 import { invalidParamsError } from './invalid-params.js';
 import { ProtocolError, translatingErrors } from './protocol-errors.js';

@@ -16,7 +16,7 @@ import { textResult } from '../core/tool-result.js';
 import type { ToolDefinition } from '../contract/tool-definition.js';
 import { declaredCapabilities, requireCapabilities, type Capabilities } from './client-capabilities.js';
 import { SERVER_INFO, type McpServerDependencies } from './mcp-dependencies.js';
-import { EVENTS_EXTENSION_CAPABILITY, withWebhookStatus } from './events-endpoint.js';
+import { EVENTS_EXTENSION_CAPABILITY, withWebhookStatus } from './events-extension.js';
 import { translatingErrors } from './protocol-errors.js';
 import {
   TASKS_EXTENSION,

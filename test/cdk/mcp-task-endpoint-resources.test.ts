@@ -147,8 +147,9 @@ describe('functions', () => {
     });
   });
 
-  // Both eras ship: the 1.x SDK serves the legacy era, the 2.x server package the modern one.
-  it('bundle the MCP handler offline into an ESM entry file and chunks that can require Node built-ins, under 1.25 MiB in all', () => {
+  // Both eras ship: the 1.x SDK serves the legacy era, the 2.x server package the modern one; and the Events
+  // extension, with the SQS client a subscription's replay queues with. Those load on first use, in chunks of their own.
+  it('bundle the MCP handler offline into an ESM entry file and chunks that can require Node built-ins, under 1.5 MiB in all', () => {
     const assetHash = (resource(ids.mcpFunction).Properties['Code'].S3Key as string).replace(/\.zip$/, '');
     const asset = join(outdir, `asset.${assetHash}`);
     const chunks = readdirSync(join(asset, 'chunks'))
@@ -158,7 +159,7 @@ describe('functions', () => {
     for (const file of [join(asset, 'index.mjs'), ...chunks])
       expect(readFileSync(file, 'utf8')).toMatch(/^import \{ createRequire as __createRequire \} from 'node:module';/);
     const size = [join(asset, 'index.mjs'), ...chunks].reduce((sum, file) => sum + statSync(file).size, 0);
-    expect(size).toBeLessThan(1.25 * 1024 * 1024);
+    expect(size).toBeLessThan(1.5 * 1024 * 1024);
   });
 });
 
