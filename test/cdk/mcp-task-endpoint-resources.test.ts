@@ -148,7 +148,7 @@ describe('functions', () => {
   });
 
   // Both eras ship: the 1.x SDK serves the legacy era, the 2.x server package the modern one; and the Events
-  // extension, with the SQS client a subscription's replay queues with. Those load on first use, in chunks of their own.
+  // extension, and the SQS client a subscription's replay queues with: those load on first use, in chunks of their own.
   it('bundle the MCP handler offline into an ESM entry file and chunks that can require Node built-ins, under 1.5 MiB in all', () => {
     const assetHash = (resource(ids.mcpFunction).Properties['Code'].S3Key as string).replace(/\.zip$/, '');
     const asset = join(outdir, `asset.${assetHash}`);
