@@ -1,9 +1,9 @@
 // A webhook receiver on loopback, for trying the Events extension's webhooks from a terminal: every POST to its path
 // is checked with the project's Standard Webhooks verifier (signature with the subscription's secret, timestamp
 // within tolerance, webhook-id not seen before) and printed, one line per delivery, or refused with 401 and a line on
-// stderr saying why. A verification envelope is answered with its challenge, only once its signature holds. It
-// listens on 127.0.0.1 only: the local stack may deliver there over http; a deployed server delivers only to a
-// public https URL, such as a tunnel to this port.
+// stderr saying why (a webhook-id seen before is acknowledged, not printed again). A verification envelope is answered
+// with its challenge, only once its signature holds. It listens on 127.0.0.1 only: the local stack may deliver there
+// over http; a deployed server delivers only to a public https URL, such as a tunnel to this port.
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -121,6 +121,12 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
     try {
       body = verifier.verify(raw, headers);
     } catch (error) {
+      // A delivery already received, sent again because our answer was lost: acknowledged and not printed twice. An
+      // error would have it retried to its last attempt and counted against the subscription.
+      if (error instanceof WebhookVerificationError && error.reason === 'replayed') {
+        options.err(`Ignored ${what}: already received.`);
+        return answer(response, 200, {});
+      }
       if (error instanceof WebhookVerificationError) {
         options.err(`Refused ${what} (${error.reason}): ${error.message}.`);
         return answer(response, 401, { error: error.reason });

@@ -128,6 +128,7 @@ export class WebhookSubscriptions {
     if (existing === undefined && live.length >= this.settings.maxPerOwner)
       throw new SubscriptionLimitError(this.settings.maxPerOwner);
 
+    const grantMs = this.grantMs(params.ttlMs);
     const verified =
       existing?.verified === true ||
       live.some((each) => each.url === delivery.url && each.verified) ||
@@ -148,7 +149,7 @@ export class WebhookSubscriptions {
           ? { previousSecret: existing.previousSecret, previousSecretUntil: existing.previousSecretUntil! }
           : {}),
       createdAt: existing?.createdAt ?? now,
-      refreshBefore: now + this.grantMs(params.ttlMs),
+      refreshBefore: now + grantMs,
       verified,
       // A refresh is the client's sign of life: suspended delivery resumes.
       delivery: existing === undefined ? HEALTHY_DELIVERY : { ...existing.delivery, active: true },

@@ -3,6 +3,7 @@
 // not taken, so two appends never share a number; each item keeps the change-stream position it was appended for, so
 // a redelivered change finds its event instead of making another. Events expire with their task: reads judge by the
 // millisecond attribute, DynamoDB's TTL removes them later.
+import { fieldsOf, type Item } from './item-fields.js';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { EVENT_PARTITION_KEY, EVENT_SORT_KEY, EVENT_TTL_ATTRIBUTE } from '../contract/event-table-schema.js';
@@ -29,8 +30,6 @@ const A = TASK_EVENT_ATTRIBUTE;
 /** Appends racing for one task: each lost race re-reads the newest and tries the next number. */
 const MAX_APPEND_ATTEMPTS = 10;
 
-type Item = Record<string, unknown>;
-
 export interface DynamoDbTaskEventStoreOptions {
   readonly client: DynamoDBDocumentClient;
   readonly tableName: string;
@@ -55,9 +54,12 @@ export class DynamoDbTaskEventStore implements TaskEventStore {
     for (let attempt = 1; attempt <= MAX_APPEND_ATTEMPTS; attempt++) {
       // Expired events count too: their numbers stay taken until TTL removes them.
       const [newest] = await this.query({ pk, forward: false, limit: 1, live: false });
-      if (newest !== undefined && streamPosition(stringOf(newest, A.source)) >= position)
+      if (newest !== undefined && streamPosition(fieldsOf(newest, EVENT_ITEM).string(A.source)) >= position)
         return eventFromItem((await this.appendedFor(pk, source)) ?? newest);
-      const appended: TaskEvent = { ...event, seq: (newest === undefined ? 0 : numberOf(newest, A.seq)) + 1 };
+      const appended: TaskEvent = {
+        ...event,
+        seq: (newest === undefined ? 0 : fieldsOf(newest, EVENT_ITEM).number(A.seq)) + 1,
+      };
       try {
         await this.client.send(
           new PutCommand({
@@ -92,7 +94,7 @@ export class DynamoDbTaskEventStore implements TaskEventStore {
   async lastSeq(owner: string, taskId: string): Promise<number> {
     const items = await this.query({ pk: taskEventsKey(owner, taskId), forward: false, limit: 1, live: true });
     const newest = items.find((item) => belongsTo(item, owner, taskId));
-    return newest === undefined ? 0 : numberOf(newest, A.seq);
+    return newest === undefined ? 0 : fieldsOf(newest, EVENT_ITEM).number(A.seq);
   }
 
   /** The item appended for `source`, newest first: a redelivered change is a recent one. */
@@ -184,18 +186,21 @@ function eventToItem(event: TaskEvent, source: string): Item {
   };
 }
 
+const EVENT_ITEM = 'Task event item';
+
 function eventFromItem(item: Item): TaskEvent {
   const changes = item[A.changes];
   const task = item[A.task];
   if (!Array.isArray(changes) || !changes.every((change) => typeof change === 'string'))
-    throw new Error(`Task event item has no valid ${A.changes}`);
-  if (task === null || typeof task !== 'object') throw new Error(`Task event item has no valid ${A.task}`);
+    throw new Error(`${EVENT_ITEM} has no valid ${A.changes}`);
+  if (task === null || typeof task !== 'object') throw new Error(`${EVENT_ITEM} has no valid ${A.task}`);
   const expiresAt = item[A.expiresAtMs];
+  const field = fieldsOf(item, EVENT_ITEM);
   return {
-    owner: stringOf(item, A.owner),
-    taskId: stringOf(item, A.taskId),
-    seq: numberOf(item, A.seq),
-    at: numberOf(item, A.at),
+    owner: field.string(A.owner),
+    taskId: field.string(A.taskId),
+    seq: field.number(A.seq),
+    at: field.number(A.at),
     changes: changes as TaskEventChange[],
     task: task as TaskEventSnapshot,
     ...(typeof expiresAt === 'number' ? { expiresAt } : {}),
@@ -205,16 +210,4 @@ function eventFromItem(item: Item): TaskEvent {
 /** Whether the item is the task's own: never another owner's, even one planted under the reader's key. */
 function belongsTo(item: Item, owner: string, taskId: string): boolean {
   return item[A.owner] === owner && item[A.taskId] === taskId;
-}
-
-function stringOf(item: Item, name: string): string {
-  const value = item[name];
-  if (typeof value !== 'string') throw new Error(`Task event item has no valid ${name}`);
-  return value;
-}
-
-function numberOf(item: Item, name: string): number {
-  const value = item[name];
-  if (typeof value !== 'number') throw new Error(`Task event item has no valid ${name}`);
-  return value;
 }

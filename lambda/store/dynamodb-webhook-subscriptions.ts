@@ -4,6 +4,7 @@
 // by it, and DynamoDB's TTL removes the item a day later, so a read in between still finds it gone rather than absent
 // for another reason. Delivery bookkeeping is conditional UpdateItem on the live item: a write to a subscription that
 // is gone does nothing, and never brings it back.
+import { fieldsOf, type Item } from './item-fields.js';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
@@ -71,8 +72,6 @@ const UPDATE_NAMES: Record<string, string> = {
   '#failedSince': A.failedSince,
   '#failedEvents': A.failedEvents,
 };
-
-type Item = Record<string, unknown>;
 
 export interface DynamoDbWebhookSubscriptionsOptions {
   readonly client: DynamoDBDocumentClient;
@@ -255,7 +254,7 @@ export class DynamoDbWebhookSubscriptions implements WebhookSubscriptionStore {
   }
 
   private fromItem(item: Item): WebhookSubscription {
-    const field = fieldsOf(item);
+    const field = fieldsOf(item, 'Webhook subscription item');
     const previousSecret = field.optionalString(A.previousSecret);
     const previousSecretUntil = field.optionalNumber(A.previousSecretUntil);
     return {
@@ -280,7 +279,7 @@ function keyOf(owner: string, id: string): Item {
 }
 
 function deliveryFromItem(item: Item): DeliveryStatus {
-  const field = fieldsOf(item);
+  const field = fieldsOf(item, 'Webhook subscription item');
   const lastDeliveryAt = field.optionalNumber(A.lastDeliveryAt);
   const lastError = field.optionalString(A.lastError) as DeliveryErrorCategory | undefined;
   const failedSince = field.optionalNumber(A.failedSince);
@@ -290,23 +289,5 @@ function deliveryFromItem(item: Item): DeliveryStatus {
     ...(lastError !== undefined ? { lastError } : {}),
     ...(failedSince !== undefined ? { failedSince } : {}),
     failedEvents: field.optionalNumber(A.failedEvents) ?? 0,
-  };
-}
-
-/** Typed reads of an item's attributes: a missing or mistyped required one is a corrupt item, and says which. */
-function fieldsOf(item: Item) {
-  const optionalString = (name: string): string | undefined =>
-    typeof item[name] === 'string' ? (item[name] as string) : undefined;
-  const optionalNumber = (name: string): number | undefined =>
-    typeof item[name] === 'number' ? (item[name] as number) : undefined;
-  const required = <T>(name: string, value: T | undefined): T => {
-    if (value === undefined) throw new Error(`Webhook subscription item has no valid ${name}`);
-    return value;
-  };
-  return {
-    optionalString,
-    optionalNumber,
-    string: (name: string) => required(name, optionalString(name)),
-    number: (name: string) => required(name, optionalNumber(name)),
   };
 }

@@ -1,6 +1,7 @@
 // The one owner of the task item's shape: a task record to its item, and an item (whole, or an owner-index row) back to
 // a record, with the input requests and the progress that other writers keep on the same item. Attribute names come
 // from contract/task-item-attributes.ts.
+import { fieldsOf, type Item } from './item-fields.js';
 import { TASK_ATTRIBUTE as A } from '../contract/task-item-attributes.js';
 import {
   ACTIVE_EXPIRY_PARTITION_KEY,
@@ -18,7 +19,7 @@ import type { TaskProgress } from '../core/task-progress.js';
 import type { ExpiredTask } from './expiry-sweep-store.js';
 import { activeExpiryShard } from './task-table-keys.js';
 
-export type Item = Record<string, unknown>;
+export type { Item } from './item-fields.js';
 
 /** One input request as the item keeps it: the request as JSON text, its token and the claim on it. */
 export interface InputRequestEntry {
@@ -75,7 +76,7 @@ export function taskToItem(task: TaskRecord, maxUnfinishedLifetimeMs: number): I
 
 /** A row of the owner index: the attributes it projects (OWNER_INDEX_PROJECTED_ATTRIBUTES), and its keys. */
 export function summaryFromItem(item: Item): TaskSummary {
-  const field = fieldsOf(item);
+  const field = fieldsOf(item, 'Task item');
   return withoutUndefined({
     taskId: field.string(A.taskId),
     owner: field.string(A.owner),
@@ -99,7 +100,7 @@ export function summaryFromItem(item: Item): TaskSummary {
 
 /** A whole task item: the summary's attributes and those only a read of the item itself has. */
 export function taskFromItem(item: Item): TaskRecord {
-  const field = fieldsOf(item);
+  const field = fieldsOf(item, 'Task item');
   return withoutUndefined({
     ...summaryFromItem(item),
     requestId: field.optionalString(A.requestId),
@@ -113,7 +114,7 @@ export function taskFromItem(item: Item): TaskRecord {
 
 /** A row of the expiry sweep's index: the attributes it projects (ACTIVE_EXPIRY_PROJECTED_ATTRIBUTES), and its keys. */
 export function expiredTaskFromItem(item: Item): ExpiredTask {
-  const field = fieldsOf(item);
+  const field = fieldsOf(item, 'Task item');
   return withoutUndefined({
     owner: field.string(A.owner),
     taskId: field.string(A.taskId),
@@ -150,7 +151,7 @@ function inputRequestsFromItem(item: Item): Record<string, InputRequest> | undef
 
 /** The progress held in a task item, or `undefined` when its workflow never reported any. */
 export function progressFromItem(item: Item): TaskProgress | undefined {
-  const field = fieldsOf(item);
+  const field = fieldsOf(item, 'Task item');
   const at = field.optionalNumber(A.progressAt);
   if (at === undefined) return undefined;
   return withoutUndefined({
@@ -164,22 +165,4 @@ export function progressFromItem(item: Item): TaskProgress | undefined {
 
 export function withoutUndefined<T extends Record<string, unknown>>(record: T): T {
   return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as T;
-}
-
-/** Typed reads of an item's attributes: a missing or mistyped required attribute is a corrupt item, and says which. */
-function fieldsOf(item: Item) {
-  const optionalString = (name: string): string | undefined =>
-    typeof item[name] === 'string' ? (item[name] as string) : undefined;
-  const optionalNumber = (name: string): number | undefined =>
-    typeof item[name] === 'number' ? (item[name] as number) : undefined;
-  const required = <T>(name: string, value: T | undefined): T => {
-    if (value === undefined) throw new Error(`Task item has no valid ${name}`);
-    return value;
-  };
-  return {
-    optionalString,
-    optionalNumber,
-    string: (name: string): string => required(name, optionalString(name)),
-    number: (name: string): number => required(name, optionalNumber(name)),
-  };
 }

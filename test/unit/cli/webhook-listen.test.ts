@@ -1,6 +1,6 @@
 // `mcp-tasks webhook listen`: a receiver on loopback that prints each delivery signed with its secret (Standard
 // Webhooks, signed here with the `standardwebhooks` package as the server signs), echoes a verification challenge only
-// when its signature holds, and refuses a forged, late or replayed delivery with 401 and a line on stderr.
+// when its signature holds, refuses a forged or late delivery with 401 and a line on stderr, and acknowledges a replay.
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -160,13 +160,13 @@ describe('webhook listen: the receiver', () => {
     ]);
   });
 
-  it('refuses a replayed delivery (the same webhook-id again) with 401', async () => {
+  it('acknowledges a replayed delivery (the same webhook-id again) with 200 and does not print it twice', async () => {
     const { url, out, err } = await listen();
     expect((await deliver(url, occurrence(1), { id: 'msg_once' })).status).toBe(200);
     const replay = await deliver(url, occurrence(1), { id: 'msg_once' });
-    expect(replay.status).toBe(401);
+    expect(replay.status).toBe(200);
     expect(out).toHaveLength(1);
-    expect(err).toEqual([expect.stringMatching(/^Refused delivery msg_once for sub_\w+ \(replayed\)/)]);
+    expect(err).toEqual([expect.stringMatching(/^Ignored delivery msg_once for sub_\w+: already received/)]);
   });
 
   it('refuses a delivery without the signature headers with 401', async () => {
