@@ -65,7 +65,8 @@ export class TaskEventProjector {
     if (!isTaskItem(change.newItem)) return;
     const after = taskFromItem(change.newItem);
     const before = isTaskItem(change.oldItem) ? taskFromItem(change.oldItem) : undefined;
-    // A task created anew under a reused ID replaces the old item: its log starts over from the new task's creation.
+    // A task created anew under a reused ID replaces the old item: its first event is a status event, numbered on from
+    // the old task's (one log per owner and task ID; the old events go with their TTL).
     const sameTask = before !== undefined && before.executionArn === after.executionArn ? before : undefined;
     const news = taskEventOf(sameTask, after, this.options.clock.now());
     if (news === null) return;

@@ -43,6 +43,7 @@ describe('checkCallbackUrl', () => {
       ok: true,
       url: 'https://hooks.example.com/mcp/events?x=1',
       trusted: false,
+      listed: false,
     });
   });
 
@@ -108,6 +109,7 @@ describe('checkCallbackUrl', () => {
         ok: true,
         url: 'http://10.0.0.5:8080/mcp',
         trusted: true,
+        listed: true,
       });
       expect(checkCallbackUrl('https://hooks.internal:443/x', policy)).toMatchObject({ ok: true, trusted: true });
       expect(checkCallbackUrl('HTTPS://HOOKS.INTERNAL/x', policy)).toMatchObject({ ok: true, trusted: true });
@@ -138,7 +140,8 @@ describe('checkCallbackUrl', () => {
     it.each(['http://127.0.0.1:4318/hook', 'https://127.0.0.1/hook', 'http://localhost:9000/x', 'http://[::1]:80/x'])(
       'trusts %s',
       (url) => {
-        expect(checkCallbackUrl(url, local)).toMatchObject({ ok: true, trusted: true });
+        // Allowed, but not listed: the endpoint must still answer the verification handshake.
+        expect(checkCallbackUrl(url, local)).toMatchObject({ ok: true, trusted: true, listed: false });
       },
     );
 

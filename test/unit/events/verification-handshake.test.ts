@@ -1,64 +1,48 @@
-// The verification handshake against a real receiver: a node http server on 127.0.0.1 (trusted through the local
-// stack's allowLoopbackHttp, or listed as a trusted origin) whose answer each test sets, and an https one with a
-// self-signed certificate for the TLS failure. What comes back is a verdict and a category, never the receiver's words.
-// Also the categories of failures (delivery-errors.ts).
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+// The verification handshake against a real receiver: the tests' webhook receiver on 127.0.0.1 (trusted through the
+// local stack's allowLoopbackHttp, or listed as a trusted origin) whose answer each test sets, and an https server with
+// a self-signed certificate for the TLS failure. What comes back is a verdict and a category, never the receiver's
+// words. Also the categories of failures (delivery-errors.ts).
+import { createServer, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { generate } from 'selfsigned';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CallbackPolicy } from '../../../lambda/events/callback-url.js';
 import { categoryOf } from '../../../lambda/events/delivery-errors.js';
 import { verifyCallback } from '../../../lambda/events/verification-handshake.js';
 import { OutboundFetchError } from '../../../lambda/outbound/safe-fetch.js';
+import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../../support/webhook-receiver.js';
 
 const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
 const LOCAL: CallbackPolicy = { trustedOrigins: [], allowLoopbackHttp: true };
 /** Words no verdict may carry: the receiver's own. */
 const RECEIVER_WORDS = 'internal-detail-7f3a';
 
-interface Received {
-  readonly headers: IncomingMessage['headers'];
-  readonly body: string;
-}
+type Behaviour = (received: Pick<ReceivedRequest, 'rawBody'>, res: ServerResponse) => void;
 
-type Behaviour = (received: Received, res: ServerResponse) => void;
-
-const echo: Behaviour = ({ body }, res) => {
-  const { challenge } = JSON.parse(body) as { challenge: string };
+const echo: Behaviour = ({ rawBody }, res) => {
+  const { challenge } = JSON.parse(rawBody) as { challenge: string };
   res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ challenge }));
 };
 
 describe('verifyCallback against a real receiver', () => {
-  let server: Server;
+  let receiver: WebhookReceiver;
   let base: string;
   let behaviour: Behaviour = echo;
-  const received: Received[] = [];
+  /** Every request the receiver got so far, oldest first. */
+  const received = (): ReceivedRequest[] => [...receiver.requests];
 
-  beforeAll(async () => {
-    server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const each = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
-        received.push(each);
-        behaviour(each, res);
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
-
-  beforeEach(() => {
-    received.length = 0;
+  beforeEach(async () => {
+    receiver = await startWebhookReceiver();
+    base = receiver.origin;
+    receiver.script('/hook', (request, res) => behaviour(request, res));
     behaviour = echo;
+  });
+
+  afterEach(async () => {
+    await receiver.close();
   });
 
   const verify = (policy: CallbackPolicy = LOCAL, timeoutMs?: number) =>
@@ -73,27 +57,27 @@ describe('verifyCallback against a real receiver', () => {
 
   it('is verified when the receiver echoes the challenge in a 2xx JSON body', async () => {
     expect(await verify()).toEqual({ verified: true });
-    expect(received).toHaveLength(1);
+    expect(received()).toHaveLength(1);
   });
 
   it('sends a signed verification envelope with a fresh 32-hex challenge and a msg_verification_ id', async () => {
     await verify();
     await verify();
-    const [first, second] = received as [Received, Received];
+    const [first, second] = received() as [ReceivedRequest, ReceivedRequest];
     const headers = first.headers as Record<string, string>;
     expect(headers['content-type']).toBe('application/json');
     expect(headers['x-mcp-subscription-id']).toBe('sub_0123');
     expect(headers['webhook-id']).toMatch(/^msg_verification_[0-9a-f]{16}$/);
-    const envelope = new Webhook(SECRET).verify(first.body, headers) as { type: string; challenge: string };
+    const envelope = new Webhook(SECRET).verify(first.rawBody, headers) as { type: string; challenge: string };
     expect(envelope).toEqual({ type: 'verification', challenge: expect.stringMatching(/^[0-9a-f]{32}$/) });
-    const again = JSON.parse(second.body) as { challenge: string };
+    const again = JSON.parse(second.rawBody) as { challenge: string };
     expect(again.challenge).not.toBe(envelope.challenge);
     expect(second.headers['webhook-id']).not.toBe(headers['webhook-id']);
   });
 
   it('accepts any 2xx with the echo, and extra fields beside it', async () => {
-    behaviour = ({ body }, res) => {
-      const { challenge } = JSON.parse(body) as { challenge: string };
+    behaviour = ({ rawBody }, res) => {
+      const { challenge } = JSON.parse(rawBody) as { challenge: string };
       res.writeHead(202).end(JSON.stringify({ challenge, note: 'ok' }));
     };
     expect(await verify()).toEqual({ verified: true });
@@ -103,15 +87,15 @@ describe('verifyCallback against a real receiver', () => {
     ['a wrong echo', (_received, res) => res.writeHead(200).end(JSON.stringify({ challenge: 'f'.repeat(32) }))],
     [
       'an echo one character short',
-      ({ body }, res) => {
-        const { challenge } = JSON.parse(body) as { challenge: string };
+      ({ rawBody }, res) => {
+        const { challenge } = JSON.parse(rawBody) as { challenge: string };
         res.writeHead(200).end(JSON.stringify({ challenge: challenge.slice(1) }));
       },
     ],
     ['no echo', (_received, res) => res.writeHead(200).end(JSON.stringify({ ok: true, detail: RECEIVER_WORDS }))],
     ['a body that is not JSON', (_received, res) => res.writeHead(200).end(`<html>${RECEIVER_WORDS}</html>`)],
     ['an echo as a number', (_received, res) => res.writeHead(200).end(JSON.stringify({ challenge: 12 }))],
-    ['the echo with a 503', ({ body }, res) => res.writeHead(503).end(JSON.stringify(JSON.parse(body)))],
+    ['the echo with a 503', ({ rawBody }, res) => res.writeHead(503).end(JSON.stringify(JSON.parse(rawBody)))],
     ['a 404', (_received, res) => res.writeHead(404).end(RECEIVER_WORDS)],
     ['a 302', (_received, res) => res.writeHead(302, { location: 'http://127.0.0.1/elsewhere' }).end()],
     ['an answer past the size cap', (_received, res) => res.writeHead(200).end('x'.repeat(70 * 1024))],
@@ -157,7 +141,7 @@ describe('verifyCallback against a real receiver', () => {
       at: Date.now(),
     });
     expect(https).toEqual({ verified: false, reachable: false, category: 'connection_refused' });
-    expect(received).toHaveLength(0);
+    expect(received()).toHaveLength(0);
   });
 });
 
@@ -178,7 +162,7 @@ describe('verifyCallback over TLS', () => {
     server = createHttpsServer({ key: pems.private, cert: pems.cert }, (req, res) => {
       let body = '';
       req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-      req.on('end', () => echo({ headers: req.headers, body }, res));
+      req.on('end', () => echo({ rawBody: body }, res));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;

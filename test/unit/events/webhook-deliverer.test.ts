@@ -1,11 +1,11 @@
-// One delivery attempt against a real receiver: a node http server on 127.0.0.1 (trusted through the local stack's
-// allowLoopbackHttp) whose answers each test scripts, with the subscriptions in memory. What is sent (checked with an
-// independent Standard Webhooks verify), what the outcome is, what the subscription records, and what is logged.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+// One delivery attempt against a real receiver: the tests' webhook receiver on 127.0.0.1 (trusted through the local
+// stack's allowLoopbackHttp) whose answers each test scripts, with the subscriptions in memory. What is sent (checked
+// with an independent Standard Webhooks verify), what the outcome is, what the subscription records, and what is
+// logged.
+import type { ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SYSTEM_CLOCK } from '../../../lambda/core/clock.js';
 import { HEALTHY_DELIVERY, type WebhookSubscription } from '../../../lambda/core/webhook-subscription.js';
 import type { CallbackPolicy } from '../../../lambda/events/callback-url.js';
@@ -13,29 +13,30 @@ import { FAST_DELIVERY_SCHEDULE, type DeliverySchedule } from '../../../lambda/e
 import type { WebhookDelivery } from '../../../lambda/events/delivery-queue.js';
 import { WebhookDeliverer } from '../../../lambda/events/webhook-deliverer.js';
 import { InMemoryWebhookSubscriptions } from '../../../lambda/store/in-memory-webhook-subscriptions.js';
+import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../../support/webhook-receiver.js';
 
 const secretOf = (): string => `whsec_${randomBytes(32).toString('base64')}`;
 const LOCAL: CallbackPolicy = { trustedOrigins: [], allowLoopbackHttp: true };
 /** Words the receiver says, which must never reach a log or an outcome. */
 const RECEIVER_WORDS = 'receiver-internal-9c1d';
 const OWNER = 'alice';
+/** The receiver's path the subscriptions' URL names. */
+const PATH = '/hooks/mcp';
 
-interface Received {
-  readonly headers: Record<string, string>;
-  readonly body: string;
-}
-
-type Answer = (received: Received, res: ServerResponse) => void;
+type Answer = (received: ReceivedRequest, res: ServerResponse) => void;
 
 const ok: Answer = (_received, res) => res.writeHead(200).end(RECEIVER_WORDS);
-const echo: Answer = ({ body }, res) => {
-  const { challenge } = JSON.parse(body) as { challenge: string };
+const echo: Answer = ({ rawBody }, res) => {
+  const { challenge } = JSON.parse(rawBody) as { challenge: string };
   res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ challenge }));
 };
 const status =
   (code: number): Answer =>
   (_received, res) =>
     res.writeHead(code).end(RECEIVER_WORDS);
+
+/** A request's headers, each sent once. */
+const headersOf = (request: ReceivedRequest): Record<string, string> => request.headers as Record<string, string>;
 
 interface LogRecord {
   readonly level: string;
@@ -44,11 +45,11 @@ interface LogRecord {
 }
 
 describe('WebhookDeliverer against a real receiver', () => {
-  let server: Server;
-  let base: string;
+  let receiver: WebhookReceiver;
   /** The answers to the next requests, in order; the last one repeats. */
   let answers: Answer[] = [ok];
-  const received: Received[] = [];
+  /** Every request the receiver got so far (the subscriptions' URL's or any other), oldest first. */
+  const received = (): ReceivedRequest[] => [...receiver.requests];
   const logs: LogRecord[] = [];
   const logger = {
     info: (message: string, extra: Record<string, unknown>) => logs.push({ level: 'info', message, extra }),
@@ -56,33 +57,21 @@ describe('WebhookDeliverer against a real receiver', () => {
     error: (message: string, extra: Record<string, unknown>) => logs.push({ level: 'error', message, extra }),
   };
 
-  beforeAll(async () => {
-    server = createServer((req: IncomingMessage, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const each = { headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8') };
-        received.push(each);
-        const answer = answers.length > 1 ? answers.shift()! : answers[0]!;
-        answer(each, res);
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
-
   let subscriptions: InMemoryWebhookSubscriptions;
 
-  beforeEach(() => {
-    received.length = 0;
+  beforeEach(async () => {
+    receiver = await startWebhookReceiver();
+    receiver.script(PATH, (request, res) => {
+      const answer = answers.length > 1 ? answers.shift()! : answers[0]!;
+      answer(request, res);
+    });
     logs.length = 0;
     answers = [ok];
     subscriptions = new InMemoryWebhookSubscriptions({ clock: SYSTEM_CLOCK });
+  });
+
+  afterEach(async () => {
+    await receiver.close();
   });
 
   async function subscribe(extra: Partial<WebhookSubscription> = {}): Promise<WebhookSubscription> {
@@ -91,7 +80,7 @@ describe('WebhookDeliverer against a real receiver', () => {
       owner: OWNER,
       name: 'task.events',
       arguments: { taskId: 't1' },
-      url: `${base}/hooks/mcp?token=receiver-token`,
+      url: `${receiver.url}${PATH}?token=receiver-token`,
       secret: secretOf(),
       createdAt: Date.now(),
       refreshBefore: Date.now() + 3_600_000,
@@ -121,13 +110,15 @@ describe('WebhookDeliverer against a real receiver', () => {
     const subscription = await subscribe();
     const delivery = deliveryTo(subscription);
     expect(await deliverer().deliver(delivery, 1)).toEqual({ kind: 'delivered' });
-    expect(received).toHaveLength(1);
-    const [request] = received as [Received];
-    expect(request.body).toBe(delivery.body);
+    expect(received()).toHaveLength(1);
+    const [request] = received() as [ReceivedRequest];
+    expect(request.rawBody).toBe(delivery.body);
     expect(request.headers['content-type']).toBe('application/json');
     expect(request.headers['webhook-id']).toBe('evt_t1_1');
     expect(request.headers['x-mcp-subscription-id']).toBe(subscription.id);
-    expect(new Webhook(subscription.secret).verify(request.body, request.headers)).toEqual(JSON.parse(delivery.body));
+    expect(new Webhook(subscription.secret).verify(request.rawBody, headersOf(request))).toEqual(
+      JSON.parse(delivery.body),
+    );
     const stored = await subscriptions.get(OWNER, subscription.id);
     expect(stored?.delivery.lastDeliveryAt).toBeTypeOf('number');
     expect(stored?.delivery.failedEvents).toBe(0);
@@ -137,11 +128,11 @@ describe('WebhookDeliverer against a real receiver', () => {
     const subscription = await subscribe({ verified: false });
     answers = [echo, ok];
     expect(await deliverer().deliver(deliveryTo(subscription), 1)).toEqual({ kind: 'delivered' });
-    expect(received.map((each) => (JSON.parse(each.body) as { type?: string }).type ?? 'event')).toEqual([
+    expect(received().map((each) => (JSON.parse(each.rawBody) as { type?: string }).type ?? 'event')).toEqual([
       'verification',
       'event',
     ]);
-    expect(received[0]!.headers['webhook-id']).toMatch(/^msg_verification_/);
+    expect(received()[0]!.headers['webhook-id']).toMatch(/^msg_verification_/);
     expect((await subscriptions.get(OWNER, subscription.id))?.verified).toBe(true);
   });
 
@@ -150,8 +141,8 @@ describe('WebhookDeliverer against a real receiver', () => {
     answers = [ok]; // answers 200 without the echo
     const outcome = await deliverer().deliver(deliveryTo(subscription), 1);
     expect(outcome).toEqual({ kind: 'retry', afterMs: expect.any(Number), category: 'challenge_failed' });
-    expect(received).toHaveLength(1);
-    expect(JSON.parse(received[0]!.body)).toMatchObject({ type: 'verification' });
+    expect(received()).toHaveLength(1);
+    expect(JSON.parse(received()[0]!.rawBody)).toMatchObject({ type: 'verification' });
     expect((await subscriptions.get(OWNER, subscription.id))?.verified).toBe(false);
   });
 
@@ -160,7 +151,7 @@ describe('WebhookDeliverer against a real receiver', () => {
     const body = JSON.stringify({ type: 'verification', challenge: 'a'.repeat(32) });
     const delivery = { ...deliveryTo(subscription), webhookId: 'msg_verification_0123456789abcdef', body };
     expect(await deliverer().deliver(delivery, 1)).toEqual({ kind: 'delivered' });
-    expect(received).toHaveLength(1);
+    expect(received()).toHaveLength(1);
   });
 
   it('retries a 503 with the backoff of the attempt, then delivers on a 200', async () => {
@@ -174,7 +165,7 @@ describe('WebhookDeliverer against a real receiver', () => {
       category: 'http_5xx',
     });
     expect(await d.deliver(deliveryTo(subscription), 3)).toEqual({ kind: 'delivered' });
-    expect(received).toHaveLength(2);
+    expect(received()).toHaveLength(2);
   });
 
   it.each([410, 413])(
@@ -223,9 +214,9 @@ describe('WebhookDeliverer against a real receiver', () => {
       expect(stored?.delivery).toMatchObject({ failedEvents: seq, lastError: 'http_5xx' });
       expect(stored?.delivery.active).toBe(seq < FAST_DELIVERY_SCHEDULE.suspendAfter);
     }
-    const before = received.length;
+    const before = received().length;
     expect(await d.deliver(deliveryTo(subscription, 9), 1)).toEqual({ kind: 'dropped', reason: 'suspended' });
-    expect(received).toHaveLength(before);
+    expect(received()).toHaveLength(before);
     const givenUp = logs.filter((log) => log.message === 'Webhook given up on');
     expect(givenUp.at(-1)?.extra).toMatchObject({ suspended: true, category: 'http_5xx', attempt: last });
   });
@@ -237,7 +228,7 @@ describe('WebhookDeliverer against a real receiver', () => {
       kind: 'dropped',
       reason: 'subscription gone',
     });
-    expect(received).toHaveLength(0);
+    expect(received()).toHaveLength(0);
   });
 
   it('signs with the previous secret too while its grace window lasts, and not after', async () => {
@@ -245,16 +236,16 @@ describe('WebhookDeliverer against a real receiver', () => {
     const inGrace = await subscribe({ previousSecret: previous, previousSecretUntil: Date.now() + 60_000 });
     const d = deliverer();
     await d.deliver(deliveryTo(inGrace), 1);
-    const dual = received.at(-1)!;
-    expect(dual.headers['webhook-signature']!.split(' ')).toHaveLength(2);
-    expect(new Webhook(inGrace.secret).verify(dual.body, dual.headers)).toBeDefined();
-    expect(new Webhook(previous).verify(dual.body, dual.headers)).toBeDefined();
+    const dual = received().at(-1)!;
+    expect(headersOf(dual)['webhook-signature']!.split(' ')).toHaveLength(2);
+    expect(new Webhook(inGrace.secret).verify(dual.rawBody, headersOf(dual))).toBeDefined();
+    expect(new Webhook(previous).verify(dual.rawBody, headersOf(dual))).toBeDefined();
 
     const lapsed = await subscribe({ previousSecret: previous, previousSecretUntil: Date.now() - 1 });
     await d.deliver(deliveryTo(lapsed), 1);
-    const single = received.at(-1)!;
-    expect(single.headers['webhook-signature']!.split(' ')).toHaveLength(1);
-    expect(() => new Webhook(previous).verify(single.body, single.headers)).toThrow();
+    const single = received().at(-1)!;
+    expect(headersOf(single)['webhook-signature']!.split(' ')).toHaveLength(1);
+    expect(() => new Webhook(previous).verify(single.rawBody, headersOf(single))).toThrow();
   });
 
   it('gives up at once when the policy no longer allows the URL', async () => {
@@ -264,7 +255,7 @@ describe('WebhookDeliverer against a real receiver', () => {
       1,
     );
     expect(outcome).toEqual({ kind: 'dropped', reason: 'given up' });
-    expect(received).toHaveLength(0);
+    expect(received()).toHaveLength(0);
     expect((await subscriptions.get(OWNER, subscription.id))?.delivery).toMatchObject({
       failedEvents: 1,
       lastError: 'connection_refused',

@@ -2,8 +2,7 @@
 // group blocking, the visibility change of a retry, a malformed body) with a scripted deliverer, and the queue adapter
 // that sends deliveries (batches, group and deduplication IDs, a partial failure) with a recording SQS client; and the
 // function entry's reading of its environment.
-import { createHash, randomBytes } from 'node:crypto';
-import { sealingKeyOf, trustedOriginsOf } from '../../../lambda/handlers/events-environment.js';
+import { createHash } from 'node:crypto';
 import type { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
@@ -306,20 +305,6 @@ describe('the delivery function entry (webhook-delivery.ts)', () => {
     expect(() => webhookDeliveryConfigFromEnvironment({ WEBHOOK_SEALING_KEY_SECRET_ARN: 'arn:key' })).toThrow(
       /EVENT_TABLE_NAME is required/,
     );
-  });
-
-  it.each(['https://hooks.internal/path', 'hooks.internal', 'ftp://hooks.internal', 'https://hooks.internal:443'])(
-    'refuses a trusted origin written as %s',
-    async (origin) => {
-      expect(() => trustedOriginsOf(origin)).toThrow(/WEBHOOK_TRUSTED_CALLBACK_ORIGINS/);
-    },
-  );
-
-  it('derives a 32-byte sealing key from a base64 key or, hashed, from any other secret value', async () => {
-    const raw = randomBytes(32);
-    expect(sealingKeyOf(raw.toString('base64'))).toEqual(raw);
-    const generated = 'a1B2'.repeat(16);
-    expect(sealingKeyOf(generated)).toEqual(createHash('sha256').update(generated).digest());
   });
 
   it('names the queue of an event source ARN by its URL', async () => {
