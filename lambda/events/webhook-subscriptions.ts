@@ -112,6 +112,16 @@ export class WebhookSubscriptions {
     this.settings = options.settings ?? DEFAULT_SUBSCRIPTION_SETTINGS;
   }
 
+  /**
+   * The checks of {@link subscribe} that need no task and no network: the event type, its mode, the secret and the
+   * URL's text. A tools/call that attaches a webhook to the task it creates runs them first, so a refused webhook
+   * starts nothing.
+   */
+  async check(params: Pick<SubscriptionParams, 'name' | 'delivery'>): Promise<void> {
+    requireMode(eventTypeNamed(params.name), 'webhook');
+    this.checkedDelivery(params.delivery, true);
+  }
+
   async subscribe(owner: string, params: SubscriptionParams): Promise<SubscribeResult> {
     const type = eventTypeNamed(params.name);
     requireMode(type, 'webhook');

@@ -3,7 +3,6 @@
 import { createHash } from 'node:crypto';
 import { EVENTS_ENV } from '../contract/environment-names.js';
 import type { DeliveryQueue } from '../events/delivery-queue.js';
-import { AWS_CLIENT_BOUNDS } from './aws-clients.js';
 import { required } from './environment-values.js';
 import { loadedOnFirstCall } from './loaded-on-first-call.js';
 import { secretValue } from './secret-values.js';
@@ -50,9 +49,11 @@ export function sealingKeyFromSecret(env: NodeJS.ProcessEnv): () => Promise<Buff
 /** The SQS FIFO delivery queue, its client made on the first send. */
 function sqsDeliveryQueue(queueUrl: string): DeliveryQueue {
   return loadedOnFirstCall<DeliveryQueue>(async () => {
-    const [{ SQSClient }, { SqsDeliveryQueue }] = await Promise.all([
+    // aws-clients.js too: importing it loads the DynamoDB and Step Functions clients, which a cold start must not.
+    const [{ SQSClient }, { SqsDeliveryQueue }, { AWS_CLIENT_BOUNDS }] = await Promise.all([
       import('@aws-sdk/client-sqs'),
       import('./sqs-delivery-queue.js'),
+      import('./aws-clients.js'),
     ]);
     return new SqsDeliveryQueue({ client: new SQSClient({ ...AWS_CLIENT_BOUNDS }), queueUrl });
   }, {});

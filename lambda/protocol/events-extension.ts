@@ -39,3 +39,69 @@ export async function withWebhookStatus<T extends { _meta?: Record<string, unkno
   }));
   return { ...answer, _meta: { ...answer._meta, [EVENTS_EXTENSION]: { webhooks } } };
 }
+
+/**
+ * A webhook to attach to the task a tools/call creates: `params._meta["io.modelcontextprotocol/events"]` =
+ * `{ "delivery": { "mode": "webhook", "url", "secret" } }`. The task's `task.events` are delivered to it from its
+ * first event, as an events/subscribe with the task's ID and cursor "0" would, for as long as the task is kept.
+ */
+export interface WebhookAtCreation {
+  readonly delivery: unknown;
+}
+
+export function webhookAtCreationOf(meta: unknown): WebhookAtCreation | undefined {
+  const entry = (meta as Record<string, unknown> | undefined)?.[EVENTS_EXTENSION];
+  if (typeof entry !== 'object' || entry === null || !('delivery' in entry)) return undefined;
+  return { delivery: (entry as { delivery: unknown }).delivery };
+}
+
+/**
+ * Checks the webhook before the task is created, so a refused one starts nothing: the refusal is the call's answer.
+ * Webhooks turned off (or no events at all) refuse it as Unsupported.
+ */
+export async function checkWebhookAtCreation(deps: McpServerDependencies, webhook: WebhookAtCreation): Promise<void> {
+  const subscriptions = deps.events?.subscriptions;
+  if (subscriptions === undefined) {
+    const { DeliveryModeUnsupportedError } = await import('../events/event-errors.js');
+    throw new DeliveryModeUnsupportedError(
+      'webhook',
+      'Webhooks are turned off on this endpoint: poll the task instead',
+    );
+  }
+  await subscriptions.check({ name: TASK_EVENTS_NAME, delivery: webhook.delivery });
+}
+
+/**
+ * Subscribes the webhook to the created task's events, and says how it went in the CreateTaskResult's `_meta`: the
+ * subscription (its ID and grant), or why the endpoint was not subscribed (a refused handshake, a private address). The
+ * task runs either way; its handle is never lost to a webhook's failure.
+ */
+export async function attachWebhookAtCreation<T extends { _meta?: Record<string, unknown> }>(
+  deps: McpServerDependencies,
+  owner: string,
+  task: { readonly taskId: string; readonly retention: { readonly ms: number | null } },
+  webhook: WebhookAtCreation,
+  answer: T,
+): Promise<T> {
+  const subscriptions = deps.events?.subscriptions;
+  if (subscriptions === undefined) return answer;
+  let outcome: Record<string, unknown>;
+  try {
+    const granted = await subscriptions.subscribe(owner, {
+      name: TASK_EVENTS_NAME,
+      arguments: { taskId: task.taskId },
+      delivery: webhook.delivery,
+      cursor: '0',
+      ...(task.retention.ms !== null ? { ttlMs: task.retention.ms } : {}),
+    });
+    outcome = { subscription: { id: granted.id, refreshBefore: new Date(granted.refreshBefore).toISOString() } };
+  } catch (error) {
+    const { toMcpError } = await import('./protocol-errors.js');
+    const { code, message, data } = toMcpError(error, deps.logger);
+    outcome = { subscriptionError: { code, message, ...(data !== undefined ? { data } : {}) } };
+  }
+  return { ...answer, _meta: { ...answer._meta, [EVENTS_EXTENSION]: outcome } };
+}
+
+/** The event type a webhook attached at creation follows (events/event-catalog.ts TASK_EVENTS). */
+const TASK_EVENTS_NAME = 'task.events';

@@ -22,7 +22,13 @@ import * as z from 'zod/v4';
 import { type TaskRecord, type TaskSummary } from '../core/task.js';
 import { isTerminal, TaskStatus } from '../core/task-status.js';
 import { MCP_2025_11_25_DIALECT, toMcpTask } from './mcp-2025-11-25.js';
-import { EVENTS_EXTENSION_CAPABILITY, withWebhookStatus } from './events-extension.js';
+import {
+  attachWebhookAtCreation,
+  checkWebhookAtCreation,
+  EVENTS_EXTENSION_CAPABILITY,
+  webhookAtCreationOf,
+  withWebhookStatus,
+} from './events-extension.js';
 import { SERVER_INFO, type McpServerDependencies } from './mcp-dependencies.js';
 import { invalidParamsError } from './invalid-params.js';
 import { ProtocolError, translatingErrors } from './protocol-errors.js';
@@ -201,6 +207,8 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
         return resultOf(done, SEP_1686_DIALECT.relatedTaskMeta(created.taskId));
       }
       if (task !== undefined) {
+        const webhook = webhookAtCreationOf(_meta);
+        if (webhook !== undefined) await checkWebhookAtCreation(deps, webhook);
         const created = await service.createTask({
           owner,
           toolName: name,
@@ -208,13 +216,14 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
           origin: MCP_2025_11_25_DIALECT.origin,
           requestedRetentionMs: task.ttl,
         });
-        return {
+        const answer = {
           task: MCP_2025_11_25_DIALECT.wireTask(created),
           _meta: {
             'io.modelcontextprotocol/model-immediate-response':
               `Started ${name} as task ${created.taskId}; its ` + `result will be available when it completes.`,
           },
         };
+        return webhook === undefined ? answer : attachWebhookAtCreation(deps, owner, created, webhook, answer);
       }
       return (await service.runToCompletion(
         owner,

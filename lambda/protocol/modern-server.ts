@@ -16,7 +16,13 @@ import { textResult } from '../core/tool-result.js';
 import type { ToolDefinition } from '../contract/tool-definition.js';
 import { declaredCapabilities, requireCapabilities, type Capabilities } from './client-capabilities.js';
 import { SERVER_INFO, type McpServerDependencies } from './mcp-dependencies.js';
-import { EVENTS_EXTENSION_CAPABILITY, withWebhookStatus } from './events-extension.js';
+import {
+  attachWebhookAtCreation,
+  checkWebhookAtCreation,
+  EVENTS_EXTENSION_CAPABILITY,
+  webhookAtCreationOf,
+  withWebhookStatus,
+} from './events-extension.js';
 import { translatingErrors } from './protocol-errors.js';
 import {
   TASKS_EXTENSION,
@@ -124,6 +130,8 @@ export function createModernMcpServer(deps: McpServerDependencies, schemas: Tool
         const wait = { signal: ctx.mcpReq.signal, ...(onProgress ? { onProgress } : {}) };
         return callWithInput(deps, { owner, toolName: name, args, ctx, wait, becomeTask: asTask });
       }
+      const webhook = webhookAtCreationOf(request.params._meta);
+      if (webhook !== undefined) await checkWebhookAtCreation(deps, webhook);
       try {
         const created = await service.createTask({
           owner,
@@ -131,7 +139,10 @@ export function createModernMcpServer(deps: McpServerDependencies, schemas: Tool
           arguments: args,
           origin: TASKS_EXTENSION_DIALECT.origin,
         });
-        return toCreateTaskResult(created) as unknown as CallToolResult;
+        const answer = toCreateTaskResult(created) as { _meta?: Record<string, unknown> };
+        return (webhook === undefined
+          ? answer
+          : await attachWebhookAtCreation(deps, owner, created, webhook, answer)) as unknown as CallToolResult;
       } catch (error) {
         if (error instanceof InvalidToolArgumentsError) return textResult(error.message, true) as CallToolResult;
         throw error;

@@ -9,7 +9,8 @@ import { createServer as createTcpServer, type AddressInfo, type Server as TcpSe
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createWebhookVerifier } from '../../lambda/events/webhook-verifier.js';
 import type { LookupFunction } from '../../lambda/outbound/safe-fetch.js';
-import { createTask, rpc, type RpcAnswer } from '../support/events-rpc.js';
+import { call, createTask, rpc, type RpcAnswer } from '../support/events-rpc.js';
+import { modernRequest, postModern } from '../support/modern-client.js';
 import { GENEROUS_WAIT, startTestServer, TOKENS, type TestServer } from '../support/local-backend.js';
 import {
   answering,
@@ -21,6 +22,7 @@ import {
 } from '../support/webhook-receiver.js';
 
 const HOUR_MS = 3_600_000;
+const EVENTS_EXTENSION = 'io.modelcontextprotocol/events';
 const SECRET_BYTES = randomBytes(32);
 const SECRET = `whsec_${SECRET_BYTES.toString('base64')}`;
 
@@ -294,6 +296,65 @@ describe('events-webhook-delivery: what the server POSTs to a webhook', () => {
         replayed.map((_, index) => String(index + 1)),
       );
       expect(replayed.every((request) => request.headers['x-mcp-subscription-id'] === id)).toBe(true);
+    });
+
+    it('attaches a webhook to a task as tools/call creates it (2025-11-25): it gets every event from the first', async () => {
+      const where = nextPath('at-creation');
+      const created = await call<{ task: { taskId: string }; _meta: Record<string, { subscription?: Granted }> }>(
+        local.url,
+        'tools/call',
+        {
+          name: 'text_stats',
+          arguments: { text: 'attached' },
+          task: { ttl: 600_000 },
+          _meta: {
+            [EVENTS_EXTENSION]: { delivery: { mode: 'webhook', url: `${receiver.url}${where}`, secret: SECRET } },
+          },
+        },
+      );
+      const { taskId } = created.task;
+      const subscription = created._meta[EVENTS_EXTENSION]!.subscription!;
+      expect(subscription.id).toMatch(/^sub_/);
+      const events = await deliveredUntilDone(where, taskId);
+      const seqs = events.map((request) => (request.json?.['data'] as { seq: number }).seq);
+      expect(seqs).toEqual(seqs.map((_, index) => index + 1));
+      expect(events.every((request) => request.headers['x-mcp-subscription-id'] === subscription.id)).toBe(true);
+    });
+
+    it('attaches a webhook as a Tasks-extension call creates its task (2026-07-28)', async () => {
+      const where = nextPath('at-creation-modern');
+      const response = await postModern(
+        local.url,
+        modernRequest('tools/call', {
+          name: 'text_stats',
+          arguments: { text: 'modern' },
+          _meta: {
+            [EVENTS_EXTENSION]: { delivery: { mode: 'webhook', url: `${receiver.url}${where}`, secret: SECRET } },
+          },
+        }),
+      );
+      // The Tasks extension's CreateTaskResult is the task itself (resultType "task").
+      const body = (await response.json()) as {
+        result: { resultType: string; taskId: string; _meta: Record<string, { subscription?: Granted }> };
+      };
+      expect(body.result.resultType).toBe('task');
+      expect(body.result._meta[EVENTS_EXTENSION]!.subscription!.id).toMatch(/^sub_/);
+      await deliveredUntilDone(where, body.result.taskId);
+    });
+
+    it('refuses a tools/call whose webhook is refused, and starts nothing', async () => {
+      const listed = async () => (await call<{ tasks: unknown[] }>(local.url, 'tasks/list', {})).tasks.length;
+      const before = await listed();
+      const answer = await rpc(local.url, 'tools/call', {
+        name: 'text_stats',
+        arguments: { text: 'never' },
+        task: { ttl: 600_000 },
+        _meta: {
+          [EVENTS_EXTENSION]: { delivery: { mode: 'webhook', url: `${receiver.url}/x`, secret: 'whsec_short' } },
+        },
+      });
+      expect(answer).toMatchObject({ error: { code: -32602, message: expect.stringMatching(/secret/) } });
+      expect(await listed()).toBe(before);
     });
 
     it('sep-9999-envelope-terminated, -envelope-webhook-id-format: a subscription to a task that is deleted ends with a signed terminated envelope', async () => {
