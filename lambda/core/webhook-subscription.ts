@@ -51,6 +51,9 @@ export interface WebhookSubscription {
   readonly delivery: DeliveryStatus;
 }
 
+/** A subscription without its secrets: what matching events and reporting delivery status need. */
+export type WebhookSubscriptionSummary = Omit<WebhookSubscription, 'secret' | 'previousSecret' | 'previousSecretUntil'>;
+
 export const HEALTHY_DELIVERY: DeliveryStatus = { active: true, failedEvents: 0 };
 
 /** JSON with object keys sorted at every depth: equal arguments give equal text, whatever order they came in. */

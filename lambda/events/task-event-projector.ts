@@ -10,7 +10,7 @@ import type { Logger } from '../core/logger.js';
 import { taskEventOf, type TaskEvent } from '../core/task-event.js';
 import { TASK_ATTRIBUTE as A } from '../contract/task-item-attributes.js';
 import { PARTITION_KEY, TTL_ATTRIBUTE } from '../contract/task-table-schema.js';
-import { isLive, type WebhookSubscription } from '../core/webhook-subscription.js';
+import { isLive, type WebhookSubscriptionSummary } from '../core/webhook-subscription.js';
 import { taskFromItem, type Item } from '../store/task-item-codec.js';
 import type { TaskEventStore } from '../store/task-event-store.js';
 import type { WebhookSubscriptionStore } from '../store/webhook-subscription-store.js';
@@ -81,7 +81,7 @@ export class TaskEventProjector {
   private async fanOut(event: TaskEvent): Promise<void> {
     const webhooks = this.options.webhooks;
     if (webhooks === undefined) return;
-    const subscriptions = await webhooks.subscriptions.listForOwner(event.owner);
+    const subscriptions = await webhooks.subscriptions.summariesForOwner(event.owner);
     const deliveries: WebhookDelivery[] = [];
     for (const subscription of subscriptions) {
       if (!this.wants(subscription, event)) continue;
@@ -97,7 +97,7 @@ export class TaskEventProjector {
     if (deliveries.length > 0) await webhooks.queue.send(deliveries);
   }
 
-  private wants(subscription: WebhookSubscription, event: TaskEvent): boolean {
+  private wants(subscription: WebhookSubscriptionSummary, event: TaskEvent): boolean {
     if (!isLive(subscription, this.options.clock.now())) return false;
     try {
       return matches(filterOf(eventTypeNamed(subscription.name), subscription.arguments), event);

@@ -196,7 +196,7 @@ export class WebhookSubscriptions {
   /** How delivery goes for each of the owner's live subscriptions that follow this task. */
   async forTask(owner: string, taskId: string): Promise<Array<Pick<WebhookSubscription, 'id' | 'name' | 'delivery'>>> {
     const now = this.options.clock.now();
-    const live = await this.options.store.listForOwner(owner);
+    const live = await this.options.store.summariesForOwner(owner);
     return live
       .filter(
         (each) => isLive(each, now) && (each.arguments['taskId'] === undefined || each.arguments['taskId'] === taskId),

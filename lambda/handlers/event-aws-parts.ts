@@ -11,7 +11,13 @@ export function createEventAwsParts(dynamoDb: DynamoDBClient, tableName: string,
   const client = DynamoDBDocumentClient.from(dynamoDb, { marshallOptions: { removeUndefinedValues: true } });
   return {
     events: new DynamoDbTaskEventStore({ client, tableName, clock }),
-    subscriptions: (sealingKey: Buffer) =>
-      new DynamoDbWebhookSubscriptions({ client, tableName, sealer: new AesGcmSecretSealer(sealingKey), clock }),
+    /** The key is fetched by the first read or write that needs a secret; listing summaries never waits for it. */
+    subscriptions: (sealingKey: () => Promise<Buffer>) =>
+      new DynamoDbWebhookSubscriptions({
+        client,
+        tableName,
+        sealer: async () => new AesGcmSecretSealer(await sealingKey()),
+        clock,
+      }),
   };
 }

@@ -55,7 +55,7 @@ export function createTaskEventParts(
   const webhooks = config.webhooks;
   if (webhooks === undefined) return { events };
   const subscriptionStore = loadedOnFirstCall<WebhookSubscriptionStore>(
-    async () => (await awsParts()).subscriptions(await webhooks.sealingKey()),
+    async () => (await awsParts()).subscriptions(webhooks.sealingKey),
     {},
   );
   // Loaded by the first events/subscribe, events/unsubscribe or webhook status read: it brings the callback checks, the

@@ -14,10 +14,8 @@ import { AWS_DELIVERY_SCHEDULE } from '../events/delivery-backoff.js';
 import { WebhookDeliverer } from '../events/webhook-deliverer.js';
 import { DynamoDbWebhookSubscriptions } from '../store/dynamodb-webhook-subscriptions.js';
 import { AesGcmSecretSealer } from '../store/secret-sealer.js';
-import type { WebhookSubscriptionStore } from '../store/webhook-subscription-store.js';
 import { AWS_CLIENT_BOUNDS } from './aws-clients.js';
 import { required } from './environment-values.js';
-import { loadedOnFirstCall } from './loaded-on-first-call.js';
 import { sealingKeyFromSecret, trustedOriginsOf } from './events-environment.js';
 import { defaultLogger } from './task-core.js';
 import { traced, tracerFromEnvironment } from './tracing.js';
@@ -59,15 +57,12 @@ const clients = tracer
   : { dynamoDb, sqs };
 const sealingKey = sealingKeyFromSecret(process.env);
 // Made on the first delivery, once the sealing key is read (a failed read is tried again on the next).
-const subscriptions = loadedOnFirstCall<WebhookSubscriptionStore>(
-  async () =>
-    new DynamoDbWebhookSubscriptions({
-      client: DynamoDBDocumentClient.from(clients.dynamoDb, { marshallOptions: { removeUndefinedValues: true } }),
-      tableName: config.eventTableName,
-      sealer: new AesGcmSecretSealer(await sealingKey()),
-    }),
-  {},
-);
+// The sealing key is read on the first delivery (a failed read is tried again on the next).
+const subscriptions = new DynamoDbWebhookSubscriptions({
+  client: DynamoDBDocumentClient.from(clients.dynamoDb, { marshallOptions: { removeUndefinedValues: true } }),
+  tableName: config.eventTableName,
+  sealer: async () => new AesGcmSecretSealer(await sealingKey()),
+});
 const policy: CallbackPolicy = { trustedOrigins: config.trustedOrigins };
 const deliverer = new WebhookDeliverer({
   subscriptions,

@@ -16,12 +16,14 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { EVENT_PARTITION_KEY, EVENT_SORT_KEY, EVENT_TTL_ATTRIBUTE } from '../contract/event-table-schema.js';
 import { SYSTEM_CLOCK, type Clock } from '../core/clock.js';
+import { onceLoaded } from '../core/once-loaded.js';
 import {
   canonicalJson,
   isLive,
   type DeliveryErrorCategory,
   type DeliveryStatus,
   type WebhookSubscription,
+  type WebhookSubscriptionSummary,
 } from '../core/webhook-subscription.js';
 import { updateIfAllowed } from './dynamodb-conditions.js';
 import { subscriptionSortKey, subscriptionsKey } from './event-table-keys.js';
@@ -76,8 +78,11 @@ const UPDATE_NAMES: Record<string, string> = {
 export interface DynamoDbWebhookSubscriptionsOptions {
   readonly client: DynamoDBDocumentClient;
   readonly tableName: string;
-  /** Seals the secrets at rest. */
-  readonly sealer: SecretSealer;
+  /**
+   * Seals the secrets at rest; a function is called on the first read or write that needs a secret (its key may have
+   * to be fetched), so listing summaries never waits for it.
+   */
+  readonly sealer: SecretSealer | (() => Promise<SecretSealer>);
   /** @default SYSTEM_CLOCK */
   readonly clock?: Pick<Clock, 'now'>;
 }
@@ -85,25 +90,27 @@ export interface DynamoDbWebhookSubscriptionsOptions {
 export class DynamoDbWebhookSubscriptions implements WebhookSubscriptionStore {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
-  private readonly sealer: SecretSealer;
+  private readonly sealer: () => Promise<SecretSealer>;
   private readonly clock: Pick<Clock, 'now'>;
 
   constructor(options: DynamoDbWebhookSubscriptionsOptions) {
     this.client = options.client;
     this.tableName = options.tableName;
-    this.sealer = options.sealer;
+    const { sealer } = options;
+    this.sealer = typeof sealer === 'function' ? onceLoaded(sealer) : async () => sealer;
     this.clock = options.clock ?? SYSTEM_CLOCK;
   }
 
   async put(subscription: WebhookSubscription): Promise<void> {
-    await this.client.send(new PutCommand({ TableName: this.tableName, Item: this.toItem(subscription) }));
+    const item = this.toItem(subscription, await this.sealer());
+    await this.client.send(new PutCommand({ TableName: this.tableName, Item: item }));
   }
 
   async get(owner: string, id: string): Promise<WebhookSubscription | null> {
     const { Item } = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: keyOf(owner, id), ConsistentRead: true }),
     );
-    return Item !== undefined && this.isLiveFor(Item, owner) ? this.fromItem(Item) : null;
+    return Item !== undefined && this.isLiveFor(Item, owner) ? this.fromItem(Item, await this.sealer()) : null;
   }
 
   async delete(owner: string, id: string): Promise<boolean> {
@@ -127,7 +134,19 @@ export class DynamoDbWebhookSubscriptions implements WebhookSubscriptionStore {
   }
 
   async listForOwner(owner: string): Promise<WebhookSubscription[]> {
-    const found: WebhookSubscription[] = [];
+    const items = await this.liveItems(owner);
+    if (items.length === 0) return [];
+    const sealer = await this.sealer();
+    return items.map((item) => this.fromItem(item, sealer));
+  }
+
+  async summariesForOwner(owner: string): Promise<WebhookSubscriptionSummary[]> {
+    return (await this.liveItems(owner)).map(summaryFromItem);
+  }
+
+  /** The owner's live subscription items, in ID order. */
+  private async liveItems(owner: string): Promise<Item[]> {
+    const found: Item[] = [];
     let start: Record<string, unknown> | undefined;
     do {
       const page = await this.client.send(
@@ -141,7 +160,7 @@ export class DynamoDbWebhookSubscriptions implements WebhookSubscriptionStore {
           ExclusiveStartKey: start,
         }),
       );
-      for (const item of page.Items ?? []) if (this.isLiveFor(item, owner)) found.push(this.fromItem(item));
+      for (const item of page.Items ?? []) if (this.isLiveFor(item, owner)) found.push(item);
       start = page.LastEvaluatedKey;
     } while (start !== undefined);
     return found;
@@ -225,7 +244,7 @@ export class DynamoDbWebhookSubscriptions implements WebhookSubscriptionStore {
     return isLive({ refreshBefore: typeof refreshBefore === 'number' ? refreshBefore : null }, this.clock.now());
   }
 
-  private toItem(subscription: WebhookSubscription): Item {
+  private toItem(subscription: WebhookSubscription, sealer: SecretSealer): Item {
     const { delivery } = subscription;
     const item: Item = {
       ...keyOf(subscription.owner, subscription.id),
@@ -234,14 +253,13 @@ export class DynamoDbWebhookSubscriptions implements WebhookSubscriptionStore {
       [A.name]: subscription.name,
       [A.arguments]: canonicalJson(subscription.arguments),
       [A.url]: subscription.url,
-      [A.secret]: this.sealer.seal(subscription.secret),
+      [A.secret]: sealer.seal(subscription.secret),
       [A.createdAt]: subscription.createdAt,
       [A.verified]: subscription.verified,
       [A.active]: delivery.active,
       [A.failedEvents]: delivery.failedEvents,
     };
-    if (subscription.previousSecret !== undefined)
-      item[A.previousSecret] = this.sealer.seal(subscription.previousSecret);
+    if (subscription.previousSecret !== undefined) item[A.previousSecret] = sealer.seal(subscription.previousSecret);
     if (subscription.previousSecretUntil !== undefined) item[A.previousSecretUntil] = subscription.previousSecretUntil;
     if (subscription.refreshBefore !== null) {
       item[A.refreshBefore] = subscription.refreshBefore;
@@ -253,25 +271,35 @@ export class DynamoDbWebhookSubscriptions implements WebhookSubscriptionStore {
     return item;
   }
 
-  private fromItem(item: Item): WebhookSubscription {
-    const field = fieldsOf(item, 'Webhook subscription item');
+  private fromItem(item: Item, sealer: SecretSealer): WebhookSubscription {
+    const field = fieldsOf(item, SUBSCRIPTION_ITEM);
     const previousSecret = field.optionalString(A.previousSecret);
     const previousSecretUntil = field.optionalNumber(A.previousSecretUntil);
     return {
-      id: field.string(A.id),
-      owner: field.string(A.owner),
-      name: field.string(A.name),
-      arguments: JSON.parse(field.string(A.arguments)) as Record<string, unknown>,
-      url: field.string(A.url),
-      secret: this.sealer.unseal(field.string(A.secret)),
-      ...(previousSecret !== undefined ? { previousSecret: this.sealer.unseal(previousSecret) } : {}),
+      ...summaryFromItem(item),
+      secret: sealer.unseal(field.string(A.secret)),
+      ...(previousSecret !== undefined ? { previousSecret: sealer.unseal(previousSecret) } : {}),
       ...(previousSecretUntil !== undefined ? { previousSecretUntil } : {}),
-      createdAt: field.number(A.createdAt),
-      refreshBefore: field.optionalNumber(A.refreshBefore) ?? null,
-      verified: item[A.verified] === true,
-      delivery: deliveryFromItem(item),
     };
   }
+}
+
+const SUBSCRIPTION_ITEM = 'Webhook subscription item';
+
+/** What an item says of its subscription but the secrets, which stay sealed. */
+function summaryFromItem(item: Item): WebhookSubscriptionSummary {
+  const field = fieldsOf(item, SUBSCRIPTION_ITEM);
+  return {
+    id: field.string(A.id),
+    owner: field.string(A.owner),
+    name: field.string(A.name),
+    arguments: JSON.parse(field.string(A.arguments)) as Record<string, unknown>,
+    url: field.string(A.url),
+    createdAt: field.number(A.createdAt),
+    refreshBefore: field.optionalNumber(A.refreshBefore) ?? null,
+    verified: item[A.verified] === true,
+    delivery: deliveryFromItem(item),
+  };
 }
 
 function keyOf(owner: string, id: string): Item {
@@ -279,7 +307,7 @@ function keyOf(owner: string, id: string): Item {
 }
 
 function deliveryFromItem(item: Item): DeliveryStatus {
-  const field = fieldsOf(item, 'Webhook subscription item');
+  const field = fieldsOf(item, SUBSCRIPTION_ITEM);
   const lastDeliveryAt = field.optionalNumber(A.lastDeliveryAt);
   const lastError = field.optionalString(A.lastError) as DeliveryErrorCategory | undefined;
   const failedSince = field.optionalNumber(A.failedSince);

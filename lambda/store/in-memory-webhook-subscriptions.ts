@@ -7,6 +7,7 @@ import {
   isLive,
   type DeliveryErrorCategory,
   type DeliveryStatus,
+  type WebhookSubscriptionSummary,
   type WebhookSubscription,
 } from '../core/webhook-subscription.js';
 import type { WebhookSubscriptionStore } from './webhook-subscription-store.js';
@@ -49,6 +50,10 @@ export class InMemoryWebhookSubscriptions implements WebhookSubscriptionStore {
       .filter((subscription) => isLive(subscription, now))
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .map((subscription) => structuredClone(subscription));
+  }
+
+  async summariesForOwner(owner: string): Promise<WebhookSubscriptionSummary[]> {
+    return (await this.listForOwner(owner)).map(summaryOf);
   }
 
   async markVerified(owner: string, id: string): Promise<void> {
@@ -99,4 +104,9 @@ export class InMemoryWebhookSubscriptions implements WebhookSubscriptionStore {
     this.byOwner.get(owner)!.set(id, written);
     return written;
   }
+}
+
+function summaryOf(subscription: WebhookSubscription): WebhookSubscriptionSummary {
+  const { secret: _secret, previousSecret: _previous, previousSecretUntil: _until, ...summary } = subscription;
+  return summary;
 }

@@ -2,7 +2,12 @@
 // A subscription past its grant (`refreshBefore`) reads as absent, as if already gone (DynamoDB's TTL removes it
 // later). DynamoDB implements it, secrets sealed at rest (dynamodb-webhook-subscriptions.ts); so does memory
 // (in-memory-webhook-subscriptions.ts); test/contract/webhook-subscription-store-contract.ts holds both to it.
-import type { DeliveryErrorCategory, DeliveryStatus, WebhookSubscription } from '../core/webhook-subscription.js';
+import type {
+  DeliveryErrorCategory,
+  DeliveryStatus,
+  WebhookSubscription,
+  WebhookSubscriptionSummary,
+} from '../core/webhook-subscription.js';
 
 export interface WebhookSubscriptionStore {
   /** Creates the subscription, or replaces the one with its ID (a refresh). */
@@ -13,6 +18,11 @@ export interface WebhookSubscriptionStore {
   delete(owner: string, id: string): Promise<boolean>;
   /** Every live subscription of the owner. */
   listForOwner(owner: string): Promise<WebhookSubscription[]>;
+  /**
+   * The same, without their secrets: for matching events and reporting delivery status, which must not cost an
+   * unsealing (nor, in AWS, a read of the sealing key on a tasks/get).
+   */
+  summariesForOwner(owner: string): Promise<WebhookSubscriptionSummary[]>;
   /** Marks the subscription's URL as verified (the handshake succeeded); nothing when it is gone. */
   markVerified(owner: string, id: string): Promise<void>;
   /** A delivery was accepted at `at`: the failure count and category clear. Nothing when it is gone. */

@@ -119,6 +119,25 @@ export function webhookSubscriptionStoreContract(
       expect(await store().listForOwner(`owner-${randomUUID()}`)).toEqual([]);
     });
 
+    it("summarises the owner's live subscriptions without their secrets, none of another owner's", async () => {
+      const rotated = await stored({ previousSecret: newWebhookSecret(), previousSecretUntil: now() + 60_000 });
+      const plain = await stored({ owner: rotated.owner });
+      await stored({ owner: rotated.owner, refreshBefore: now() + 1_000 });
+      await stored();
+      fixture.clock.advance(1_000);
+      const summaries = await store().summariesForOwner(rotated.owner);
+      const withoutSecrets = ({
+        secret: _secret,
+        previousSecret: _previous,
+        previousSecretUntil: _until,
+        ...summary
+      }: WebhookSubscription) => summary;
+      const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
+      expect(summaries.sort(byId)).toEqual([rotated, plain].map(withoutSecrets).sort(byId));
+      for (const summary of summaries) expect(JSON.stringify(summary)).not.toContain('whsec_');
+      expect(await store().summariesForOwner(`owner-${randomUUID()}`)).toEqual([]);
+    });
+
     it('reads a subscription past its grant as gone: get, list and delete find none', async () => {
       const subscription = await stored({ refreshBefore: now() + 1_000 });
       fixture.clock.advance(999);

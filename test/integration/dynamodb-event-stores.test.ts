@@ -180,6 +180,28 @@ describe('DynamoDbWebhookSubscriptions items', () => {
     await expect(stranger.get(subscription.owner, subscription.id)).rejects.toThrow(/Cannot unseal/);
   });
 
+  it('fetch the sealing key only for what needs a secret: summaries never ask for it', async () => {
+    const { clock, client, subscriptions } = stores();
+    const subscription = newSubscription(clock);
+    await subscriptions.put(subscription);
+    let asked = 0;
+    const lazy = new DynamoDbWebhookSubscriptions({
+      client,
+      tableName,
+      sealer: async () => {
+        asked++;
+        return sealer;
+      },
+      clock,
+    });
+    expect((await lazy.summariesForOwner(subscription.owner)).map((each) => each.id)).toEqual([subscription.id]);
+    expect(asked).toBe(0);
+    expect(await lazy.get(subscription.owner, subscription.id)).toEqual(subscription);
+    await lazy.listForOwner(subscription.owner);
+    // Fetched once, then kept.
+    expect(asked).toBe(1);
+  });
+
   it('expire by TTL a day after the grant lapses, and never without one', async () => {
     const { clock, subscriptions } = stores();
     const granted = newSubscription(clock, { refreshBefore: 1_700_000_000_123 });
