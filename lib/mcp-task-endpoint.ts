@@ -159,9 +159,10 @@ export class McpTaskEndpoint extends Construct {
     });
     this.mcpFunction = this.mcpHandler.function;
     this.requestStateKey = createRequestStateKeySecret(this, 'RequestStateKey', removalPolicy);
-    // Resolved by CloudFormation at deployment (a dynamic reference): the value is in neither the template nor the
-    // repository, and the function needs no permission to read it. Replacing the value takes a redeploy.
-    this.mcpFunction.addEnvironment(ENV.requestStateKey, this.requestStateKey.secretValue.unsafeUnwrap());
+    // Named by its ARN and read at first use: the value is in neither the template nor the function's configuration,
+    // so reading the configuration does not let anyone forge a requestState.
+    this.mcpFunction.addEnvironment(ENV.requestStateKeySecretArn, this.requestStateKey.secretArn);
+    this.requestStateKey.grantRead(this.mcpFunction);
 
     this.statusDeadLetterQueue = createStatusDeadLetterQueue(this, 'StatusDeadLetterQueue');
     this.statusDeadLetterAlarm = createStatusDeadLetterAlarm(this, 'StatusDeadLetterAlarm', this.statusDeadLetterQueue);

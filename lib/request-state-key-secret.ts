@@ -21,7 +21,7 @@ export function createRequestStateKeySecret(
     id: 'AwsSolutions-SMG4',
     reason:
       'Rotating the key only invalidates requestStates in flight (their clients call again); it is rotated by ' +
-      'putting a new value and redeploying, since the function reads it from its environment.',
+      'putting a new value: each instance reads it once, at its first use, so new instances take the new key.',
   });
   return secret;
 }

@@ -2,6 +2,7 @@
 // emulator announces no status changes, so the local stack reads each unfinished task every `intervalMs`, as tasks/get
 // does, and the read records what the execution did (a DescribeExecution on the emulator). The change then reaches
 // the task table, its stream, and the task's events and webhooks, as a status event's would in AWS.
+import { TaskExpiredError, TaskNotFoundError } from '../lambda/core/errors.js';
 import { isTerminal, type TaskStatus } from '../lambda/core/task-status.js';
 
 export interface ExecutionStatusWatcher {
@@ -11,7 +12,10 @@ export interface ExecutionStatusWatcher {
 }
 
 export function startExecutionStatusWatcher(options: {
-  /** Reads the task, refreshing it from its execution; throws when it is gone. */
+  /**
+   * Reads the task, refreshing it from its execution; throws `TaskNotFoundError` or `TaskExpiredError` when it is
+   * gone. Any other failure (the table unreachable for a while) is tried again next round.
+   */
   readonly read: (owner: string, taskId: string) => Promise<{ readonly status: TaskStatus }>;
   readonly intervalMs: number;
 }): ExecutionStatusWatcher {
@@ -22,8 +26,9 @@ export function startExecutionStatusWatcher(options: {
     for (const [key, { owner, taskId }] of watched) {
       try {
         if (isTerminal((await options.read(owner, taskId)).status)) watched.delete(key);
-      } catch {
-        watched.delete(key);
+      } catch (error) {
+        // Only a task that is gone stops being watched: an outage must not leave a finished task to a client's poll.
+        if (error instanceof TaskNotFoundError || error instanceof TaskExpiredError) watched.delete(key);
       }
     }
   };

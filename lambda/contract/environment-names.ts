@@ -17,8 +17,11 @@ export const ENV = {
   maxTaskCreationsPerMinute: 'MAX_TASK_CREATIONS_PER_MINUTE',
   /** Comma-separated host names the Host and Origin headers may name; unset accepts any. */
   allowedHosts: 'ALLOWED_HOSTS',
-  /** The HMAC key of plain calls' SEP-2322 `requestState` (at least 32 bytes); unset: a random key per instance. */
-  requestStateKey: 'REQUEST_STATE_KEY',
+  /**
+   * The Secrets Manager secret holding the HMAC key of plain calls' SEP-2322 `requestState` (at least 32 bytes), read
+   * at first use; unset: a random key per instance. Only its ARN is configuration: the key itself is a secret.
+   */
+  requestStateKeySecretArn: 'REQUEST_STATE_KEY_SECRET_ARN',
   /** The most expired tasks one expiry sweep run handles. */
   expirySweepMaxTasks: 'EXPIRY_SWEEP_MAX_TASKS',
   /** 'true' loads Powertools Tracer (see handlers/tracing.ts); Powertools' own variable, but here unset means off. */

@@ -29,9 +29,10 @@ export interface BackendConfig extends TaskCoreConfig {
   /** Host names the Host and Origin headers may name (DNS-rebinding protection); unset accepts any. */
   readonly allowedHosts?: readonly string[];
   /**
-   * The HMAC key of plain calls' `requestState` (SEP-2322), shared by every instance. @default a random key per process
+   * The HMAC key of plain calls' `requestState` (SEP-2322), shared by every instance, read when first needed.
+   * @default a random key per process
    */
-  readonly requestStateKey?: string;
+  readonly requestStateKey?: () => Promise<string>;
   /** The task event log and webhook subscriptions (the Events extension); absent: the endpoint offers no events. */
   readonly events?: TaskEventsConfig;
 }

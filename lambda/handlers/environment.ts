@@ -9,6 +9,7 @@ import type { BackendConfig } from './backend.js';
 import type { ExpirySweepConfig } from './expiry-sweep-core.js';
 import type { TaskCoreConfig } from './task-core.js';
 import { positiveInteger, required } from './environment-values.js';
+import { secretValue } from './secret-values.js';
 import { taskEventsConfigFromEnvironment } from './events-environment.js';
 
 /** Table and settings only: for functions that serve no tools (status sync). */
@@ -24,16 +25,8 @@ export function configFromEnvironment(env: NodeJS.ProcessEnv): BackendConfig {
     ?.split(',')
     .map((host) => host.trim())
     .filter((host) => host !== '');
-  const requestStateKey = env[ENV.requestStateKey];
-  if (
-    requestStateKey !== undefined &&
-    requestStateKey !== '' &&
-    Buffer.byteLength(requestStateKey) < MIN_REQUEST_STATE_KEY_BYTES
-  ) {
-    throw new Error(
-      `Environment variable ${ENV.requestStateKey} must be at least ${MIN_REQUEST_STATE_KEY_BYTES} bytes`,
-    );
-  }
+  const requestStateKeyArn = env[ENV.requestStateKeySecretArn];
+  const requestStateKey = requestStateKeyArn ? requestStateKeyIn(requestStateKeyArn) : undefined;
   const events = taskEventsConfigFromEnvironment(env);
   return {
     ...taskCoreConfigFromEnvironment(env),
@@ -41,6 +34,17 @@ export function configFromEnvironment(env: NodeJS.ProcessEnv): BackendConfig {
     ...(events ? { events } : {}),
     ...(allowedHosts && allowedHosts.length > 0 ? { allowedHosts } : {}),
     ...(requestStateKey ? { requestStateKey } : {}),
+  };
+}
+
+/** The key in the secret `arn`, read at first use and kept; a key too short to sign with is refused then. */
+export function requestStateKeyIn(arn: string, read: (arn: string) => () => Promise<string> = secretValue) {
+  const value = read(arn);
+  return async (): Promise<string> => {
+    const key = await value();
+    if (Buffer.byteLength(key) < MIN_REQUEST_STATE_KEY_BYTES)
+      throw new Error(`The request-state key in ${arn} must be at least ${MIN_REQUEST_STATE_KEY_BYTES} bytes`);
+    return key;
   };
 }
 

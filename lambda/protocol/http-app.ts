@@ -145,6 +145,15 @@ export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
           `Payload too large: a request body may have at most ${MAX_REQUEST_BODY_BYTES} bytes`,
         );
       const { parsedBody } = read;
+      // Before anything that echoes the id (the 401, the Events methods, the SDKs): every answer stays small.
+      const oversizedId = requestIdOf(parsedBody);
+      if (typeof oversizedId === 'string' && oversizedId.length > MAX_REQUEST_ID_LENGTH)
+        return jsonRpcError(
+          null,
+          400,
+          -32600,
+          `Invalid Request: the id may have at most ${MAX_REQUEST_ID_LENGTH} characters`,
+        );
       if (owner === null)
         return jsonRpcError(requestIdOf(parsedBody), 401, UNAUTHORIZED_ERROR_CODE, UNAUTHORIZED_MESSAGE, {
           'www-authenticate': 'Bearer',
@@ -169,15 +178,6 @@ export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
           ...options,
           events: options.events,
         });
-      const oversizedId = requestIdOf(parsedBody);
-      if (typeof oversizedId === 'string' && oversizedId.length > MAX_REQUEST_ID_LENGTH) {
-        return jsonRpcError(
-          null,
-          400,
-          -32600,
-          `Invalid Request: the id may have at most ${MAX_REQUEST_ID_LENGTH} characters`,
-        );
-      }
       const sdkRule = async () => (await modernEndpoint()).isLegacy;
       if ((await eraOf(request, parsedBody, sdkRule)) === 'legacy') return serveLegacy(request, parsedBody, owner);
       const answer = await (await modernEndpoint()).serve(request, parsedBody, owner);

@@ -4,7 +4,7 @@
 // The client's retry carries `inputResponses` and that state: the answers resume the SAME execution (SendTaskSuccess,
 // through the input service, so an answer sent twice is delivered once), and the call waits again: the result,
 // another round, or the plain-call timeout as ever.
-import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
+import type { CallToolResult, RequestStateCodec, ServerContext } from '@modelcontextprotocol/server';
 import { CAPABILITY_OF_METHOD, awaitsAnswers, openInputRequests } from '../core/input-request.js';
 import type { TaskRecord } from '../core/task.js';
 import type { DirectOutcome, DirectWaitOptions } from '../service/direct-calls.js';
@@ -36,8 +36,12 @@ export function requestStateVerifier(
   deps: McpServerDependencies,
   owner: string,
 ): (state: string, ctx: ServerContext) => Promise<PendingCallState> {
-  const codec = requestStateCodecFor(deps.requestStateKey ?? PROCESS_LOCAL_REQUEST_STATE_KEY, owner);
-  return (state, ctx) => codec.verify(state, ctx);
+  return async (state, ctx) => (await codecOf(deps, owner)).verify(state, ctx);
+}
+
+async function codecOf(deps: McpServerDependencies, owner: string): Promise<RequestStateCodec<PendingCallState>> {
+  const key = deps.requestStateKey === undefined ? PROCESS_LOCAL_REQUEST_STATE_KEY : await deps.requestStateKey();
+  return requestStateCodecFor(key, owner);
 }
 
 /**
@@ -118,7 +122,7 @@ async function questionsFor(
     taskId: task.taskId,
     keys: open.map((request) => request.key),
   };
-  const codec = requestStateCodecFor(deps.requestStateKey ?? PROCESS_LOCAL_REQUEST_STATE_KEY, call.owner);
+  const codec = await codecOf(deps, call.owner);
   return {
     resultType: 'input_required',
     inputRequests: toInputRequests(task),

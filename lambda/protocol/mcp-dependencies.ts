@@ -20,9 +20,10 @@ export interface McpServerDependencies {
   readonly inputs: InputService;
   /**
    * The HMAC key of plain calls' `requestState` (SEP-2322; at least 32 bytes), the same on every instance that may
-   * see a retry: see protocol/request-state. @default a random key for this process alone
+   * see a retry: see protocol/request-state. Asked for when a state is first minted or verified, so a key kept in
+   * Secrets Manager is read only by a call that needs it. @default a random key for this process alone
    */
-  readonly requestStateKey?: string;
+  readonly requestStateKey?: () => Promise<string>;
   /** Task events (the Events extension): absent when the endpoint has no event table. */
   readonly events?: TaskEventsAccess;
 }

@@ -58,32 +58,42 @@ export class TaskTracker {
    */
   async waitForTerminal(owner: string, taskId: string, options: WaitOptions): Promise<TaskRecord> {
     const deadline = this.context.clock.now() + options.timeoutMs;
-    let task = await this.getTask(owner, taskId);
     // Each read that finds new progress or a new current step is passed on to the waiting stream.
     let seen: TaskRecord | undefined;
-    const passOnProgress = async (read: TaskRecord): Promise<void> => {
-      if (options.onProgress === undefined || !activityChanged(seen, read)) return;
-      seen = read;
-      await options.onProgress(read);
+    let task: TaskRecord | undefined;
+    let failure: unknown;
+    const readOnce = async (refreshAfterMs: number): Promise<void> => {
+      try {
+        task = await this.read(owner, taskId, refreshAfterMs);
+      } catch (error) {
+        if (error instanceof TaskNotFoundError || error instanceof TaskExpiredError) throw error;
+        // A read that failed (throttled, unreachable) says nothing of the task: the wait goes on and reads again.
+        failure = error;
+        this.context.logger.warn('Could not read the task while waiting', { taskId, error: String(error) });
+        return;
+      }
+      if (options.onProgress !== undefined && activityChanged(seen, task)) {
+        seen = task;
+        await options.onProgress(task);
+      }
+      await options.onRead?.(task);
     };
-    await passOnProgress(task);
-    await options.onRead?.(task);
+    await readOnce(this.pollRefreshMs);
     let step = FIRST_WAIT_STEP_MS;
     while (
-      !isTerminal(task.status) &&
-      !options.until?.(task) &&
+      (task === undefined || (!isTerminal(task.status) && !options.until?.(task))) &&
       this.context.clock.now() < deadline &&
       !options.signal?.aborted
     ) {
       await this.context.clock.sleep(
-        Math.min(step, task.pollIntervalMs, deadline - this.context.clock.now()),
+        Math.min(step, task?.pollIntervalMs ?? step, deadline - this.context.clock.now()),
         options.signal,
       );
-      task = await this.read(owner, taskId, Math.min(step, this.pollRefreshMs));
-      await passOnProgress(task);
-      await options.onRead?.(task);
+      await readOnce(Math.min(step, this.pollRefreshMs));
       step = nextWaitStepMs(step, this.context.settings.refreshIntervalMs);
     }
+    // Not one read succeeded in the whole wait: that failure is the answer.
+    if (task === undefined) throw failure;
     return task;
   }
 
@@ -150,7 +160,15 @@ export class TaskTracker {
 
   private async refresh(task: TaskRecord, intervalMs: number): Promise<TaskRecord> {
     const now = this.context.clock.now();
-    if (!(await this.context.store.claimRefresh(task, now, intervalMs))) return task;
+    let claimed;
+    try {
+      claimed = await this.context.store.claimRefresh(task, now, intervalMs);
+    } catch (error) {
+      // The claim could not be written (throttled, unreachable): answer with what is stored, as a lost claim would.
+      this.context.logger.warn('Could not claim the refresh', { taskId: task.taskId, error: String(error) });
+      return task;
+    }
+    if (!claimed) return task;
     let execution;
     try {
       execution = await this.context.executor.describe(task.executionArn);

@@ -23,14 +23,15 @@ import { joined, exampleStack, logicalId, ownResources, testStack } from './cdk-
 import {
   ids,
   outdir,
-  policyStatements,
   resource,
+  resources,
   stack,
   statusRules,
   template,
   useEndpointTemplate,
   type Resource,
 } from './endpoint-template.js';
+import { rolesAllowed } from './oauth-proxy-template.js';
 
 useEndpointTemplate();
 
@@ -111,19 +112,33 @@ describe('functions', () => {
     expect(variables[MCP_HTTP_ENV.openEndpointOwner]).toBeUndefined();
   });
 
-  it('give the MCP function the requestState key as a deployment-time reference to a generated secret, with no right to read the secret', () => {
+  it("name the requestState key to the MCP function by its secret's ARN, and let that function alone read it", () => {
     const variables = resource(ids.mcpFunction).Properties['Environment'].Variables as Record<string, unknown>;
     const secretId = logicalId(stack, stack.endpoint.requestStateKey as never);
     expect(resource(secretId)).toMatchObject({
       Type: 'AWS::SecretsManager::Secret',
       Properties: { GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true } },
     });
-    expect(joined(variables[ENV.requestStateKey])).toBe(`{{resolve:secretsmanager:\${${secretId}}:SecretString:::}}`);
-    // It may read the OAuth proxy's signing key (oauth-proxy-credentials.test.ts), never this secret.
-    const onSecret = policyStatements(ids.mcpFunction).filter((statement) =>
-      JSON.stringify(statement.Resource).includes(`"${secretId}"`),
-    );
-    expect(onSecret).toEqual([]);
+    expect(variables[ENV.requestStateKeySecretArn]).toEqual({ Ref: secretId });
+    expect(rolesAllowed(template, 'secretsmanager:GetSecretValue', secretId)).toEqual([
+      logicalId(stack, stack.endpoint.mcpFunction.role as never),
+    ]);
+  });
+
+  it("put no secret value in any function's environment: no dynamic reference to a secret, no literal key", () => {
+    const secretIds = Object.keys(resources('AWS::SecretsManager::Secret'));
+    expect(secretIds.length).toBeGreaterThan(0);
+    for (const [functionId, fn] of Object.entries(resources('AWS::Lambda::Function'))) {
+      const variables = (fn.Properties['Environment']?.Variables ?? {}) as Record<string, unknown>;
+      for (const [name, value] of Object.entries(variables)) {
+        const text = JSON.stringify(value);
+        expect(text, `${functionId} ${name}`).not.toMatch(/resolve:secretsmanager|resolve:ssm-secure/);
+        // A secret may be named only by its ARN (a bare Ref), never through an attribute that could carry its value.
+        for (const secretId of secretIds)
+          if (text.includes(`"${secretId}"`)) expect(value, `${functionId} ${name}`).toEqual({ Ref: secretId });
+        expect(name, `${functionId} ${name}`).not.toMatch(/(KEY|SECRET|PASSWORD|TOKEN)$/);
+      }
+    }
   });
 
   it('let the MCP function outlive the longest blocking wait', () => {

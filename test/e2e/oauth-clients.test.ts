@@ -181,6 +181,7 @@ describe('MCP Inspector CLI', () => {
       const authorizationUrl = await vi.waitUntil(printedUrl, { timeout: 60_000, interval: 100 });
       await signInWithBrowser(authorizationUrl, server.oauth.upstream.user, {
         redirectUriPrefix: callbackUrl,
+        clientListens: true,
       });
       // The browser's last hop went to the CLI's own loopback listener, which takes the code from there. Bounded, so a
       // CLI that hangs fails with what it printed rather than the bare test timeout.

@@ -11,7 +11,7 @@ import {
   TOKENS,
   type TestServer,
 } from '../support/local-backend.js';
-import { call, createTask, eventStream, rpc, type SseFrame } from '../support/events-rpc.js';
+import { call, createTask, eventStream, headersFor, rpc, type SseFrame } from '../support/events-rpc.js';
 import { modernRequest, postModern } from '../support/modern-client.js';
 
 const EVENTS_EXTENSION = 'io.modelcontextprotocol/events';
@@ -213,5 +213,24 @@ describe('the task event log (Events extension, task.events)', () => {
     await expect(
       eventStream(server.url, { name: 'task.events', arguments: { taskId }, cursor: '0' }).next(),
     ).rejects.toThrow(/-32011|Task not found/);
+  });
+
+  it('refuses an oversized request id on events methods as on every other, without echoing it', async () => {
+    const id = 'i'.repeat(1_000_000);
+    for (const [method, params, token] of [
+      ['events/poll', { name: 'task.events', arguments: { taskId: 'unknown' }, cursor: '0' }, TOKENS.alice],
+      ['events/list', {}, TOKENS.alice],
+      ['tools/list', {}, 'not-a-token'],
+    ] as const) {
+      const response = await fetch(server.url, {
+        method: 'POST',
+        headers: headersFor(token),
+        body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+      });
+      const text = await response.text();
+      expect(response.status, method).toBe(400);
+      expect(text.length, method).toBeLessThan(1_000);
+      expect(JSON.parse(text), method).toMatchObject({ id: null, error: { code: -32600 } });
+    }
   });
 });

@@ -156,13 +156,39 @@ describe('TaskService on DynamoDB Local and the Step Functions emulator', () => 
         return started;
       },
     };
-    // Every read throttled once the execution has started.
+    // Every read throttled once the execution has started, for longer than the call may wait.
     const dying = realStore({ operations: ['GetItemCommand'], now: () => executionArn !== '' });
-    const call = service({ store: dying, executor: capturing }).runToCompletion('store-dies', 'analyze_documents', {
+    const call = service({
+      store: dying,
+      executor: capturing,
+      settings: { directCallTimeoutMs: 1_000 },
+    }).runToCompletion('store-dies', 'analyze_documents', {
       documents: ['x'],
       reviewSeconds: 60,
     });
     await expect(call).rejects.toMatchObject({ name: 'ProvisionedThroughputExceededException' });
     expect(await executor.describe(executionArn)).toMatchObject({ status: 'ABORTED', error: 'TaskAbandoned' });
+  });
+
+  it('rides out reads failing for a while after the create: the waiting caller still gets its result', async () => {
+    let failUntil = Number.POSITIVE_INFINITY;
+    const flaky = realStore({ operations: ['GetItemCommand'], now: () => Date.now() < failUntil });
+    const task = await service().createTask(textStats('reads-fail'));
+    failUntil = Date.now() + 1_500;
+    const done = await service({ store: flaky }).waitForTerminal('reads-fail', task.taskId, {
+      timeoutMs: GENEROUS_WAIT.timeout,
+    });
+    expect(Date.now()).toBeGreaterThanOrEqual(failUntil);
+    expect(done.status).toBe('completed');
+    expect(await executionCount('text_stats', task.executionArn)).toBe(1);
+  });
+
+  it('answers a poll with the stored task while the refresh claim cannot be written', async () => {
+    const noWrites = realStore({ operations: ['UpdateItemCommand'], now: () => true });
+    const task = await service().createTask(textStats('claims-fail'));
+    await expect(service({ store: noWrites }).getTask('claims-fail', task.taskId)).resolves.toMatchObject({
+      taskId: task.taskId,
+      status: 'submitted',
+    });
   });
 });

@@ -31,6 +31,12 @@ export interface SignInOptions {
 export interface BrowserSignInOptions extends SignInOptions {
   /** @default 60_000 */
   readonly timeoutMs?: number;
+  /**
+   * The client listens at the redirect URI itself (a CLI's loopback listener): the browser's request must reach it,
+   * and the sign-in ends when that listener has answered. Otherwise the redirect is answered here.
+   * @default false
+   */
+  readonly clientListens?: boolean;
 }
 
 /** Whether {@link signInWithBrowser} can run here (`.ci/run` installs the `chromium` package). */
@@ -41,7 +47,7 @@ export function chromiumAvailable(): boolean {
 /**
  * Opens `authorizationUrl` in headless Chromium, fills the login form with the user's credentials, submits it, and
  * resolves with the URL the browser is then sent to at the redirect URI (answered here, so nothing needs to listen
- * there). Rejects with the page's error message when the sign-in is refused.
+ * there, unless `clientListens`). Rejects with the page's error message when the sign-in is refused.
  */
 export async function signInWithBrowser(
   authorizationUrl: string,
@@ -57,21 +63,25 @@ export async function signInWithBrowser(
     let arrivedAt: URL | undefined;
     let arrived: (url: URL) => void = () => {};
     const redirected = new Promise<URL>((resolve) => (arrived = resolve));
-    // The redirect URI is reached by a redirect from the authorization server; routing sees that hop too.
-    await page.route(
-      (url) => url.href.startsWith(options.redirectUriPrefix),
-      async (route) => {
-        arrivedAt ??= new URL(route.request().url());
+    const atRedirectUri = (url: string): boolean => url.startsWith(options.redirectUriPrefix);
+    if (options.clientListens === true) {
+      // The listener has the code once it has answered; answering here instead would take the code from the client.
+      page.on('response', (response) => {
+        if (!atRedirectUri(response.url())) return;
+        arrivedAt ??= new URL(response.url());
         arrived(arrivedAt);
-        await route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: CLOSE_PAGE });
-      },
-    );
-    // Playwright's routing misses a hop reached by a redirect when something listens there: the request event sees it.
-    page.on('request', (request) => {
-      if (!request.url().startsWith(options.redirectUriPrefix)) return;
-      arrivedAt ??= new URL(request.url());
-      arrived(arrivedAt);
-    });
+      });
+    } else {
+      // The redirect URI is reached by a redirect from the authorization server; routing sees that hop too.
+      await page.route(
+        (url) => atRedirectUri(url.href),
+        async (route) => {
+          arrivedAt ??= new URL(route.request().url());
+          arrived(arrivedAt);
+          await route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: CLOSE_PAGE });
+        },
+      );
+    }
     await page.goto(authorizationUrl);
     // Sent straight back without a login form (an error answer, say): that is the answer.
     if (arrivedAt !== undefined) return arrivedAt;
