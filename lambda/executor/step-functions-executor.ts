@@ -22,7 +22,7 @@ import {
   type HistoryEvent,
   type SFNClient,
 } from '@aws-sdk/client-sfn';
-import { ExecutionStartError, type ExecutionStartFault } from '../core/errors.js';
+import { ExecutionStartError, ServiceBusyError, type ExecutionStartFault } from '../core/errors.js';
 import type { ExecutionSnapshot } from '../core/execution-status.js';
 import type { ExecutionStatus } from '../contract/execution-status-events.js';
 import { executionArnFor } from './execution-arn.js';
@@ -68,7 +68,7 @@ export class StepFunctionsExecutor implements TaskExecutor {
           fault,
           { cause: error },
         );
-      // Anything else (throttling after retries, a timeout, a refused connection, a 5xx): the outcome is unknown.
+      // Anything else (a timeout, a refused connection, a 5xx): the outcome is unknown.
       throw error;
     }
   }
@@ -148,7 +148,9 @@ export function currentStepOf(newestFirst: readonly HistoryEvent[]): string | nu
 /**
  * The fault of a StartExecution error that is a definite refusal (nothing started, and retrying the same
  * request cannot succeed, or not soon), or `null` when the outcome is unknown. Every refusal StartExecution
- * documents is listed; KmsThrottlingException is not, as a throttle is retried like any other.
+ * documents is listed; KmsThrottlingException is not, as it throttles the machine's key, not the start. Of a
+ * quota refusal after the client's retries, an earlier attempt whose answer was lost may still have started the
+ * execution: the caller stops it before withdrawing the task.
  */
 function startRefusalFault(error: unknown): ExecutionStartFault | null {
   if (error instanceof InvalidExecutionInput) return 'input';
@@ -165,5 +167,7 @@ function startRefusalFault(error: unknown): ExecutionStartFault | null {
     return 'configuration';
   }
   if (error instanceof ExecutionLimitExceeded) return 'capacity';
+  // StartExecution's rate, used up through the client's retries (the composition root translates the throttle).
+  if (error instanceof ServiceBusyError) return 'throttled';
   return null;
 }
