@@ -166,17 +166,22 @@ export async function completeSignIn(request: Request, context: OAuthProxyContex
   const params = new URL(request.url).searchParams;
   const now = context.now();
   const state = params.get('state');
-  const pending = state ? await context.store.takePendingAuthorization(state, now) : null;
-  if (pending === null)
-    return errorPage(
+  const expired = () =>
+    errorPage(
       new InvalidRequestError('This sign-in has expired or was already completed: start again from your client'),
     );
-  // A sign-in finishes in the browser that consented to it, or not at all.
-  if (!carriesConsentCookie(request, pending, secureCookies(context)))
+  const found = state ? await context.store.getPendingAuthorization(state, now) : null;
+  if (found === null) return expired();
+  // A sign-in finishes in the browser that consented to it, or not at all. The cookie is checked before the sign-in
+  // is taken: a forged callback from another browser must not be able to cancel it.
+  if (!carriesConsentCookie(request, found, secureCookies(context)))
     return errorPage(
       new InvalidRequestError('This sign-in was started in another browser: start it from your client'),
       403,
     );
+  // Taken only now, and once: of two callbacks from the consenting browser, one proceeds.
+  const pending = await context.store.takePendingAuthorization(found.id, now);
+  if (pending === null) return expired();
   const back = (error: OAuthError) =>
     redirectWithError(pending.redirectUri, error, pending.clientState, context.issuer);
   if (params.has('error')) return back(new AccessDeniedError('Sign-in was cancelled or refused'));

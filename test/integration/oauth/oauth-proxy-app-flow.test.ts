@@ -220,6 +220,21 @@ describe('consent, bound to the browser that was asked', () => {
     expect(forged.headers.get('location')).toBeNull();
   });
 
+  it('a forged callback without the sign-in cookie is refused and does not cancel the sign-in', async () => {
+    const clientId = await registeredClientId();
+    const { challenge } = await pkcePair();
+    const { pending, cookie } = await consentPage(clientId, challenge);
+    const forged = await fetch(`${server.issuer}/oauth/callback?state=${pending}&error=access_denied`, {
+      redirect: 'manual',
+    });
+    expect(forged.status).toBe(403);
+    expect(forged.headers.get('location')).toBeNull();
+    // The person's own answer still goes through.
+    const allowed = await answer(pending, 'allow', cookie);
+    expect(allowed.status).toBe(302);
+    expect(allowed.headers.get('location')).toMatch(new RegExp(`^${server.oauth.upstream.issuer}`));
+  });
+
   it('a sign-in link started by someone else does not complete in another browser', async () => {
     const clientId = await registeredClientId();
     const { challenge } = await pkcePair();
