@@ -18,6 +18,12 @@ import { randomToken, tokenHash, type OAuthProxyContext } from './oauth-proxy-co
 /** A registration that has not received a token within this time is forgotten. */
 export const UNUSED_REGISTRATION_MS = 24 * 60 * 60 * 1000;
 const MAX_REGISTRATION_BYTES = 16 * 1024;
+/**
+ * How deep the metadata may nest, the document itself being level 1. A JWK set needs 5 (document, jwks, keys, a key,
+ * its x5c). The byte cap alone lets 16 KB of brackets nest thousands of levels, which overflows the stack of anything
+ * that walks the value recursively (JSON.stringify, the DynamoDB marshaller).
+ */
+const MAX_METADATA_DEPTH = 8;
 const SUPPORTED_GRANT_TYPES = ['authorization_code', 'refresh_token'];
 
 export async function register(
@@ -77,6 +83,10 @@ async function checkedMetadata(request: Request, context: OAuthProxyContext) {
   } catch {
     throw new InvalidClientMetadataError('The client metadata is not valid JSON');
   }
+  if (nestingDepth(body) > MAX_METADATA_DEPTH)
+    throw new InvalidClientMetadataError(
+      `Client metadata may nest at most ${MAX_METADATA_DEPTH} levels deep: publish large key sets at jwks_uri instead`,
+    );
   const parsed = OAuthClientMetadataSchema.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -112,4 +122,17 @@ async function checkedMetadata(request: Request, context: OAuthProxyContext) {
     grant_types: grantTypes,
     response_types: responseTypes,
   };
+}
+
+/** How deeply a parsed JSON value nests objects and arrays (a scalar is 0), found without recursion. */
+export function nestingDepth(value: unknown): number {
+  let deepest = 0;
+  const stack: Array<{ readonly value: unknown; readonly depth: number }> = [{ value, depth: 1 }];
+  while (stack.length > 0) {
+    const { value: next, depth } = stack.pop()!;
+    if (typeof next !== 'object' || next === null) continue;
+    deepest = Math.max(deepest, depth);
+    for (const child of Object.values(next)) stack.push({ value: child, depth: depth + 1 });
+  }
+  return deepest;
 }

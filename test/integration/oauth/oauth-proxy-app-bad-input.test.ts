@@ -136,6 +136,30 @@ describe('bad input gets a clear RFC 6749 error and nothing is stored', () => {
     }
   });
 
+  it('metadata nested thousands of levels deep: invalid_client_metadata, and no quota spent', async () => {
+    const before = await server.storedKeys();
+    // Built as text: JSON.stringify itself would overflow the stack on this value.
+    const deep = '['.repeat(7000) + ']'.repeat(7000);
+    const response = await fetch(`${server.issuer}/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `{"redirect_uris":["${REDIRECT_URI}"],"token_endpoint_auth_method":"none","jwks":${deep}}`,
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({
+      error: 'invalid_client_metadata',
+      error_description: expect.stringMatching(/at most 8 levels/),
+    });
+    expect(await server.storedKeys()).toEqual(before);
+  });
+
+  it('a JWK set of the usual shape (keys with an x5c chain) still registers', async () => {
+    const key = { kty: 'RSA', kid: 'k1', n: 'AQAB', e: 'AQAB', x5c: ['MIIB'] };
+    const response = await register({ jwks: { keys: [key] } });
+    expect(response.status).toBe(201);
+    expect(await response.json()).toMatchObject({ jwks: { keys: [key] } });
+  });
+
   it('an unsupported grant type, a missing parameter, an unknown client at /token', async () => {
     expect(await tokenRequest({ grant_type: 'password', client_id: 'x' })).toMatchObject({
       status: 401,
