@@ -35,7 +35,10 @@ export function createClientResolver(options: ClientResolverOptions): ClientReso
       if (!options.metadataDocuments)
         throw new InvalidClientError('Client ID Metadata Documents are turned off on this server: register the client');
       if (!isClientMetadataDocumentUrl(clientId))
-        throw new InvalidClientError(`client_id '${clientId}' is not a valid client metadata document URL`);
+        throw new InvalidClientError(
+          `client_id '${clientId}' is not a valid client metadata document URL: https, with a path, no fragment, ` +
+            'no credentials, and written as a URL parser writes it (no dot segments, tabs or newlines, a lowercase host)',
+        );
       try {
         const document = await options.metadataDocuments.resolve(clientId);
         return {
