@@ -54,7 +54,7 @@ describe('the authorization code flow', () => {
     const { verifier, challenge } = await pkcePair();
     const tokens = await exchange(clientId, await codeFor(clientId, challenge), verifier);
     expect(tokens.status).toBe(200);
-    expect(tokens.body).toMatchObject({ token_type: 'Bearer', scope: 'mcp' });
+    expect(tokens.body).toMatchObject({ token_type: 'Bearer', scope: 'mcp', expires_in: 900 });
     const [, payload] = tokens.body['access_token']!.split('.');
     const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString()) as Record<string, unknown>;
     expect(claims).toMatchObject({ aud: server.url, iss: server.issuer, sub: server.oauth.upstream.user.subject });
