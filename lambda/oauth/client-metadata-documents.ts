@@ -30,8 +30,10 @@ export interface ClientMetadataDocuments {
   /**
    * The checked document for `clientId`, from the cache while it is fresh. Concurrent calls for one URL share one
    * fetch. Rejects with {@link ClientMetadataDocumentError}; failures are not cached, so the next call tries again.
+   * `admitFetch` is awaited when the cache cannot answer, before any request goes out; what it throws, `resolve`
+   * rejects with, and nothing is fetched.
    */
-  resolve(clientId: string): Promise<ClientMetadataDocument>;
+  resolve(clientId: string, admitFetch?: () => Promise<void>): Promise<ClientMetadataDocument>;
 }
 
 export interface ClientMetadataDocumentsOptions {
@@ -194,7 +196,7 @@ export function createClientMetadataDocuments(options: ClientMetadataDocumentsOp
   }
 
   return {
-    async resolve(clientId) {
+    async resolve(clientId, admitFetch) {
       if (!isClientMetadataDocumentUrl(clientId)) {
         throw new ClientMetadataDocumentError(
           `'${clientId}' is not a client metadata document URL (https, a path, no fragment, no credentials, ` +
@@ -209,6 +211,8 @@ export function createClientMetadataDocuments(options: ClientMetadataDocumentsOp
         if (cached.expiresAt > now()) return cached.document;
         cache.delete(clientId);
       }
+      // Admitted before joining a fetch in flight too: a join may count as a fetch, a fetch never goes uncounted.
+      await admitFetch?.();
       const pending = inFlight.get(clientId);
       if (pending !== undefined) return pending;
       const fetching = fetchDocument(clientId).finally(() => inFlight.delete(clientId));

@@ -14,6 +14,7 @@ import { json, oauthErrorResponse } from './oauth-responses.js';
 import { CLIENT_AUTH_METHODS, type ClientAuthMethod, type RegistrationLimits } from './oauth-store.js';
 import { isAllowedRedirectUri } from '../contract/redirect-uri-policy.js';
 import { randomToken, tokenHash, type OAuthProxyContext } from './oauth-proxy-context.js';
+import { OAUTH_LIMIT } from './source-limits.js';
 
 /** A registration that has not received a token within this time is forgotten. */
 export const UNUSED_REGISTRATION_MS = 24 * 60 * 60 * 1000;
@@ -26,21 +27,25 @@ const MAX_REGISTRATION_BYTES = 16 * 1024;
 const MAX_METADATA_DEPTH = 8;
 const SUPPORTED_GRANT_TYPES = ['authorization_code', 'refresh_token'];
 
+/** Registers a client for a request from `source` (a counting source, see source-limits.ts). */
 export async function register(
   request: Request,
-  sourceIp: string,
+  source: string,
   limits: RegistrationLimits,
   context: OAuthProxyContext,
 ): Promise<Response> {
   try {
     const metadata = await checkedMetadata(request, context);
     const now = context.now();
-    const refused = await context.store.countRegistration(sourceIp, now, limits);
+    const refused = await context.store.countRegistration(source, now, limits);
     if (refused !== null) {
       context.logger.warn('Client registration refused by a limit', { limit: refused });
+      context.metrics.limitReached(
+        refused === 'per-source' ? OAUTH_LIMIT.registrationsPerSource : OAUTH_LIMIT.registrationsTotal,
+      );
       const error = new TooManyRequestsError(
         refused === 'per-source'
-          ? `At most ${limits.perSourcePerHour} registrations per hour from one address: try again later`
+          ? `At most ${limits.perSourcePerHour} registrations per hour from one network: try again later`
           : 'This server takes no more registrations today: try again tomorrow',
       );
       return oauthErrorResponse(error, 429, { 'retry-after': refused === 'per-source' ? '3600' : '86400' });

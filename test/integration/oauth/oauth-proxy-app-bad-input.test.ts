@@ -96,6 +96,20 @@ describe('bad input gets a clear RFC 6749 error and nothing is stored', () => {
     expect(response.headers.get('x-oauth-error')).toBe('invalid_client');
   });
 
+  it('a state longer than 512 characters: a page, not echoed back, nothing pending', async () => {
+    const clientId = await registeredClientId();
+    const { challenge } = await pkcePair();
+    const before = await server.storedKeys();
+    const response = await fetch(authorizationUrl(clientId, challenge, { state: 's'.repeat(513) }), {
+      redirect: 'manual',
+    });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('location')).toBeNull();
+    expect(response.headers.get('x-oauth-error')).toBe('invalid_request');
+    expect(await response.text()).toMatch(/state may have at most 512 characters/);
+    expect(await server.storedKeys()).toEqual(before);
+  });
+
   it('no PKCE, or plain PKCE: the error goes back to the client with its state', async () => {
     const clientId = await registeredClientId();
     const url = new URL(authorizationUrl(clientId, 'x'.repeat(43), { code_challenge_method: 'plain' }));
