@@ -66,6 +66,11 @@ export class PowertoolsTaskMetrics implements TaskMetrics {
     if (THROTTLING_ERROR_NAMES.has(errorName)) this.emit(dimensions, METRIC.AwsCallThrottles, MetricUnit.Count, 1);
   }
 
+  /** Counts one OAuth request refused by `limit` (the OAuth proxy's metrics port). */
+  limitReached(limit: string): void {
+    this.emit({ [DIMENSION.limit]: limit }, METRIC.OAuthRequestsLimited, MetricUnit.Count, 1);
+  }
+
   /** A single metric publishes (and forgets its dimensions) on addMetric, so each metric gets its own. */
   private emit(
     dimensions: Record<string, string>,
