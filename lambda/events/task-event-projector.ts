@@ -53,6 +53,21 @@ export function deliveryGroupOf(subscriptionId: string, taskId: string): string 
   return createHash('sha256').update(subscriptionId).update('\n').update(taskId).digest('hex');
 }
 
+/** The delivery of one event to one subscription; its webhook ID is the event's, so a second copy is dropped. */
+export function deliveryFor(
+  subscription: Pick<WebhookSubscriptionSummary, 'id' | 'name'>,
+  event: TaskEvent,
+): WebhookDelivery {
+  const occurrence = occurrenceOf(subscription.name, event);
+  return {
+    owner: event.owner,
+    subscriptionId: subscription.id,
+    webhookId: occurrence.eventId,
+    groupKey: deliveryGroupOf(subscription.id, event.taskId),
+    body: JSON.stringify(occurrence),
+  };
+}
+
 export class TaskEventProjector {
   constructor(private readonly options: TaskEventProjectorOptions) {}
 
@@ -85,14 +100,18 @@ export class TaskEventProjector {
     const deliveries: WebhookDelivery[] = [];
     for (const subscription of subscriptions) {
       if (!this.wants(subscription, event)) continue;
-      const occurrence = occurrenceOf(subscription.name, event);
-      deliveries.push({
-        owner: event.owner,
-        subscriptionId: subscription.id,
-        webhookId: occurrence.eventId,
-        groupKey: deliveryGroupOf(subscription.id, event.taskId),
-        body: JSON.stringify(occurrence),
-      });
+      // A replay not yet all queued: this event goes with every one before it, from the replay's start, so it cannot
+      // overtake them (the copies the replay queues itself are dropped as duplicates).
+      const run =
+        subscription.replayAfter === undefined || subscription.replayAfter >= event.seq - 1
+          ? [event]
+          : await this.options.events.readAfter(
+              event.owner,
+              event.taskId,
+              subscription.replayAfter,
+              event.seq - subscription.replayAfter,
+            );
+      for (const each of run) if (each.seq <= event.seq) deliveries.push(deliveryFor(subscription, each));
     }
     if (deliveries.length > 0) await webhooks.queue.send(deliveries);
   }

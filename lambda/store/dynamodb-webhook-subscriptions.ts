@@ -52,6 +52,8 @@ export const SUBSCRIPTION_ATTRIBUTE = {
   lastError: 'lastError',
   failedSince: 'failedSince',
   failedEvents: 'failedEvents',
+  /** The seq a replay not yet all queued starts after; absent once it is. */
+  replayAfter: 'replayAfter',
 } as const;
 const A = SUBSCRIPTION_ATTRIBUTE;
 
@@ -73,6 +75,7 @@ const UPDATE_NAMES: Record<string, string> = {
   '#lastError': A.lastError,
   '#failedSince': A.failedSince,
   '#failedEvents': A.failedEvents,
+  '#replayAfter': A.replayAfter,
 };
 
 export interface DynamoDbWebhookSubscriptionsOptions {
@@ -164,6 +167,15 @@ export class DynamoDbWebhookSubscriptions implements WebhookSubscriptionStore {
       start = page.LastEvaluatedKey;
     } while (start !== undefined);
     return found;
+  }
+
+  async endReplay(owner: string, id: string, replayAfter: number): Promise<void> {
+    await updateIfAllowed(
+      this.client,
+      this.liveUpdate(owner, id, 'REMOVE #replayAfter', { ':replayAfter': replayAfter }, [
+        '#replayAfter = :replayAfter',
+      ]),
+    );
   }
 
   async markVerified(owner: string, id: string): Promise<void> {
@@ -268,6 +280,7 @@ export class DynamoDbWebhookSubscriptions implements WebhookSubscriptionStore {
     if (delivery.lastDeliveryAt !== undefined) item[A.lastDeliveryAt] = delivery.lastDeliveryAt;
     if (delivery.lastError !== undefined) item[A.lastError] = delivery.lastError;
     if (delivery.failedSince !== undefined) item[A.failedSince] = delivery.failedSince;
+    if (subscription.replayAfter !== undefined) item[A.replayAfter] = subscription.replayAfter;
     return item;
   }
 
@@ -289,6 +302,7 @@ const SUBSCRIPTION_ITEM = 'Webhook subscription item';
 /** What an item says of its subscription but the secrets, which stay sealed. */
 function summaryFromItem(item: Item): WebhookSubscriptionSummary {
   const field = fieldsOf(item, SUBSCRIPTION_ITEM);
+  const replayAfter = field.optionalNumber(A.replayAfter);
   return {
     id: field.string(A.id),
     owner: field.string(A.owner),
@@ -299,6 +313,7 @@ function summaryFromItem(item: Item): WebhookSubscriptionSummary {
     refreshBefore: field.optionalNumber(A.refreshBefore) ?? null,
     verified: item[A.verified] === true,
     delivery: deliveryFromItem(item),
+    ...(replayAfter !== undefined ? { replayAfter } : {}),
   };
 }
 
