@@ -265,13 +265,14 @@ export class DynamoDbWebhookSubscriptions implements WebhookSubscriptionStore {
       [A.name]: subscription.name,
       [A.arguments]: canonicalJson(subscription.arguments),
       [A.url]: subscription.url,
-      [A.secret]: sealer.seal(subscription.secret),
+      [A.secret]: sealer.seal(subscription.secret, sealedFor(subscription)),
       [A.createdAt]: subscription.createdAt,
       [A.verified]: subscription.verified,
       [A.active]: delivery.active,
       [A.failedEvents]: delivery.failedEvents,
     };
-    if (subscription.previousSecret !== undefined) item[A.previousSecret] = sealer.seal(subscription.previousSecret);
+    if (subscription.previousSecret !== undefined)
+      item[A.previousSecret] = sealer.seal(subscription.previousSecret, sealedFor(subscription));
     if (subscription.previousSecretUntil !== undefined) item[A.previousSecretUntil] = subscription.previousSecretUntil;
     if (subscription.refreshBefore !== null) {
       item[A.refreshBefore] = subscription.refreshBefore;
@@ -288,10 +289,13 @@ export class DynamoDbWebhookSubscriptions implements WebhookSubscriptionStore {
     const field = fieldsOf(item, SUBSCRIPTION_ITEM);
     const previousSecret = field.optionalString(A.previousSecret);
     const previousSecretUntil = field.optionalNumber(A.previousSecretUntil);
+    const summary = summaryFromItem(item);
+    // The ID the item is stored under, not the one it says it has: the key is what a copy cannot keep.
+    const boundTo = sealedFor({ owner: summary.owner, id: String(item[EVENT_SORT_KEY]) });
     return {
-      ...summaryFromItem(item),
-      secret: sealer.unseal(field.string(A.secret)),
-      ...(previousSecret !== undefined ? { previousSecret: sealer.unseal(previousSecret) } : {}),
+      ...summary,
+      secret: sealer.unseal(field.string(A.secret), boundTo),
+      ...(previousSecret !== undefined ? { previousSecret: sealer.unseal(previousSecret, boundTo) } : {}),
       ...(previousSecretUntil !== undefined ? { previousSecretUntil } : {}),
     };
   }
@@ -315,6 +319,14 @@ function summaryFromItem(item: Item): WebhookSubscriptionSummary {
     delivery: deliveryFromItem(item),
     ...(replayAfter !== undefined ? { replayAfter } : {}),
   };
+}
+
+/**
+ * What a subscription's secrets are sealed for: its owner and ID, so a sealed secret copied to another subscription's
+ * item, in the same partition or another owner's, does not open.
+ */
+function sealedFor(subscription: Pick<WebhookSubscriptionSummary, 'owner' | 'id'>): string {
+  return `${subscription.owner}\n${subscription.id}`;
 }
 
 function keyOf(owner: string, id: string): Item {
