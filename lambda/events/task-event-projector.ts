@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { taskEventOf, type TaskEvent } from '../core/task-event.js';
+import { isTerminal } from '../core/task-status.js';
 import { TASK_ATTRIBUTE as A } from '../contract/task-item-attributes.js';
 import { PARTITION_KEY, TTL_ATTRIBUTE } from '../contract/task-table-schema.js';
 import { isLive, type WebhookSubscriptionSummary } from '../core/webhook-subscription.js';
@@ -53,18 +54,23 @@ export function deliveryGroupOf(subscriptionId: string, taskId: string): string 
   return createHash('sha256').update(subscriptionId).update('\n').update(taskId).digest('hex');
 }
 
-/** The delivery of one event to one subscription; its webhook ID is the event's, so a second copy is dropped. */
+/**
+ * The delivery of one event to one subscription; its webhook ID is the event's, so a second copy is dropped. The
+ * terminal event of the one task a subscription follows ends it once delivered: nothing more can come of that task.
+ */
 export function deliveryFor(
-  subscription: Pick<WebhookSubscriptionSummary, 'id' | 'name'>,
+  subscription: Pick<WebhookSubscriptionSummary, 'id' | 'name' | 'arguments'>,
   event: TaskEvent,
 ): WebhookDelivery {
   const occurrence = occurrenceOf(subscription.name, event);
+  const ends = subscription.arguments['taskId'] === event.taskId && isTerminal(event.task.status);
   return {
     owner: event.owner,
     subscriptionId: subscription.id,
     webhookId: occurrence.eventId,
     groupKey: deliveryGroupOf(subscription.id, event.taskId),
     body: JSON.stringify(occurrence),
+    ...(ends ? { endsSubscription: true as const } : {}),
   };
 }
 
