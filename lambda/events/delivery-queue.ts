@@ -13,6 +13,11 @@ export interface WebhookDelivery {
   readonly groupKey: string;
   /** The JSON body, exactly as it is signed and sent. */
   readonly body: string;
+  /**
+   * The event ends the only task the subscription follows (it reached a terminal status): once it is delivered the
+   * subscription is removed, so it stops counting toward its owner's limit.
+   */
+  readonly endsSubscription?: true;
 }
 
 export interface DeliveryQueue {

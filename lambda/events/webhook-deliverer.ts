@@ -108,6 +108,12 @@ export class WebhookDeliverer implements Deliverer {
     if (status >= 200 && status < 300) {
       await subscriptions.recordDelivered(subscription.owner, subscription.id, clock.now());
       logger.info('Webhook delivered', { ...fields, status });
+      if (delivery.endsSubscription === true) {
+        // Its task has ended and the receiver has the terminal event: the slot in the owner's limit is freed now,
+        // not when the grant runs out.
+        await subscriptions.delete(subscription.owner, subscription.id);
+        logger.info('Webhook subscription ended: its task ended and its last event was delivered', fields);
+      }
       return { kind: 'delivered' };
     }
     if (FINAL_STATUSES.has(status)) {

@@ -103,5 +103,6 @@ export function deliveryOf(body: string): WebhookDelivery | null {
     webhookId: fields['webhookId'] as string,
     groupKey: fields['groupKey'] as string,
     body: fields['body'] as string,
+    ...(fields['endsSubscription'] === true ? { endsSubscription: true as const } : {}),
   };
 }

@@ -52,6 +52,8 @@ export const SUBSCRIPTION_ATTRIBUTE = {
   lastError: 'lastError',
   failedSince: 'failedSince',
   failedEvents: 'failedEvents',
+  /** The seq a replay not yet all queued starts after; absent once it is. */
+  replayAfter: 'replayAfter',
 } as const;
 const A = SUBSCRIPTION_ATTRIBUTE;
 
@@ -73,6 +75,7 @@ const UPDATE_NAMES: Record<string, string> = {
   '#lastError': A.lastError,
   '#failedSince': A.failedSince,
   '#failedEvents': A.failedEvents,
+  '#replayAfter': A.replayAfter,
 };
 
 export interface DynamoDbWebhookSubscriptionsOptions {
@@ -166,6 +169,15 @@ export class DynamoDbWebhookSubscriptions implements WebhookSubscriptionStore {
     return found;
   }
 
+  async endReplay(owner: string, id: string, replayAfter: number): Promise<void> {
+    await updateIfAllowed(
+      this.client,
+      this.liveUpdate(owner, id, 'REMOVE #replayAfter', { ':replayAfter': replayAfter }, [
+        '#replayAfter = :replayAfter',
+      ]),
+    );
+  }
+
   async markVerified(owner: string, id: string): Promise<void> {
     await updateIfAllowed(this.client, this.liveUpdate(owner, id, 'SET #verified = :true', { ':true': true }));
   }
@@ -253,13 +265,14 @@ export class DynamoDbWebhookSubscriptions implements WebhookSubscriptionStore {
       [A.name]: subscription.name,
       [A.arguments]: canonicalJson(subscription.arguments),
       [A.url]: subscription.url,
-      [A.secret]: sealer.seal(subscription.secret),
+      [A.secret]: sealer.seal(subscription.secret, sealedFor(subscription)),
       [A.createdAt]: subscription.createdAt,
       [A.verified]: subscription.verified,
       [A.active]: delivery.active,
       [A.failedEvents]: delivery.failedEvents,
     };
-    if (subscription.previousSecret !== undefined) item[A.previousSecret] = sealer.seal(subscription.previousSecret);
+    if (subscription.previousSecret !== undefined)
+      item[A.previousSecret] = sealer.seal(subscription.previousSecret, sealedFor(subscription));
     if (subscription.previousSecretUntil !== undefined) item[A.previousSecretUntil] = subscription.previousSecretUntil;
     if (subscription.refreshBefore !== null) {
       item[A.refreshBefore] = subscription.refreshBefore;
@@ -268,6 +281,7 @@ export class DynamoDbWebhookSubscriptions implements WebhookSubscriptionStore {
     if (delivery.lastDeliveryAt !== undefined) item[A.lastDeliveryAt] = delivery.lastDeliveryAt;
     if (delivery.lastError !== undefined) item[A.lastError] = delivery.lastError;
     if (delivery.failedSince !== undefined) item[A.failedSince] = delivery.failedSince;
+    if (subscription.replayAfter !== undefined) item[A.replayAfter] = subscription.replayAfter;
     return item;
   }
 
@@ -275,10 +289,13 @@ export class DynamoDbWebhookSubscriptions implements WebhookSubscriptionStore {
     const field = fieldsOf(item, SUBSCRIPTION_ITEM);
     const previousSecret = field.optionalString(A.previousSecret);
     const previousSecretUntil = field.optionalNumber(A.previousSecretUntil);
+    const summary = summaryFromItem(item);
+    // The ID the item is stored under, not the one it says it has: the key is what a copy cannot keep.
+    const boundTo = sealedFor({ owner: summary.owner, id: String(item[EVENT_SORT_KEY]) });
     return {
-      ...summaryFromItem(item),
-      secret: sealer.unseal(field.string(A.secret)),
-      ...(previousSecret !== undefined ? { previousSecret: sealer.unseal(previousSecret) } : {}),
+      ...summary,
+      secret: sealer.unseal(field.string(A.secret), boundTo),
+      ...(previousSecret !== undefined ? { previousSecret: sealer.unseal(previousSecret, boundTo) } : {}),
       ...(previousSecretUntil !== undefined ? { previousSecretUntil } : {}),
     };
   }
@@ -289,6 +306,7 @@ const SUBSCRIPTION_ITEM = 'Webhook subscription item';
 /** What an item says of its subscription but the secrets, which stay sealed. */
 function summaryFromItem(item: Item): WebhookSubscriptionSummary {
   const field = fieldsOf(item, SUBSCRIPTION_ITEM);
+  const replayAfter = field.optionalNumber(A.replayAfter);
   return {
     id: field.string(A.id),
     owner: field.string(A.owner),
@@ -299,7 +317,16 @@ function summaryFromItem(item: Item): WebhookSubscriptionSummary {
     refreshBefore: field.optionalNumber(A.refreshBefore) ?? null,
     verified: item[A.verified] === true,
     delivery: deliveryFromItem(item),
+    ...(replayAfter !== undefined ? { replayAfter } : {}),
   };
+}
+
+/**
+ * What a subscription's secrets are sealed for: its owner and ID, so a sealed secret copied to another subscription's
+ * item, in the same partition or another owner's, does not open.
+ */
+function sealedFor(subscription: Pick<WebhookSubscriptionSummary, 'owner' | 'id'>): string {
+  return `${subscription.owner}\n${subscription.id}`;
 }
 
 function keyOf(owner: string, id: string): Item {

@@ -56,6 +56,14 @@ export class InMemoryWebhookSubscriptions implements WebhookSubscriptionStore {
     return (await this.listForOwner(owner)).map(summaryOf);
   }
 
+  async endReplay(owner: string, id: string, replayAfter: number): Promise<void> {
+    this.update(owner, id, (stored) => {
+      if (stored.replayAfter !== replayAfter) return stored;
+      const { replayAfter: _ended, ...rest } = stored;
+      return rest;
+    });
+  }
+
   async markVerified(owner: string, id: string): Promise<void> {
     this.update(owner, id, (stored) => ({ ...stored, verified: true }));
   }

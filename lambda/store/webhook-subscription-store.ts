@@ -23,6 +23,11 @@ export interface WebhookSubscriptionStore {
    * unsealing (nor, in AWS, a read of the sealing key on a tasks/get).
    */
   summariesForOwner(owner: string): Promise<WebhookSubscriptionSummary[]>;
+  /**
+   * The replay after `replayAfter` is all queued: clears the subscription's mark, so deliveries go one event at a
+   * time again. Nothing when it is gone or carries another mark (a later subscribe started its own replay).
+   */
+  endReplay(owner: string, id: string, replayAfter: number): Promise<void>;
   /** Marks the subscription's URL as verified (the handshake succeeded); nothing when it is gone. */
   markVerified(owner: string, id: string): Promise<void>;
   /** A delivery was accepted at `at`: the failure count and category clear. Nothing when it is gone. */

@@ -177,6 +177,21 @@ export function webhookSubscriptionStoreContract(
       expect(await store().get(stranger, subscription.id)).toBeNull();
     });
 
+    it('keeps a replay mark, in the summary too, until the replay it names is ended', async () => {
+      const subscription = await stored({ replayAfter: 0 });
+      expect((await store().summariesForOwner(subscription.owner))[0]?.replayAfter).toBe(0);
+      await store().endReplay(subscription.owner, subscription.id, 0);
+      const { replayAfter: _mark, ...unmarked } = subscription;
+      expect(await reread(subscription)).toEqual(unmarked);
+    });
+
+    it('leaves a replay mark that another replay set', async () => {
+      const subscription = await stored({ replayAfter: 2 });
+      await store().endReplay(subscription.owner, subscription.id, 0);
+      await store().endReplay(`owner-${randomUUID()}`, subscription.id, 2);
+      expect(await reread(subscription)).toEqual(subscription);
+    });
+
     it('marks a subscription verified', async () => {
       const subscription = await stored({ verified: false });
       await store().markVerified(subscription.owner, subscription.id);

@@ -196,6 +196,12 @@ describe('deliveryOf', () => {
   it('keeps only the delivery fields', () => {
     expect(deliveryOf(JSON.stringify({ ...delivery('g', 'a'), extra: 1 }))).toEqual(delivery('g', 'a'));
   });
+
+  it('reads back that a delivery ends its subscription, so the slot is freed behind SQS too', () => {
+    const ending = { ...delivery('g', 'a'), endsSubscription: true as const };
+    expect(deliveryOf(JSON.stringify(ending))).toEqual(ending);
+    expect(deliveryOf(JSON.stringify({ ...delivery('g', 'a'), endsSubscription: 'yes' }))).toEqual(delivery('g', 'a'));
+  });
 });
 
 describe('SqsDeliveryQueue', () => {
