@@ -30,6 +30,7 @@ import {
   TASK_EVENTS,
   type EventFilter,
 } from './event-catalog.js';
+import { DEFAULT_OWNER_SUMMARY_CACHE, OwnerSummaryCache } from './owner-summary-cache.js';
 import { deliveryFor } from './task-event-projector.js';
 import { verifyCallback } from './verification-handshake.js';
 import { isStandardWebhooksSecret } from './webhook-signature.js';
@@ -124,9 +125,11 @@ function replayMark(
 
 export class WebhookSubscriptions {
   private readonly settings: WebhookSubscriptionSettings;
+  private readonly statusCache: OwnerSummaryCache;
 
   constructor(private readonly options: WebhookSubscriptionsOptions) {
     this.settings = options.settings ?? DEFAULT_SUBSCRIPTION_SETTINGS;
+    this.statusCache = new OwnerSummaryCache({ clock: options.clock, ...DEFAULT_OWNER_SUMMARY_CACHE });
   }
 
   /**
@@ -183,6 +186,7 @@ export class WebhookSubscriptions {
       ...replayMark(existing, cursorSeq, followsOneLog(type.name, filter)),
     };
     await store.put(subscription);
+    this.statusCache.forget(owner);
     this.options.logger.info(
       existing === undefined ? 'Webhook subscription created' : 'Webhook subscription refreshed',
       {
@@ -207,14 +211,18 @@ export class WebhookSubscriptions {
     const { url } = this.checkedDelivery(params.delivery, false);
     const args = { ...filterOf(type, params.arguments) };
     const id = subscriptionIdOf({ owner, url, name: type.name, arguments: args });
+    this.statusCache.forget(owner);
     if (!(await this.options.store.delete(owner, id))) throw new SubscriptionNotFoundError();
     this.options.logger.info('Webhook subscription removed', { subscriptionId: id });
   }
 
-  /** How delivery goes for each of the owner's live subscriptions that follow this task. */
+  /**
+   * How delivery goes for each of the owner's live subscriptions that follow this task, as read within the last few
+   * seconds (see owner-summary-cache.ts): a poll of a task costs its one read, not a second one for its webhooks.
+   */
   async forTask(owner: string, taskId: string): Promise<Array<Pick<WebhookSubscription, 'id' | 'name' | 'delivery'>>> {
     const now = this.options.clock.now();
-    const live = await this.options.store.summariesForOwner(owner);
+    const live = await this.statusCache.get(owner, () => this.options.store.summariesForOwner(owner));
     return live
       .filter(
         (each) => isLive(each, now) && (each.arguments['taskId'] === undefined || each.arguments['taskId'] === taskId),
