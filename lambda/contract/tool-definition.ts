@@ -37,7 +37,17 @@ export interface ToolDefinition {
   readonly description: string;
   /** JSON Schema (draft 2020-12, the default, or 07) for the tool's arguments; must describe an object. */
   readonly inputSchema: JsonSchema;
+  /**
+   * The STANDARD state machine a task of the tool runs: the tool's own, or, for an EXPRESS tool, the STANDARD wrapper
+   * around it (express-wrapper.ts).
+   */
   readonly stateMachineArn: string;
+  /**
+   * An EXPRESS tool's own machine: a plain tools/call runs it with StartSyncExecution (5 minutes at most) and makes no
+   * task, while a task runs {@link stateMachineArn}, the wrapper. @default - none (a plain call runs
+   * `stateMachineArn` as a task that the call waits on)
+   */
+  readonly expressStateMachineArn?: string;
   /**
    * Advertised in tools/list as MCP's `execution.taskSupport`: whether a client may (`optional`), must
    * (`required`) or must not (`forbidden`) call the tool as a task. A `forbidden` tool always answers the call

@@ -1,12 +1,14 @@
-// TaskExecutor in memory, for fast unit tests: executions that a test drives by hand (succeed, fail, enter a step,
-// wait on a task token) instead of state machines that run by themselves. It keeps the contract's guarantees as Step
-// Functions does (one execution per name, stop a no-op once closed, a token answered once) and counts every call, so
-// a test can assert "exactly one execution" or "one describe per refresh interval". Not for production: nothing runs.
+// TaskExecutor and SyncExecutor in memory, for fast unit tests: executions that a test drives by hand (succeed, fail,
+// enter a step, wait on a task token) instead of state machines that run by themselves; a synchronous run answers once
+// the test ends its execution. It keeps the contracts' guarantees as Step Functions does (one execution per name, stop
+// a no-op once closed or for an EXPRESS execution, a token answered once) and counts every call, so a test can assert
+// "exactly one execution" or "one describe per refresh interval". Not for production: nothing runs.
 import { ExecutionStartError } from '../core/errors.js';
 import type { ExecutionSnapshot } from '../core/execution-status.js';
 import { ExecutionStatus } from '../contract/execution-status-events.js';
 import { executionArnFor } from './execution-arn.js';
 import type { StartRequest, TaskExecutor } from './task-executor.js';
+import type { SyncExecutor, SyncRunRequest } from './sync-executor.js';
 import { MAX_EXECUTION_PAYLOAD_BYTES } from './step-functions-limits.js';
 
 /** An execution as the in-memory executor holds it. */
@@ -35,6 +37,7 @@ export interface ExecutorCalls {
   currentStep: number;
   stop: number;
   sendTaskSuccess: number;
+  runSync: number;
 }
 
 export interface InMemoryExecutorOptions {
@@ -50,10 +53,24 @@ function executionDoesNotExist(executionArn: string): Error {
   return Object.assign(new Error(`Execution Does Not Exist: '${executionArn}'`), { name: 'ExecutionDoesNotExist' });
 }
 
-export class InMemoryExecutor implements TaskExecutor {
+const isExpress = (execution: InMemoryExecution): boolean => execution.executionArn.includes(':express:');
+
+function snapshotOf(execution: Pick<InMemoryExecution, 'status' | 'output' | 'error' | 'cause'>): ExecutionSnapshot {
+  return {
+    status: execution.status,
+    ...(execution.output !== undefined ? { output: execution.output } : {}),
+    ...(execution.error !== undefined ? { error: execution.error } : {}),
+    ...(execution.cause !== undefined ? { cause: execution.cause } : {}),
+  };
+}
+
+export class InMemoryExecutor implements TaskExecutor, SyncExecutor {
   /** Calls so far, per method (reset with `resetCalls`). */
-  readonly calls: ExecutorCalls = { start: 0, describe: 0, currentStep: 0, stop: 0, sendTaskSuccess: 0 };
+  readonly calls: ExecutorCalls = { start: 0, describe: 0, currentStep: 0, stop: 0, sendTaskSuccess: 0, runSync: 0 };
   private readonly executionsByArn = new Map<string, InMemoryExecution>();
+  /** The callers of `runSync` still waiting, by execution ARN: answered when the test ends the execution. */
+  private readonly syncWaits = new Map<string, (execution: ExecutionSnapshot) => void>();
+  private syncRuns = 0;
   private readonly stateMachineArns: ReadonlySet<string> | undefined;
   private tokens = 0;
 
@@ -70,40 +87,39 @@ export class InMemoryExecutor implements TaskExecutor {
     const executionArn = this.executionArnFor(request.stateMachineArn, request.executionName);
     // The name is taken (running or closed): that execution, never a second run.
     if (this.executionsByArn.has(executionArn)) return { executionArn };
-    if (this.stateMachineArns !== undefined && !this.stateMachineArns.has(request.stateMachineArn))
-      throw new ExecutionStartError(
-        `Step Functions refused to start the execution: State Machine Does Not Exist: '${request.stateMachineArn}'`,
-        'configuration',
-      );
-    if (Buffer.byteLength(request.input, 'utf8') > MAX_EXECUTION_PAYLOAD_BYTES)
-      throw new ExecutionStartError(
-        `Step Functions refused the tool input: it is over ${MAX_EXECUTION_PAYLOAD_BYTES} bytes`,
-        'input',
-      );
-    const execution: InMemoryExecution = {
-      executionArn,
-      stateMachineArn: request.stateMachineArn,
-      name: request.executionName,
-      input: request.input,
-      status: ExecutionStatus.Running,
-      currentStep: null,
-      waitingTokens: [],
-      answers: [],
-    };
-    this.executionsByArn.set(executionArn, execution);
+    this.launch(executionArn, request.stateMachineArn, request);
     return { executionArn };
+  }
+
+  /**
+   * Starts an EXPRESS execution (ARN `…:express:<machine>:<name>:<n>`, one per call, as EXPRESS names need not be
+   * unique) and answers once the test ends it; an abort of `signal` rejects with an `AbortError` and leaves it
+   * running, as an EXPRESS execution cannot be stopped.
+   */
+  async runSync(request: SyncRunRequest, signal?: AbortSignal): Promise<ExecutionSnapshot> {
+    this.calls.runSync++;
+    const executionArn =
+      `${request.stateMachineArn.replace(':stateMachine:', ':express:')}:${request.executionName}:` +
+      `${++this.syncRuns}`;
+    this.launch(executionArn, request.stateMachineArn, request);
+    return new Promise((resolve, reject) => {
+      const abandon = (): void => {
+        this.syncWaits.delete(executionArn);
+        reject(Object.assign(new Error('The wait was aborted'), { name: 'AbortError' }));
+      };
+      if (signal?.aborted) return abandon();
+      signal?.addEventListener('abort', abandon, { once: true });
+      this.syncWaits.set(executionArn, (execution) => {
+        signal?.removeEventListener('abort', abandon);
+        resolve(execution);
+      });
+    });
   }
 
   async describe(executionArn: string): Promise<ExecutionSnapshot | null> {
     this.calls.describe++;
     const execution = this.executionsByArn.get(executionArn);
-    if (execution === undefined) return null;
-    return {
-      status: execution.status,
-      ...(execution.output !== undefined ? { output: execution.output } : {}),
-      ...(execution.error !== undefined ? { error: execution.error } : {}),
-      ...(execution.cause !== undefined ? { cause: execution.cause } : {}),
-    };
+    return execution === undefined ? null : snapshotOf(execution);
   }
 
   async currentStep(executionArn: string): Promise<string | null> {
@@ -116,7 +132,7 @@ export class InMemoryExecutor implements TaskExecutor {
   async stop(executionArn: string, reason: { error: string; cause: string }): Promise<void> {
     this.calls.stop++;
     const execution = this.executionsByArn.get(executionArn);
-    if (execution === undefined || execution.status !== ExecutionStatus.Running) return;
+    if (execution === undefined || execution.status !== ExecutionStatus.Running || isExpress(execution)) return;
     this.close(execution, { status: ExecutionStatus.Aborted, error: reason.error, cause: reason.cause });
   }
 
@@ -200,6 +216,34 @@ export class InMemoryExecutor implements TaskExecutor {
     for (const method of Object.keys(this.calls) as (keyof ExecutorCalls)[]) this.calls[method] = 0;
   }
 
+  /** Records a new running execution, refusing it first as Step Functions would (unknown machine, input too large). */
+  private launch(
+    executionArn: string,
+    stateMachineArn: string,
+    request: Pick<StartRequest, 'executionName' | 'input'>,
+  ) {
+    if (this.stateMachineArns !== undefined && !this.stateMachineArns.has(stateMachineArn))
+      throw new ExecutionStartError(
+        `Step Functions refused to start the execution: State Machine Does Not Exist: '${stateMachineArn}'`,
+        'configuration',
+      );
+    if (Buffer.byteLength(request.input, 'utf8') > MAX_EXECUTION_PAYLOAD_BYTES)
+      throw new ExecutionStartError(
+        `Step Functions refused the tool input: it is over ${MAX_EXECUTION_PAYLOAD_BYTES} bytes`,
+        'input',
+      );
+    this.executionsByArn.set(executionArn, {
+      executionArn,
+      stateMachineArn,
+      name: request.executionName,
+      input: request.input,
+      status: ExecutionStatus.Running,
+      currentStep: null,
+      waitingTokens: [],
+      answers: [],
+    });
+  }
+
   private closeRunning(
     executionArn: string,
     end: Pick<InMemoryExecution, 'status' | 'output' | 'error' | 'cause'>,
@@ -213,5 +257,8 @@ export class InMemoryExecutor implements TaskExecutor {
     end: Pick<InMemoryExecution, 'status' | 'output' | 'error' | 'cause'>,
   ): void {
     this.executionsByArn.set(execution.executionArn, { ...execution, ...end, waitingTokens: [] });
+    const waiting = this.syncWaits.get(execution.executionArn);
+    this.syncWaits.delete(execution.executionArn);
+    waiting?.(snapshotOf({ ...execution, ...end }));
   }
 }

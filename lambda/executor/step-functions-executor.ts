@@ -1,4 +1,5 @@
-// TaskExecutor over AWS Step Functions (Standard state machines).
+// TaskExecutor over AWS Step Functions (STANDARD state machines), and the synchronous runs of EXPRESS ones
+// (StartSyncExecution) that plain calls of EXPRESS tools make.
 import {
   DescribeExecutionCommand,
   ExecutionAlreadyExists,
@@ -15,6 +16,7 @@ import {
   StateMachineDeleting,
   SendTaskSuccessCommand,
   StateMachineDoesNotExist,
+  StateMachineTypeNotSupported,
   TaskDoesNotExist,
   TaskTimedOut,
   StopExecutionCommand,
@@ -26,13 +28,15 @@ import { ExecutionStartError, ServiceBusyError, type ExecutionStartFault } from 
 import type { ExecutionSnapshot } from '../core/execution-status.js';
 import type { ExecutionStatus } from '../contract/execution-status-events.js';
 import { executionArnFor } from './execution-arn.js';
+import { startSyncExecutionOnce, SYNC_REQUEST_TIMEOUT_MS } from './start-sync-execution.js';
+import type { SyncExecutor, SyncRunRequest } from './sync-executor.js';
 import type { StartRequest, TaskExecutor } from './task-executor.js';
 
 export interface StepFunctionsExecutorOptions {
   readonly client: SFNClient;
 }
 
-export class StepFunctionsExecutor implements TaskExecutor {
+export class StepFunctionsExecutor implements TaskExecutor, SyncExecutor {
   private readonly client: SFNClient;
 
   constructor(options: StepFunctionsExecutorOptions) {
@@ -57,31 +61,32 @@ export class StepFunctionsExecutor implements TaskExecutor {
       // The name is taken: this task's execution already started (an earlier attempt whose answer was lost).
       if (error instanceof ExecutionAlreadyExists)
         return { executionArn: this.executionArnFor(request.stateMachineArn, request.executionName) };
-      const fault = startRefusalFault(error);
-      if (fault === 'input')
-        throw new ExecutionStartError(`Step Functions refused the tool input: ${(error as Error).message}`, fault, {
-          cause: error,
-        });
-      if (fault !== null)
-        throw new ExecutionStartError(
-          `Step Functions refused to start the execution: ${(error as Error).message}`,
-          fault,
-          { cause: error },
-        );
-      // Anything else (a timeout, a refused connection, a 5xx): the outcome is unknown.
-      throw error;
+      // Anything but a refusal (a timeout, a refused connection, a 5xx): the outcome is unknown.
+      throw startRefusal(error) ?? error;
+    }
+  }
+
+  /**
+   * StartSyncExecution, sent once with a request timeout past the EXPRESS limit (see start-sync-execution.ts); an
+   * abort of `signal` gives up the wait and rejects with the SDK's AbortError.
+   */
+  async runSync(request: SyncRunRequest, signal?: AbortSignal): Promise<ExecutionSnapshot> {
+    try {
+      return executionSnapshotOf(
+        await this.client.send(startSyncExecutionOnce(request), {
+          requestTimeout: SYNC_REQUEST_TIMEOUT_MS,
+          ...(signal !== undefined ? { abortSignal: signal } : {}),
+        }),
+      );
+    } catch (error) {
+      // Sent once, a throttle (translated by the client, see handlers/aws-throttling.ts) started nothing: a refusal.
+      throw startRefusal(error) ?? error;
     }
   }
 
   async describe(executionArn: string): Promise<ExecutionSnapshot | null> {
     try {
-      const execution = await this.client.send(new DescribeExecutionCommand({ executionArn }));
-      return {
-        status: execution.status as ExecutionStatus,
-        ...(execution.output !== undefined ? { output: execution.output } : {}),
-        ...(execution.error !== undefined ? { error: execution.error } : {}),
-        ...(execution.cause !== undefined ? { cause: execution.cause } : {}),
-      };
+      return executionSnapshotOf(await this.client.send(new DescribeExecutionCommand({ executionArn })));
     } catch (error) {
       if (error instanceof ExecutionDoesNotExist) return null;
       throw error;
@@ -124,6 +129,24 @@ export class StepFunctionsExecutor implements TaskExecutor {
   }
 }
 
+/**
+ * What the executor knows of an execution, from DescribeExecution's answer or StartSyncExecution's (which answers 200
+ * for SUCCEEDED, FAILED and TIMED_OUT alike, with the same output, error and cause members).
+ */
+export function executionSnapshotOf(answer: {
+  readonly status?: string;
+  readonly output?: string;
+  readonly error?: string;
+  readonly cause?: string;
+}): ExecutionSnapshot {
+  return {
+    status: answer.status as ExecutionStatus,
+    ...(answer.output !== undefined ? { output: answer.output } : {}),
+    ...(answer.error !== undefined ? { error: answer.error } : {}),
+    ...(answer.cause !== undefined ? { cause: answer.cause } : {}),
+  };
+}
+
 /** How many of the newest history events are read to find the current step. */
 const CURRENT_STEP_EVENTS = 20;
 
@@ -145,12 +168,23 @@ export function currentStepOf(newestFirst: readonly HistoryEvent[]): string | nu
   return newestEntered;
 }
 
+/** A definite refusal as `ExecutionStartError`, or `null` when the outcome is unknown. */
+function startRefusal(error: unknown): ExecutionStartError | null {
+  const fault = startRefusalFault(error);
+  if (fault === null) return null;
+  const message =
+    fault === 'input'
+      ? `Step Functions refused the tool input: ${(error as Error).message}`
+      : `Step Functions refused to start the execution: ${(error as Error).message}`;
+  return new ExecutionStartError(message, fault, { cause: error });
+}
+
 /**
- * The fault of a StartExecution error that is a definite refusal (nothing started, and retrying the same
- * request cannot succeed, or not soon), or `null` when the outcome is unknown. Every refusal StartExecution
- * documents is listed; KmsThrottlingException is not, as it throttles the machine's key, not the start. Of a
- * quota refusal after the client's retries, an earlier attempt whose answer was lost may still have started the
- * execution: the caller stops it before withdrawing the task.
+ * The fault of a StartExecution or StartSyncExecution error that is a definite refusal (nothing started, and retrying
+ * the same request cannot succeed, or not soon), or `null` when the outcome is unknown. Every refusal the two document
+ * is listed; KmsThrottlingException is not, as it throttles the machine's key, not the start. Of a quota refusal after
+ * the client's retries, an earlier attempt whose answer was lost may still have started the execution: the caller
+ * stops it before withdrawing the task.
  */
 function startRefusalFault(error: unknown): ExecutionStartFault | null {
   if (error instanceof InvalidExecutionInput) return 'input';
@@ -159,6 +193,8 @@ function startRefusalFault(error: unknown): ExecutionStartFault | null {
   if (
     error instanceof StateMachineDoesNotExist ||
     error instanceof StateMachineDeleting ||
+    // StartSyncExecution of a STANDARD machine: the tool is registered wrongly.
+    error instanceof StateMachineTypeNotSupported ||
     error instanceof InvalidName ||
     error instanceof InvalidArn ||
     error instanceof KmsAccessDeniedException ||
@@ -167,7 +203,7 @@ function startRefusalFault(error: unknown): ExecutionStartFault | null {
     return 'configuration';
   }
   if (error instanceof ExecutionLimitExceeded) return 'capacity';
-  // StartExecution's rate, used up through the client's retries (the composition root translates the throttle).
+  // The API's rate, used up (through the client's retries, for StartExecution); the client translates the throttle.
   if (error instanceof ServiceBusyError) return 'throttled';
   return null;
 }

@@ -37,6 +37,16 @@ export const AWS_CLIENT_BOUNDS = {
 export function defaultClients(): BackendClients {
   return {
     dynamoDb: new DynamoDBClient({ ...AWS_CLIENT_BOUNDS }),
-    stepFunctions: new SFNClient({ ...AWS_CLIENT_BOUNDS }),
+    stepFunctions: new SFNClient({ ...AWS_CLIENT_BOUNDS, ...stepFunctionsEndpointOverride() }),
   };
+}
+
+/**
+ * StartSyncExecution goes to the `sync-` host of Step Functions' endpoint (`sync-states.<region>.amazonaws.com`); an
+ * endpoint set in the environment (AWS_ENDPOINT_URL_SFN: a stand-in such as the local emulator) has only the host it
+ * names, so the SDK must not prefix it.
+ */
+function stepFunctionsEndpointOverride(): { readonly disableHostPrefix?: true } {
+  const configured = process.env['AWS_ENDPOINT_URL_SFN'] ?? process.env['AWS_ENDPOINT_URL'];
+  return configured ? { disableHostPrefix: true } : {};
 }

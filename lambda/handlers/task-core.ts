@@ -3,6 +3,7 @@
 // It imports no AWS SDK: the AWS-backed parts load on their first call (aws-task-parts.ts, loaded-on-first-call.ts).
 import { Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
 import { executionArnFor } from '../executor/execution-arn.js';
+import type { SyncExecutor } from '../executor/sync-executor.js';
 import type { TaskExecutor } from '../executor/task-executor.js';
 import { InputService } from '../service/input-service.js';
 import type { Logger } from '../core/logger.js';
@@ -56,11 +57,22 @@ export function createTaskCore(
     return createAwsTaskParts(typeof clients === 'function' ? await clients() : clients, config.tableName);
   });
   const store = loadedOnFirstCall<TaskStore>(async () => (await awsParts()).store, {});
-  const executor = loadedOnFirstCall<TaskExecutor>(async () => (await awsParts()).executor, { executionArnFor });
+  const executor = loadedOnFirstCall<TaskExecutor & SyncExecutor>(async () => (await awsParts()).executor, {
+    executionArnFor,
+  });
   const quotas = loadedOnFirstCall<OwnerQuotas>(async () => (await awsParts()).quotas, {});
   const inputRequests = loadedOnFirstCall<InputRequestStore>(async () => (await awsParts()).inputRequests, {});
   const tools = new ToolRegistry(config.tools ?? []);
-  const service = new TaskService({ store, quotas, executor, tools, settings: config.settings, logger, metrics });
+  const service = new TaskService({
+    store,
+    quotas,
+    executor,
+    syncExecutor: executor,
+    tools,
+    settings: config.settings,
+    logger,
+    metrics,
+  });
   const inputs = new InputService({ service, inputs: inputRequests, executor, logger, metrics });
   return { service, store, tools, inputs };
 }

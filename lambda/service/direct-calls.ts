@@ -1,6 +1,7 @@
 // Plain calls: a tools/call answered inline rather than as a task. The call's task is waited on within the plain-call
 // bound and its execution stopped when the bound passes or the caller goes away, so nothing runs on unseen; a caller
-// that can answer questions gets the workflow's input requests back in rounds (SEP-2322).
+// that can answer questions gets the workflow's input requests back in rounds (SEP-2322). An EXPRESS tool's plain call
+// makes no task: it runs the EXPRESS machine synchronously (express-calls.ts).
 import {
   ExecutionStartError,
   IllegalTransitionError,
@@ -11,6 +12,7 @@ import { awaitsAnswers } from '../core/input-request.js';
 import { TaskOrigin, type TaskRecord } from '../core/task.js';
 import { isTerminal } from '../core/task-status.js';
 import { textResult, type ToolResult } from '../core/tool-result.js';
+import { ExpressCalls, isExpressTool } from './express-calls.js';
 import type { TaskCancellation } from './task-cancellation.js';
 import { stopBestEffort, type TaskContext } from './task-context.js';
 import type { TaskCreation } from './task-creation.js';
@@ -39,12 +41,16 @@ export type DirectOutcome =
   { readonly kind: 'result'; readonly result: ToolResult } | { readonly kind: 'input'; readonly task: TaskRecord };
 
 export class DirectCalls {
+  private readonly express: ExpressCalls | undefined;
+
   constructor(
     private readonly context: TaskContext,
     private readonly tracker: TaskTracker,
     private readonly creation: TaskCreation,
     private readonly cancellation: TaskCancellation,
-  ) {}
+  ) {
+    this.express = context.syncExecutor && new ExpressCalls(context, context.syncExecutor);
+  }
 
   /**
    * Runs a tool for a caller that did not ask for a task: waits up to the configured bound and returns the
@@ -60,6 +66,8 @@ export class DirectCalls {
     onProgress?: WaitOptions['onProgress'],
     onRead?: WaitOptions['onRead'],
   ): Promise<ToolResult> {
+    const express = this.runExpress(owner, toolName, args, signal);
+    if (express !== undefined) return express;
     const started = await this.startDirect(owner, toolName, args);
     if ('refused' in started) return started.refused;
     const outcome = await this.awaitDirect(owner, started.task, { signal, onProgress, onRead });
@@ -79,6 +87,9 @@ export class DirectCalls {
     args: Record<string, unknown>,
     options: DirectWaitOptions = {},
   ): Promise<DirectOutcome> {
+    // EXPRESS machines cannot wait for input (no callback pattern): their plain calls only ever end with a result.
+    const express = this.runExpress(owner, toolName, args, options.signal);
+    if (express !== undefined) return { kind: 'result', result: await express };
     const started = await this.startDirect(owner, toolName, args);
     if ('refused' in started) return { kind: 'result', result: started.refused };
     return this.awaitDirect(owner, started.task, { ...options, stopAtInput: true });
@@ -91,6 +102,18 @@ export class DirectCalls {
    */
   async resumeDirect(owner: string, taskId: string, options: DirectWaitOptions = {}): Promise<DirectOutcome> {
     return this.awaitDirect(owner, await this.tracker.getTask(owner, taskId), { ...options, stopAtInput: true });
+  }
+
+  /** The plain call of an EXPRESS tool, run synchronously; `undefined` for any other tool. */
+  private runExpress(
+    owner: string,
+    toolName: string,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<ToolResult> | undefined {
+    const tool = this.context.tools.get(toolName);
+    if (this.express === undefined || !isExpressTool(tool)) return undefined;
+    return this.express.run(owner, tool, args, signal);
   }
 
   /** Starts a plain call's execution; refused arguments (or input) come back as the tool's error, nothing started. */

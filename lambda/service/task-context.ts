@@ -1,9 +1,10 @@
-// What every task use case works with: the ports (store, quotas, executor, logger, metrics, clock), the tool registry
-// and the settings. The task service builds one and hands the same one to each use case.
+// What every task use case works with: the ports (store, quotas, executor and synchronous runs, logger, metrics,
+// clock), the tool registry and the settings. The task service builds one and hands the same one to each use case.
 import { SYSTEM_CLOCK, type Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { NO_TASK_METRICS, type TaskMetrics } from '../core/task-metrics.js';
 import type { TaskRecord } from '../core/task.js';
+import type { SyncExecutor } from '../executor/sync-executor.js';
 import type { TaskExecutor } from '../executor/task-executor.js';
 import type { OwnerQuotas } from '../store/owner-quotas.js';
 import type { TaskStore } from '../store/task-store.js';
@@ -14,6 +15,11 @@ export interface TaskContext {
   readonly store: TaskStore;
   readonly quotas: OwnerQuotas;
   readonly executor: TaskExecutor;
+  /**
+   * Runs EXPRESS machines synchronously: a plain call of an EXPRESS tool (express-calls.ts). @default - none: such a
+   * call runs the tool's STANDARD wrapper as a task, as any other tool's plain call does
+   */
+  readonly syncExecutor?: SyncExecutor;
   readonly tools: ToolRegistry;
   readonly settings: TaskServiceSettings;
   readonly logger: Logger;

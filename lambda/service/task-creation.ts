@@ -11,7 +11,8 @@ import { RetentionClock, TaskOrigin, type Retention, type TaskRecord } from '../
 import { isTerminal, TaskStatus } from '../core/task-status.js';
 import { executionNameFor, executionNameOf, newExecutionNonce, taskKey } from '../core/task-key.js';
 import type { StartRequest } from '../executor/task-executor.js';
-import { audit, auditTask } from './audit.js';
+import { auditTask } from './audit.js';
+import { countCreation } from './creation-limit.js';
 import { stopBestEffort, type TaskContext } from './task-context.js';
 import type { TaskTracker } from './task-tracker.js';
 
@@ -19,8 +20,6 @@ import type { TaskTracker } from './task-tracker.js';
 const WITHDRAWAL_READ_ATTEMPTS = 4;
 /** First backoff between those reads, doubled each time (50, 100, 200 ms). */
 const WITHDRAWAL_READ_BACKOFF_MS = 50;
-/** The window of the per-owner creation limit. */
-const CREATION_WINDOW_MS = 60_000;
 
 export interface CreateTaskRequest {
   readonly owner: string;
@@ -62,7 +61,7 @@ export class TaskCreation {
     const tool = tools.get(request.toolName);
     tools.validateArguments(tool.name, request.arguments);
     const now = clock.now();
-    await this.countCreation(request, tool.name, now);
+    await countCreation(this.context, { ...request, toolName: tool.name }, now);
     const taskId = request.taskId ?? randomBytes(16).toString('hex');
     const executionName = executionNameFor(taskKey(request.owner, taskId), newExecutionNonce());
     const start = { stateMachineArn: tool.stateMachineArn, executionName, input: JSON.stringify(request.arguments) };
@@ -108,30 +107,6 @@ export class TaskCreation {
     auditTask(logger, AuditEvent.Created, task);
     metrics.taskEvent(AuditEvent.Created, task.toolName);
     return { task, started };
-  }
-
-  /**
-   * Counts the creation against the owner's per-minute limit; throws `TaskLimitExceededError` when the minute is used
-   * up.
-   */
-  private async countCreation(request: CreateTaskRequest, toolName: string, now: number): Promise<void> {
-    const max = this.context.settings.maxTaskCreationsPerMinute;
-    const start = now - (now % CREATION_WINDOW_MS);
-    if (await this.context.quotas.countCreation(request.owner, { start, ms: CREATION_WINDOW_MS }, max)) return;
-    audit(this.context.logger, {
-      event: AuditEvent.Refused,
-      owner: request.owner,
-      ...(request.taskId !== undefined ? { taskId: request.taskId } : {}),
-      tool: toolName,
-      ...(request.requestId !== undefined ? { requestId: request.requestId } : {}),
-      outcome: 'limit:creations-per-minute',
-    });
-    this.context.metrics.taskEvent(AuditEvent.Refused, toolName);
-    throw new TaskLimitExceededError(
-      'creations-per-minute',
-      max,
-      Math.max(1, Math.ceil((start + CREATION_WINDOW_MS - now) / 1000)),
-    );
   }
 
   /**

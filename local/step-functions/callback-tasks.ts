@@ -11,6 +11,7 @@
 // - A heartbeat timeout must also match Catch/Retry on States.Timeout, as in AWS; the prepared definition adds
 //   States.HeartbeatTimeout next to States.Timeout in those ErrorEquals.
 import { invoke, invokedFunction, isRecord, stateError, type JsonValue, type LambdaHandlers } from './lambda-invoke.js';
+import { prepareStartExecutionState, type StartChild } from './nested-executions.js';
 import { MAX_TIMER_SECONDS, type TaskTokens, type WaitLimits } from './task-tokens.js';
 
 /** What a Task handler needs to know about the execution it serves. */
@@ -18,6 +19,8 @@ export interface ExecutionScope {
   readonly executionArn: string;
   readonly lambdas: LambdaHandlers;
   readonly tokens: TaskTokens;
+  /** Starts another execution on the emulator (the `states:startExecution` integrations). */
+  readonly startChild: StartChild;
 }
 
 const CALLBACK_RESOURCE = /^arn:aws[a-z-]*:states:::[a-z0-9-]+:[A-Za-z]+\.waitForTaskToken$/;
@@ -62,7 +65,8 @@ function prepareCallbackState(state: Record<string, unknown>): void {
 
 /**
  * The definition the library runs: a copy of `definition` with the callback states adjusted as described at the top
- * of this file. DescribeStateMachine keeps answering with the definition as written.
+ * of this file, and the `states:startExecution` ones as nested-executions.ts does. DescribeStateMachine keeps
+ * answering with the definition as written.
  */
 export function prepareForLibrary(definition: Record<string, unknown>): Record<string, unknown> {
   const copy = structuredClone(definition);
@@ -72,6 +76,8 @@ export function prepareForLibrary(definition: Record<string, unknown>): Record<s
       if (!isRecord(state)) continue;
       if (state.Type === 'Task' && typeof state.Resource === 'string' && isCallbackResource(state.Resource)) {
         prepareCallbackState(state);
+      } else if (state.Type === 'Task') {
+        prepareStartExecutionState(state);
       } else if (state.Type === 'Map') {
         walk(state.ItemProcessor ?? state.Iterator);
       } else if (state.Type === 'Parallel' && Array.isArray(state.Branches)) {

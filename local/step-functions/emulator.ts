@@ -88,7 +88,7 @@ export async function startStepFunctionsEmulator(
         req.resume(); // drain so the connection can be reused
         throw new SfnApiError('UnknownOperationException', `Unknown operation: ${String(target)}`);
       }
-      send(res, 200, operation(await readBody(req)));
+      send(res, 200, await operation(await readBody(req)));
     } catch (error) {
       const known = error instanceof SfnApiError;
       const type = known ? error.type : 'InternalFailure';

@@ -1,7 +1,9 @@
-// Turns Task states into aws-local-stepfunctions local handlers that call the emulator's in-process Lambda functions.
+// Turns Task states into aws-local-stepfunctions local handlers: the emulator's in-process Lambda functions, the
+// callback pattern (callback-tasks.ts) and executions of other state machines (nested-executions.ts).
 import { SfnApiError } from './api-error.js';
 import { callbackTaskHandler, isCallbackResource, type ExecutionScope } from './callback-tasks.js';
 import { invoke, invokedFunction, isRecord, stateError, type JsonValue, type TaskHandlers } from './lambda-invoke.js';
+import { startExecutionHandler } from './nested-executions.js';
 
 export type { LambdaHandler, LambdaHandlers } from './lambda-invoke.js';
 
@@ -76,6 +78,8 @@ function handlerFor(resource: string, scope: ExecutionScope): (input: JsonValue)
       return { ExecutedVersion: '$LATEST', Payload: payload, StatusCode: 200 };
     };
   }
+  const nested = startExecutionHandler(resource, scope.startChild);
+  if (nested !== undefined) return nested;
   const callback = isCallbackResource(resource) ? callbackTaskHandler(resource, scope) : undefined;
   if (callback !== undefined) return callback;
   // Without a local handler the library would call real AWS Lambda; fail like a runtime error instead.

@@ -22,6 +22,19 @@ export function executionArn(scope: AccountScope, stateMachineName: string, exec
   return `arn:aws:states:${scope.region}:${scope.accountId}:execution:${stateMachineName}:${executionName}`;
 }
 
+/**
+ * An EXPRESS execution's ARN: `express` in place of `execution`, and an ID after the name, as EXPRESS names need not be
+ * unique.
+ */
+export function expressExecutionArn(
+  scope: AccountScope,
+  stateMachineName: string,
+  executionName: string,
+  id: string,
+): string {
+  return `arn:aws:states:${scope.region}:${scope.accountId}:express:${stateMachineName}:${executionName}:${id}`;
+}
+
 // Syntax only: a well-formed ARN for another region/account or a version/alias qualifier is "does not exist",
 // not "invalid", which is how AWS distinguishes the two.
 const STATE_MACHINE_ARN = /^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:stateMachine:[^:\s]+(:[^:\s]+)?$/;
@@ -33,6 +46,15 @@ export function assertStateMachineArn(arn: string): void {
 
 export function assertExecutionArn(arn: string): void {
   if (!EXECUTION_ARN.test(arn)) throw new SfnApiError('InvalidArn', `Invalid Arn: '${arn}'`);
+}
+
+/**
+ * DescribeExecution, StopExecution and GetExecutionHistory serve STANDARD executions only; AWS answers an EXPRESS
+ * execution's ARN as one of the wrong resource type, whether or not the execution exists.
+ */
+export function assertNotExpressExecutionArn(arn: string): void {
+  if (arn.split(':')[5] === 'express')
+    throw new SfnApiError('InvalidArn', "Invalid Arn: 'Resource type not valid in this context: express'");
 }
 
 /** AWS JSON 1.0 timestamps are epoch seconds (fractional) numbers, which is what the SDK deserialises. */

@@ -10,10 +10,11 @@ import {
 import type { ExecutionStatus } from './execution-runner.js';
 import { historyEventResponse } from './execution-history.js';
 import { assertExecutionArn, assertStateMachineArn, epochSeconds } from './names-and-arns.js';
-import type { ExecutionRecord, MachineRecord, Registry, StateMachineType } from './registry.js';
+import type { ExecutionRecord, MachineRecord, Registry, StartExecutionRequest, StateMachineType } from './registry.js';
 import { MAX_EXECUTION_PAYLOAD_BYTES } from '../../lambda/executor/step-functions-limits.js';
 
-export type Operation = (body: RequestBody) => Record<string, unknown>;
+/** One operation: the request's members in, the response's out (StartSyncExecution answers when its run has ended). */
+export type Operation = (body: RequestBody) => Record<string, unknown> | Promise<Record<string, unknown>>;
 
 const STATUSES: readonly ExecutionStatus[] = ['RUNNING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'ABORTED'];
 const TYPES: readonly StateMachineType[] = ['STANDARD', 'EXPRESS'];
@@ -66,6 +67,23 @@ function executionSummary(e: ExecutionRecord): Record<string, unknown> {
   };
 }
 
+/** StartSyncExecution's answer: the ended execution, its output only when it SUCCEEDED (a 200 answer either way). */
+function syncExecutionResult(e: ExecutionRecord): Record<string, unknown> {
+  return {
+    executionArn: e.arn,
+    stateMachineArn: e.machine.arn,
+    name: e.name,
+    startDate: epochSeconds(e.startDate),
+    stopDate: epochSeconds(e.stopDate ?? new Date()),
+    status: e.status,
+    input: e.input,
+    inputDetails: { included: true },
+    ...(e.output === undefined ? {} : { output: e.output, outputDetails: { included: true } }),
+    ...(e.error === undefined ? {} : { error: e.error }),
+    ...(e.cause === undefined ? {} : { cause: e.cause }),
+  };
+}
+
 function tooLong(field: string, limit: number): SfnApiError {
   return new SfnApiError(
     'ValidationException',
@@ -90,6 +108,16 @@ function machineArnOf(body: RequestBody): string {
   const arn = requireString(body, 'stateMachineArn');
   assertStateMachineArn(arn);
   return arn;
+}
+
+function startRequestOf(body: RequestBody): StartExecutionRequest {
+  const name = optionalString(body, 'name');
+  const input = optionalString(body, 'input');
+  return {
+    stateMachineArn: machineArnOf(body),
+    ...(name === undefined ? {} : { name }),
+    ...(input === undefined ? {} : { input }),
+  };
 }
 
 function executionArnOf(body: RequestBody): string {
@@ -128,16 +156,11 @@ export function createOperations(registry: Registry): Readonly<Record<string, Op
     },
 
     StartExecution: (body) => {
-      const stateMachineArn = machineArnOf(body);
-      const name = optionalString(body, 'name');
-      const input = optionalString(body, 'input');
-      const e = registry.startExecution({
-        stateMachineArn,
-        ...(name === undefined ? {} : { name }),
-        ...(input === undefined ? {} : { input }),
-      });
+      const e = registry.startExecution(startRequestOf(body));
       return { executionArn: e.arn, startDate: epochSeconds(e.startDate) };
     },
+
+    StartSyncExecution: async (body) => syncExecutionResult(await registry.startSyncExecution(startRequestOf(body))),
 
     DescribeExecution: (body) => {
       const e = registry.execution(executionArnOf(body));

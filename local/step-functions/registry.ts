@@ -1,12 +1,21 @@
-// In-memory state machines and executions with the Step Functions rules for creating, starting and stopping them.
+// In-memory state machines and executions with the Step Functions rules for creating, starting and stopping them, for
+// STANDARD and EXPRESS machines alike (express-machines.ts says what sets the latter apart).
 import { randomUUID } from 'node:crypto';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { SfnApiError } from './api-error.js';
 import { prepareForLibrary } from './callback-tasks.js';
 import { runExecution, type ExecutionOutcome, type ExecutionStatus, type JsonValue } from './execution-runner.js';
 import { ExecutionHistory } from './execution-history.js';
+import { assertExpressDefinition, withExpressTimeout } from './express-machines.js';
 import { collectTaskResources, type LambdaHandlers } from './lambda-tasks.js';
-import { executionArn, stateMachineArn, validateName, type AccountScope } from './names-and-arns.js';
+import {
+  assertNotExpressExecutionArn,
+  executionArn,
+  expressExecutionArn,
+  stateMachineArn,
+  validateName,
+  type AccountScope,
+} from './names-and-arns.js';
 import { TaskTokens } from './task-tokens.js';
 import { MAX_EXECUTION_PAYLOAD_BYTES } from '../../lambda/executor/step-functions-limits.js';
 
@@ -56,7 +65,10 @@ export interface StartExecutionRequest {
   readonly input?: string;
 }
 
-function parseDefinition(definition: string): { runnable: StateMachine; taskResources: Map<string, string> } {
+function parseDefinition(
+  definition: string,
+  type: StateMachineType,
+): { runnable: StateMachine; taskResources: Map<string, string> } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(definition);
@@ -69,11 +81,16 @@ function parseDefinition(definition: string): { runnable: StateMachine; taskReso
       'Invalid State Machine Definition: the definition must be a JSON object',
     );
   }
+  if (type === 'EXPRESS') assertExpressDefinition(parsed as Record<string, unknown>);
   try {
     // The constructor runs asl-validator (schema, reachability, JSONPath and ARN syntax) on the copy the library
-    // runs, whose callback states are adjusted for it (callback-tasks.ts); DescribeStateMachine shows the original.
+    // runs, whose callback states are adjusted for it (callback-tasks.ts) and, for EXPRESS, whose run is held to 5
+    // minutes; DescribeStateMachine shows the original.
+    const prepared = prepareForLibrary(parsed as Record<string, unknown>);
     const runnable = new StateMachine(
-      prepareForLibrary(parsed as Record<string, unknown>) as unknown as ConstructorParameters<typeof StateMachine>[0],
+      (type === 'EXPRESS' ? withExpressTimeout(prepared) : prepared) as unknown as ConstructorParameters<
+        typeof StateMachine
+      >[0],
     );
     return { runnable, taskResources: collectTaskResources(parsed) };
   } catch (error) {
@@ -82,9 +99,40 @@ function parseDefinition(definition: string): { runnable: StateMachine; taskReso
   }
 }
 
+/** What AWS answers an operation the machine's type does not have (StartSyncExecution of STANDARD, ...). */
+function typeNotSupported(): SfnApiError {
+  return new SfnApiError(
+    'StateMachineTypeNotSupported',
+    'This operation is not supported by this type of state machine',
+  );
+}
+
+/** A start's name (a UUID when none is given) and input, checked as StartExecution and StartSyncExecution do. */
+function checkedStart(request: StartExecutionRequest): { name: string; input: string; parsedInput: JsonValue } {
+  const name = request.name ?? randomUUID();
+  validateName(name);
+  const input = request.input ?? '{}';
+  if (Buffer.byteLength(input, 'utf8') > MAX_EXECUTION_PAYLOAD_BYTES) {
+    throw new SfnApiError(
+      'ValidationException',
+      `1 validation error detected: Value at 'input' failed to satisfy constraint: Member must ` +
+        `have length less than or equal to ${MAX_EXECUTION_PAYLOAD_BYTES}`,
+    );
+  }
+  try {
+    return { name, input, parsedInput: JSON.parse(input) as JsonValue };
+  } catch (error) {
+    throw new SfnApiError(
+      'InvalidExecutionInput',
+      `Invalid State Machine Execution Input: '${(error as Error).message}'`,
+    );
+  }
+}
+
 export class Registry {
   private readonly machines = new Map<string, MachineRecord>();
-  // Keyed by ARN and kept after their machine is deleted, as AWS keeps closed executions describable.
+  // Keyed by ARN and kept after their machine is deleted, as AWS keeps closed executions describable (EXPRESS ones are
+  // kept too, so that closing the emulator stops them, but never answered: see execution()).
   private readonly executions = new Map<string, ExecutionRecord>();
   private seq = 0;
   executionsStarted = 0;
@@ -107,7 +155,7 @@ export class Registry {
       if (existing.definition === request.definition && existing.type === request.type) return existing;
       throw new SfnApiError('StateMachineAlreadyExists', `State Machine Already Exists: '${arn}'`);
     }
-    const { runnable, taskResources } = parseDefinition(request.definition);
+    const { runnable, taskResources } = parseDefinition(request.definition, request.type);
     const record: MachineRecord = {
       ...request,
       seq: ++this.seq,
@@ -137,28 +185,21 @@ export class Registry {
     this.machines.delete(arn);
   }
 
-  /** EXPRESS machines run with STANDARD semantics here (describable, idempotent names, no at-least-once reruns). */
+  /**
+   * StartExecution. A STANDARD execution's name is its idempotency key; an EXPRESS one (started asynchronously) gets an
+   * ARN of its own however it is named, and is never describable.
+   */
   startExecution(request: StartExecutionRequest): ExecutionRecord {
     const machine = this.machine(request.stateMachineArn);
-    const name = request.name ?? randomUUID();
-    validateName(name);
-    const input = request.input ?? '{}';
-    if (Buffer.byteLength(input, 'utf8') > MAX_EXECUTION_PAYLOAD_BYTES) {
-      throw new SfnApiError(
-        'ValidationException',
-        `1 validation error detected: Value at 'input' failed to satisfy constraint: Member must ` +
-          `have length less than or equal to ${MAX_EXECUTION_PAYLOAD_BYTES}`,
+    const { name, input, parsedInput } = checkedStart(request);
+    if (machine.type === 'EXPRESS')
+      return this.launch(
+        machine,
+        expressExecutionArn(this.scope, machine.name, name, randomUUID()),
+        name,
+        input,
+        parsedInput,
       );
-    }
-    let parsedInput: JsonValue;
-    try {
-      parsedInput = JSON.parse(input) as JsonValue;
-    } catch (error) {
-      throw new SfnApiError(
-        'InvalidExecutionInput',
-        `Invalid State Machine Execution Input: '${(error as Error).message}'`,
-      );
-    }
     const arn = executionArn(this.scope, machine.name, name);
     const existing = this.executions.get(arn);
     if (existing !== undefined) {
@@ -166,6 +207,30 @@ export class Registry {
       if (existing.status === 'RUNNING' && existing.input === input) return existing;
       throw new SfnApiError('ExecutionAlreadyExists', `Execution Already Exists: '${arn}'`);
     }
+    return this.launch(machine, arn, name, input, parsedInput);
+  }
+
+  /**
+   * StartSyncExecution: runs an EXPRESS execution and answers it once it has ended (SUCCEEDED, FAILED or TIMED_OUT; it
+   * cannot be stopped). AWS refuses it for a STANDARD machine.
+   */
+  async startSyncExecution(request: StartExecutionRequest): Promise<ExecutionRecord> {
+    const machine = this.machine(request.stateMachineArn);
+    if (machine.type !== 'EXPRESS') throw typeNotSupported();
+    const { name, input, parsedInput } = checkedStart(request);
+    const arn = expressExecutionArn(this.scope, machine.name, name, randomUUID());
+    const record = this.launch(machine, arn, name, input, parsedInput);
+    await record.settled;
+    return record;
+  }
+
+  private launch(
+    machine: MachineRecord,
+    arn: string,
+    name: string,
+    input: string,
+    parsedInput: JsonValue,
+  ): ExecutionRecord {
     const history = new ExecutionHistory(machine.roleArn);
     const record: ExecutionRecord = {
       seq: ++this.seq,
@@ -179,7 +244,12 @@ export class Registry {
     };
     this.executions.set(arn, record);
     this.executionsStarted += 1;
-    const scope = { executionArn: arn, lambdas: this.lambdas, tokens: this.tokens };
+    const scope = {
+      executionArn: arn,
+      lambdas: this.lambdas,
+      tokens: this.tokens,
+      startChild: (child: StartExecutionRequest) => this.startExecution(child),
+    };
     const running = runExecution(
       machine.runnable,
       machine.taskResources,
@@ -204,7 +274,9 @@ export class Registry {
     Object.assign(record, outcome, { stopDate: new Date() });
   }
 
+  /** A STANDARD execution, as DescribeExecution, StopExecution and GetExecutionHistory find it. */
   execution(arn: string): ExecutionRecord {
+    assertNotExpressExecutionArn(arn);
     const record = this.executions.get(arn);
     if (record === undefined) throw new SfnApiError('ExecutionDoesNotExist', `Execution Does Not Exist: '${arn}'`);
     return record;
@@ -212,6 +284,7 @@ export class Registry {
 
   /** Newest first, as AWS lists them. */
   listExecutions(machine: MachineRecord, statusFilter?: ExecutionStatus): ExecutionRecord[] {
+    if (machine.type === 'EXPRESS') throw typeNotSupported();
     return [...this.executions.values()]
       .filter((e) => e.machine === machine && (statusFilter === undefined || e.status === statusFilter))
       .sort((a, b) => b.seq - a.seq);
@@ -219,7 +292,11 @@ export class Registry {
 
   /** A closed execution is left unchanged and its stopDate returned, as AWS does. */
   stopExecution(arn: string, error?: string, cause?: string): Date {
-    const record = this.execution(arn);
+    return this.abort(this.execution(arn), error, cause);
+  }
+
+  private abort(record: ExecutionRecord, error?: string, cause?: string): Date {
+    const { arn } = record;
     if (record.status === 'RUNNING') {
       record.status = 'ABORTED';
       record.stopDate = new Date();
@@ -234,7 +311,7 @@ export class Registry {
   /** Aborts every running execution; returns once their runs have let go of timers. */
   async stopAll(): Promise<void> {
     const running = [...this.executions.values()].filter((e) => e.status === 'RUNNING');
-    for (const record of running) this.stopExecution(record.arn);
+    for (const record of running) this.abort(record);
     await Promise.all(running.map((record) => record.settled));
   }
 }

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { ENV, MCP_HTTP_ENV } from '../../lambda/contract/environment-names.js';
 import { mcpHttpOptionsFromEnvironment, withUnpackedToolCatalog } from '../../lambda/handlers/mcp-http-environment.js';
-import { packToolCatalog, unpackToolCatalog } from '../../lambda/contract/packed-tool-catalog.js';
+import { packToolCatalog, stateMachineEntry, unpackToolCatalog } from '../../lambda/contract/packed-tool-catalog.js';
 import { EXAMPLE_TOOLS } from '../../lambda/example-tools/example-tool-catalog.js';
 
 const descriptions = EXAMPLE_TOOLS.map(({ name, title, description, inputSchema }) => ({
@@ -18,6 +18,16 @@ describe('packed tool catalog', () => {
     expect(unpackToolCatalog(packToolCatalog(descriptions), arns.join(','))).toEqual(
       descriptions.map((tool, index) => ({ ...tool, stateMachineArn: arns[index] })),
     );
+  });
+
+  it('gives an EXPRESS tool its wrapper as the machine a task runs, and its own machine for plain calls', () => {
+    const [first, second] = descriptions;
+    const wrapper = `${arns[1]}-wrapper`;
+    const entries = [stateMachineEntry(arns[0]!), stateMachineEntry(wrapper, arns[1])].join(',');
+    expect(unpackToolCatalog(packToolCatalog([first!, second!]), entries)).toEqual([
+      { ...first, stateMachineArn: arns[0] },
+      { ...second, stateMachineArn: wrapper, expressStateMachineArn: arns[1] },
+    ]);
   });
 
   it('is smaller than the JSON it packs', () => {

@@ -10,6 +10,7 @@ import { TaskOrigin, type TaskRecord } from '../../lambda/core/task.js';
 import { executionNameOf, taskKeyFromExecutionName } from '../../lambda/core/task-key.js';
 import type { ToolDefinition } from '../../lambda/contract/tool-definition.js';
 import { InMemoryExecutor, type InMemoryExecutorOptions } from '../../lambda/executor/in-memory-executor.js';
+import type { SyncExecutor } from '../../lambda/executor/sync-executor.js';
 import type { TaskExecutor } from '../../lambda/executor/task-executor.js';
 import { InputService } from '../../lambda/service/input-service.js';
 import type { AuditRecord } from '../../lambda/service/audit.js';
@@ -26,7 +27,10 @@ import { ToolRegistry } from '../../lambda/tools/tool-registry.js';
 
 const machine = (name: string): string => `arn:aws:states:us-east-1:123456789012:stateMachine:${name}`;
 
-/** Two tools shaped like the examples: a quick one and a slow one, each on its own (pretend) state machine. */
+/**
+ * Three tools shaped like the examples: a quick one and a slow one, each on its own (pretend) state machine, and an
+ * EXPRESS one, whose plain calls run its EXPRESS machine synchronously and whose tasks run its STANDARD wrapper.
+ */
 export const TEST_TOOLS: readonly ToolDefinition[] = [
   {
     name: 'text_stats',
@@ -52,6 +56,18 @@ export const TEST_TOOLS: readonly ToolDefinition[] = [
       additionalProperties: false,
     },
     stateMachineArn: machine('analyze-documents'),
+  },
+  {
+    name: 'extract_keywords',
+    description: 'Picks the keywords of a text.',
+    inputSchema: {
+      type: 'object',
+      properties: { text: { type: 'string', minLength: 1 } },
+      required: ['text'],
+      additionalProperties: false,
+    },
+    stateMachineArn: machine('extract-keywords-wrapper'),
+    expressStateMachineArn: machine('extract-keywords'),
   },
 ];
 
@@ -96,6 +112,8 @@ export interface ServiceParts {
   readonly store?: TaskStore;
   readonly quotas?: OwnerQuotas;
   readonly executor?: TaskExecutor;
+  /** @default the in-memory executor */
+  readonly syncExecutor?: SyncExecutor;
   readonly settings?: Partial<TaskServiceSettings>;
   readonly logger?: Logger;
   readonly metrics?: TaskMetrics;
@@ -139,6 +157,7 @@ export function inMemoryBackend(
       store: parts.store ?? store,
       quotas: parts.quotas ?? quotas,
       executor: parts.executor ?? executor,
+      syncExecutor: parts.syncExecutor ?? executor,
       tools,
       settings: { ...settings, ...parts.settings },
       logger: parts.logger ?? logger,
