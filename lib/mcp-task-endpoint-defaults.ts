@@ -69,6 +69,14 @@ export const DEFAULT_WEBHOOKS = true;
 /** Task table stream records the event projector takes per invocation. */
 export const TASK_EVENT_STREAM_BATCH_SIZE = 100;
 /**
+ * Batches of one stream shard worked at once. Lambda keeps the order of each item's changes at any factor, and a
+ * task is one item of the task table (its partition key, no sort key), so every task's events keep their order; four
+ * lets one shard carry about four times the events, for at most four instances per shard.
+ */
+export const DEFAULT_TASK_EVENT_STREAM_PARALLELIZATION_FACTOR = 4;
+/** Lambda's range for a stream mapping's parallelization factor. */
+export const MAX_TASK_EVENT_STREAM_PARALLELIZATION_FACTOR = 10;
+/**
  * Retries of a stream batch that fails (split in two each time, so one bad record ends up alone) before its records'
  * position goes to the on-failure queue. Appends are idempotent per stream record, so a retry repeats no event.
  */
@@ -85,6 +93,15 @@ export const TASK_EVENT_STREAM_FUNCTION_TIMEOUT = Duration.minutes(1);
  * Message groups (one subscription, one task) still run in parallel, each in its own invocation.
  */
 export const WEBHOOK_DELIVERY_BATCH_SIZE = 1;
+/**
+ * Delivery function instances the queue's event source mapping runs at once. A receiver that answers slowly holds an
+ * instance for up to its 5 s timeout (10 s with a first verification), so fifty serve at least five deliveries a
+ * second to receivers that all time out, and hundreds to prompt ones, while the rest of the account's concurrency
+ * stays free for the MCP function.
+ */
+export const DEFAULT_WEBHOOK_DELIVERY_MAX_CONCURRENCY = 50;
+/** Lambda's range for an SQS event source mapping's maximum concurrency. */
+export const WEBHOOK_DELIVERY_MAX_CONCURRENCY_RANGE = { min: 2, max: 1000 } as const;
 /** One delivery at most: its POST gives up after 5 s, and a first one to an unverified URL makes two. */
 export const WEBHOOK_DELIVERY_FUNCTION_TIMEOUT = Duration.minutes(1);
 /**
