@@ -89,8 +89,8 @@ export const TASK_EVENT_STREAM_MAX_RECORD_AGE = Duration.hours(24);
 export const TASK_EVENT_STREAM_FUNCTION_TIMEOUT = Duration.minutes(1);
 /**
  * One delivery per invocation. On FIFO, the messages held back behind one being retried are received again with it,
- * and each receive counts in ApproximateReceiveCount, the attempt number: one at a time, the count is the attempt.
- * Message groups (one subscription, one task) still run in parallel, each in its own invocation.
+ * and each receive counts toward the queue's maxReceiveCount: one at a time, a delivery is received only for its own
+ * attempts. Message groups (one subscription, one task) still run in parallel, each in its own invocation.
  */
 export const WEBHOOK_DELIVERY_BATCH_SIZE = 1;
 /**
@@ -110,10 +110,11 @@ export const WEBHOOK_DELIVERY_FUNCTION_TIMEOUT = Duration.minutes(1);
  */
 export const WEBHOOK_DELIVERY_VISIBILITY_TIMEOUT = Duration.minutes(6);
 /**
- * Receives of one delivery before SQS moves it to the dead-letter queue: beyond the runtime's 5 attempts, so only a
- * delivery the function failed on (a crash or a timeout, not a refusing receiver) ends up there.
+ * Receives of one delivery before SQS moves it to the dead-letter queue: the runtime's 5 attempts at the receiver and
+ * 5 more. A receive the function fails on (the subscription store unreadable, a crash, a timeout) costs the receiver
+ * no attempt, so this is what bounds those: only a delivery failing on the server's side ends up there.
  */
-export const WEBHOOK_DELIVERY_MAX_RECEIVE_COUNT = 8;
+export const WEBHOOK_DELIVERY_MAX_RECEIVE_COUNT = 10;
 /**
  * Characters of the generated webhook sealing key: letters and digits, about 380 bits. The runtime derives the
  * AES-256 key as sha256 of this string (see lib/task-events.ts).

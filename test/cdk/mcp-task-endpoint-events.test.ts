@@ -123,7 +123,7 @@ describe('task event stream function', () => {
 });
 
 describe('webhook delivery', () => {
-  it('queues deliveries in an encrypted FIFO queue, deduplicated per message group by ID (never by content), hidden longer than the function runs, with a FIFO dead-letter queue after 8 receives', () => {
+  it('queues deliveries in an encrypted FIFO queue, deduplicated per message group by ID (never by content), hidden longer than the function runs, with a FIFO dead-letter queue after 10 receives', () => {
     const { deliveryQueue, deadLetterQueue, deliveryFunction } = eventIds();
     const timeout = resource(deliveryFunction).Properties['Timeout'] as number;
     const queue = resource(deliveryQueue).Properties;
@@ -133,7 +133,7 @@ describe('webhook delivery', () => {
       DeduplicationScope: 'messageGroup',
       FifoThroughputLimit: 'perMessageGroupId',
       SqsManagedSseEnabled: true,
-      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [deadLetterQueue, 'Arn'] }, maxReceiveCount: 8 },
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [deadLetterQueue, 'Arn'] }, maxReceiveCount: 10 },
     });
     expect(queue['VisibilityTimeout']).toBeGreaterThan(timeout);
     expect(resource(deadLetterQueue).Properties).toMatchObject({
