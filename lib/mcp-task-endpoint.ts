@@ -35,6 +35,7 @@ import { ExpirySweepSchedule } from './expiry-sweep-schedule.js';
 import { createStatusDeadLetterAlarm, createStatusDeadLetterQueue, createStatusRule } from './status-events.js';
 import { TaskEvents } from './task-events.js';
 import { createTaskTable } from './task-table.js';
+import { pick } from './pick-props.js';
 import { createProgressFunction, progressInvoke, type ProgressStepProps } from './progress-step-function.js';
 import { createRequestStateKeySecret } from './request-state-key-secret.js';
 import { executionsOf } from './tool-executions.js';
@@ -196,7 +197,11 @@ export class McpTaskEndpoint extends Construct {
       ...common,
       taskTable: this.table,
       webhooks: usesWebhooks(props),
-      ...pick(props, ['trustedCallbackOrigins']),
+      ...pick(props, [
+        'trustedCallbackOrigins',
+        'webhookDeliveryMaxConcurrency',
+        'taskEventStreamParallelizationFactor',
+      ]),
       ...(props.tableEncryptionKey ? { encryptionKey: props.tableEncryptionKey } : {}),
     });
     taskEvents.connectMcpFunction(this.mcpFunction);
@@ -411,10 +416,4 @@ export class McpTaskEndpoint extends Construct {
       ...mcpFunctionEnvironmentProblems(this.mcpFunction, this.tools.length),
     ];
   }
-}
-
-function pick<T extends object, K extends keyof T>(source: T, keys: readonly K[]): Partial<Pick<T, K>> {
-  return Object.fromEntries(
-    keys.filter((key) => source[key] !== undefined).map((key) => [key, source[key]]),
-  ) as Partial<Pick<T, K>>;
 }

@@ -57,6 +57,14 @@ export const SUBSCRIPTION_ATTRIBUTE = {
 } as const;
 const A = SUBSCRIPTION_ATTRIBUTE;
 
+/**
+ * The attribute counting the receiver's failed attempts at one delivery, on its subscription's item: read with nothing
+ * else, so no attempt that succeeds pays a read for it, and gone with the item (a refresh puts a new one).
+ */
+export function failedAttemptsAttribute(webhookId: string): string {
+  return `failedAttempts#${webhookId}`;
+}
+
 /** How long past `refreshBefore` DynamoDB's TTL keeps the item; reads judge by `refreshBefore` all the same. */
 export const SUBSCRIPTION_TTL_GRACE_MS = 24 * 60 * 60 * 1000;
 
@@ -182,28 +190,55 @@ export class DynamoDbWebhookSubscriptions implements WebhookSubscriptionStore {
     await updateIfAllowed(this.client, this.liveUpdate(owner, id, 'SET #verified = :true', { ':true': true }));
   }
 
-  async recordDelivered(owner: string, id: string, at: number): Promise<void> {
+  async recordDelivered(owner: string, id: string, at: number, webhookId?: string): Promise<void> {
+    const attempts = webhookId === undefined ? '' : ', #attempts';
     await updateIfAllowed(
       this.client,
-      this.liveUpdate(owner, id, 'SET #lastDeliveryAt = :at, #failedEvents = :zero REMOVE #lastError, #failedSince', {
-        ':at': at,
-        ':zero': 0,
-      }),
+      this.liveUpdate(
+        owner,
+        id,
+        `SET #lastDeliveryAt = :at, #failedEvents = :zero REMOVE #lastError, #failedSince${attempts}`,
+        { ':at': at, ':zero': 0 },
+        [],
+        webhookId,
+      ),
     );
+  }
+
+  async recordFailedAttempt(owner: string, id: string, webhookId: string): Promise<number | null> {
+    try {
+      // ADD counts atomically: attempts at one delivery never overlap, but a retried write must not lose one.
+      const { Attributes } = await this.client.send(
+        this.liveUpdate(owner, id, 'ADD #attempts :one', { ':one': 1 }, [], webhookId),
+      );
+      const failed = Attributes?.[failedAttemptsAttribute(webhookId)];
+      return typeof failed === 'number' ? failed : null;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return null;
+      throw error;
+    }
   }
 
   async recordAbandoned(
     owner: string,
     id: string,
-    failure: { readonly category: DeliveryErrorCategory; readonly at: number; readonly suspendAfter: number },
+    failure: {
+      readonly category: DeliveryErrorCategory;
+      readonly at: number;
+      readonly suspendAfter: number;
+      readonly webhookId?: string;
+    },
   ): Promise<DeliveryStatus | null> {
+    const attempts = failure.webhookId === undefined ? '' : ' REMOVE #attempts';
     // The count goes up atomically, whatever else gives up on an event of the subscription at the same moment.
     const counted = await this.updateReturning(
       this.liveUpdate(
         owner,
         id,
-        'SET #lastError = :category, #failedSince = if_not_exists(#failedSince, :at) ADD #failedEvents :one',
+        `SET #lastError = :category, #failedSince = if_not_exists(#failedSince, :at) ADD #failedEvents :one${attempts}`,
         { ':category': failure.category, ':at': failure.at, ':one': 1 },
+        [],
+        failure.webhookId,
       ),
     );
     if (counted === null || counted.failedEvents < failure.suspendAfter || !counted.active) return counted;
@@ -216,17 +251,23 @@ export class DynamoDbWebhookSubscriptions implements WebhookSubscriptionStore {
     return suspended ?? (await this.get(owner, id))?.delivery ?? null;
   }
 
-  /** A conditional UpdateItem, returning the item after, on the owner's live subscription `id`. */
+  /**
+   * A conditional UpdateItem, returning the item after, on the owner's live subscription `id`; `#attempts` in `update`
+   * names the failed attempts counted for `webhookId`.
+   */
   private liveUpdate(
     owner: string,
     id: string,
     update: string,
     values: Record<string, unknown>,
     conditions: readonly string[] = [],
+    webhookId?: string,
   ): UpdateCommand {
     const expressions = [update, LIVE_CONDITION, ...conditions].join(' ');
+    const known =
+      webhookId === undefined ? UPDATE_NAMES : { ...UPDATE_NAMES, '#attempts': failedAttemptsAttribute(webhookId) };
     // DynamoDB refuses attribute names that the expressions do not use.
-    const names = Object.fromEntries(Object.entries(UPDATE_NAMES).filter(([name]) => expressions.includes(name)));
+    const names = Object.fromEntries(Object.entries(known).filter(([name]) => expressions.includes(name)));
     return new UpdateCommand({
       TableName: this.tableName,
       Key: keyOf(owner, id),
