@@ -70,14 +70,15 @@ describe('IAM', () => {
           Action: ['sqs:SendMessage'],
           Resource: [{ 'Fn::GetAtt': [logicalId(stack, stack.endpoint.webhookDeliveryQueue!), 'Arn'] }],
         },
-        // The OAuth proxy's access tokens are checked with the one (oauth-proxy-credentials.test.ts); subscription
-        // secrets are sealed with the other.
+        // The OAuth proxy's access tokens are checked with the one (oauth-proxy-credentials.test.ts), subscription
+        // secrets are sealed with another, and requestState is signed with the third.
         {
           Effect: 'Allow',
           Action: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
           Resource: sortedResources([
             { Ref: logicalId(stack, stack.endpoint.oauthProxy!.signingKey) },
             { Ref: logicalId(stack, stack.endpoint.webhookSealingKey as never) },
+            { Ref: logicalId(stack, stack.endpoint.requestStateKey as never) },
           ]),
         },
       ]),
