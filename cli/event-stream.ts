@@ -324,7 +324,7 @@ export class HttpTaskEvents implements TaskEvents {
             name: request.name,
             arguments: request.arguments,
             delivery: { mode: 'webhook', url: request.url, secret: request.secret },
-            cursor: null,
+            cursor: request.cursor ?? null,
             ...(request.ttlMs !== undefined ? { ttlMs: request.ttlMs } : {}),
           },
         }),

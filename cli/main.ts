@@ -210,8 +210,12 @@ export function buildProgram(): Command {
     .argument('<url>', "the receiver's URL (https, or http on loopback for the local stack)")
     .requiredOption('--secret <whsec>', 'the secret the receiver verifies with (webhook listen prints it)')
     .option('--task <taskId>', "one task's events (task.events) instead of all your tasks' (tasks.updated)")
+    .option(
+      '--cursor <cursor>',
+      'with --task, replay the events after this cursor first: 0 for all of them (default: from now)',
+    )
     .option('--ttl-ms <ms>', 'how long the subscription lives unless renewed (server default 24 h)', positiveInteger)
-    .action((url: string, options: { secret: string; task?: string; ttlMs?: number }) =>
+    .action((url: string, options: { secret: string; task?: string; cursor?: string; ttlMs?: number }) =>
       run(program, (client, output) => webhookSubscribeCommand(client, output, url, options)),
     );
   return program;

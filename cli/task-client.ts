@@ -153,6 +153,11 @@ export interface WebhookSubscribeRequest {
   readonly url: string;
   /** The Standard Webhooks secret (`whsec_…`) the server signs every delivery with. */
   readonly secret: string;
+  /**
+   * For `task.events`: the position to replay after, `"0"` for the task's whole log. Absent starts from now, so a
+   * receiver misses what the task did before the subscription was made.
+   */
+  readonly cursor?: string;
   /** How long the subscription lives unless renewed, in ms; the server clamps it and defaults to 24 h. */
   readonly ttlMs?: number;
 }

@@ -58,7 +58,7 @@ export async function webhookListenCommand(
         'A deployed server delivers only to a public https URL: run a tunnel to this port (such as',
         `\`cloudflared tunnel --url http://${LOOPBACK}:${listener.port}\`) and subscribe with its https URL and ${options.path}.`,
         '',
-        'Subscribe, in another terminal (--task <taskId> for one task):',
+        'Subscribe, in another terminal (--task <taskId> --cursor 0 for one task, from its first event):',
         `  mcp-tasks webhook subscribe ${listener.url} --secret ${secret}`,
         'or send this request to the MCP endpoint:',
         `  ${JSON.stringify(request)}`,
@@ -77,6 +77,8 @@ export async function webhookListenCommand(
 export interface SubscribeOptions {
   readonly secret: string;
   readonly task?: string;
+  /** With `task`: the cursor to replay after (`"0"`: the task's whole log). */
+  readonly cursor?: string;
   readonly ttlMs?: number;
 }
 
@@ -93,6 +95,8 @@ export async function webhookSubscribeCommand(
     throw new UsageError(`Not a URL: '${url}'.`);
   }
   checkWebhookSecret(options.secret);
+  if (options.cursor !== undefined && options.task === undefined)
+    throw new UsageError("--cursor needs --task: only one task's log (task.events) can be replayed.");
   if (client.events === undefined)
     throw new ServerError(
       'The server does not advertise the Events extension (io.modelcontextprotocol/events): it sends no webhooks.',
@@ -102,6 +106,7 @@ export async function webhookSubscribeCommand(
     arguments: options.task !== undefined ? { taskId: options.task } : {},
     url,
     secret: options.secret,
+    ...(options.cursor !== undefined ? { cursor: options.cursor } : {}),
     ...(options.ttlMs !== undefined ? { ttlMs: options.ttlMs } : {}),
   });
   if (output.json) output.out(JSON.stringify({ subscription }));

@@ -69,6 +69,14 @@ export const DEFAULT_WEBHOOKS = true;
 /** Task table stream records the event projector takes per invocation. */
 export const TASK_EVENT_STREAM_BATCH_SIZE = 100;
 /**
+ * Batches of one stream shard worked at once. Lambda keeps the order of each item's changes at any factor, and a
+ * task is one item of the task table (its partition key, no sort key), so every task's events keep their order; four
+ * lets one shard carry about four times the events, for at most four instances per shard.
+ */
+export const DEFAULT_TASK_EVENT_STREAM_PARALLELIZATION_FACTOR = 4;
+/** Lambda's range for a stream mapping's parallelization factor. */
+export const MAX_TASK_EVENT_STREAM_PARALLELIZATION_FACTOR = 10;
+/**
  * Retries of a stream batch that fails (split in two each time, so one bad record ends up alone) before its records'
  * position goes to the on-failure queue. Appends are idempotent per stream record, so a retry repeats no event.
  */
@@ -81,10 +89,19 @@ export const TASK_EVENT_STREAM_MAX_RECORD_AGE = Duration.hours(24);
 export const TASK_EVENT_STREAM_FUNCTION_TIMEOUT = Duration.minutes(1);
 /**
  * One delivery per invocation. On FIFO, the messages held back behind one being retried are received again with it,
- * and each receive counts in ApproximateReceiveCount, the attempt number: one at a time, the count is the attempt.
- * Message groups (one subscription, one task) still run in parallel, each in its own invocation.
+ * and each receive counts toward the queue's maxReceiveCount: one at a time, a delivery is received only for its own
+ * attempts. Message groups (one subscription, one task) still run in parallel, each in its own invocation.
  */
 export const WEBHOOK_DELIVERY_BATCH_SIZE = 1;
+/**
+ * Delivery function instances the queue's event source mapping runs at once. A receiver that answers slowly holds an
+ * instance for up to its 5 s timeout (10 s with a first verification), so fifty serve at least five deliveries a
+ * second to receivers that all time out, and hundreds to prompt ones, while the rest of the account's concurrency
+ * stays free for the MCP function.
+ */
+export const DEFAULT_WEBHOOK_DELIVERY_MAX_CONCURRENCY = 50;
+/** Lambda's range for an SQS event source mapping's maximum concurrency. */
+export const WEBHOOK_DELIVERY_MAX_CONCURRENCY_RANGE = { min: 2, max: 1000 } as const;
 /** One delivery at most: its POST gives up after 5 s, and a first one to an unverified URL makes two. */
 export const WEBHOOK_DELIVERY_FUNCTION_TIMEOUT = Duration.minutes(1);
 /**
@@ -93,10 +110,11 @@ export const WEBHOOK_DELIVERY_FUNCTION_TIMEOUT = Duration.minutes(1);
  */
 export const WEBHOOK_DELIVERY_VISIBILITY_TIMEOUT = Duration.minutes(6);
 /**
- * Receives of one delivery before SQS moves it to the dead-letter queue: beyond the runtime's 5 attempts, so only a
- * delivery the function failed on (a crash or a timeout, not a refusing receiver) ends up there.
+ * Receives of one delivery before SQS moves it to the dead-letter queue: the runtime's 5 attempts at the receiver and
+ * 5 more. A receive the function fails on (the subscription store unreadable, a crash, a timeout) costs the receiver
+ * no attempt, so this is what bounds those: only a delivery failing on the server's side ends up there.
  */
-export const WEBHOOK_DELIVERY_MAX_RECEIVE_COUNT = 8;
+export const WEBHOOK_DELIVERY_MAX_RECEIVE_COUNT = 10;
 /**
  * Characters of the generated webhook sealing key: letters and digits, about 380 bits. The runtime derives the
  * AES-256 key as sha256 of this string (see lib/task-events.ts).

@@ -185,7 +185,9 @@ export interface McpTaskEndpointProps {
    * blocking `tasks/result` holds it for up to `resultWait`, so serving the full stage rate takes about
    * `throttlingRateLimit × resultWait` (50/s × 50 s = 2,500 with the defaults, beyond the default account quota of
    * 1,000). Pick what the account can spare (Lambda keeps at least 100 unreserved): requests beyond it are
-   * throttled instead of starving other functions.
+   * throttled instead of starving other functions. The webhook delivery function, which waits on receivers the
+   * endpoint does not control, is capped separately (`webhookDeliveryMaxConcurrency`), so slow receivers cannot take
+   * this share either way.
    * @default - none: the function draws on the account's unreserved concurrency
    */
   readonly mcpFunctionReservedConcurrency?: number;
@@ -226,6 +228,21 @@ export interface McpTaskEndpointProps {
    * @default - none: every callback URL is verified before events are sent to it
    */
   readonly trustedCallbackOrigins?: readonly string[];
+  /**
+   * The most webhook delivery function instances running at once: the maximum concurrency of its SQS event source
+   * mapping, so deliveries beyond it wait in the queue (in order, none lost or retried for it) instead of taking the
+   * account's Lambda concurrency from the MCP function while receivers are slow. 2 to 1,000. Only with webhooks on.
+   * @default 50
+   */
+  readonly webhookDeliveryMaxConcurrency?: number;
+  /**
+   * Batches of each task table stream shard the event function works on at once (the stream mapping's parallelization
+   * factor), 1 to 10. Lambda keeps each table item's changes in order at any factor, and a task is one item, so each
+   * task's events keep their order; only events of different tasks may be appended and queued side by side. Raise it
+   * when the stream function's iterator age grows; each step adds up to one function instance per shard.
+   * @default 4
+   */
+  readonly taskEventStreamParallelizationFactor?: number;
   /** Active X-Ray tracing on the functions and the stage. @default false */
   readonly tracing?: boolean;
   /** A CloudWatch dashboard of the endpoint: API, functions, tasks per tool, throttles, dead letters. @default true */

@@ -8,6 +8,8 @@ import {
   DEFAULT_OAUTH_PROXY,
   DEFAULT_WEBHOOKS,
   MAX_RESULT_WAIT,
+  MAX_TASK_EVENT_STREAM_PARALLELIZATION_FACTOR,
+  WEBHOOK_DELIVERY_MAX_CONCURRENCY_RANGE,
 } from './mcp-task-endpoint-defaults.js';
 import type { McpTaskEndpointProps } from './mcp-task-endpoint-props.js';
 
@@ -82,6 +84,11 @@ export function propsProblems(props: McpTaskEndpointProps): string[] {
     if (value !== undefined && !(Number.isInteger(value) && value > 0))
       problems.push(`${key} must be a positive integer, got ${value}`);
   }
+  const factor = rangeProblem('taskEventStreamParallelizationFactor', props.taskEventStreamParallelizationFactor, {
+    min: 1,
+    max: MAX_TASK_EVENT_STREAM_PARALLELIZATION_FACTOR,
+  });
+  if (factor !== null) problems.push(factor);
   const maxActive = props.maxActiveTasksPerOwner;
   if (maxActive !== undefined && maxActive > MAX_ACTIVE_TASKS_LIMIT)
     problems.push(`maxActiveTasksPerOwner must be at most ${MAX_ACTIVE_TASKS_LIMIT}, got ${maxActive}`);
@@ -147,20 +154,35 @@ function oauthProxyProblems(props: McpTaskEndpointProps): string[] {
   return problems;
 }
 
+/** Why `value` of `key` is no integer in `range`, or null when it is one or unset. */
+function rangeProblem(key: string, value: number | undefined, range: { min: number; max: number }): string | null {
+  if (value === undefined || (Number.isInteger(value) && value >= range.min && value <= range.max)) return null;
+  return `${key} must be an integer from ${range.min} to ${range.max}, got ${value}`;
+}
+
 /** Whether the endpoint delivers task events to webhooks. */
 export function usesWebhooks(props: McpTaskEndpointProps): boolean {
   return props.webhooks ?? DEFAULT_WEBHOOKS;
 }
 
 function webhookProblems(props: McpTaskEndpointProps): string[] {
-  const origins = props.trustedCallbackOrigins;
-  if (origins === undefined) return [];
-  if (!usesWebhooks(props))
-    return ['webhooks is false, so trustedCallbackOrigins would have no effect; remove one of them'];
-  return origins
-    .filter((origin) => !Token.isUnresolved(origin))
-    .map(callbackOriginProblem)
-    .filter((problem): problem is string => problem !== null);
+  if (!usesWebhooks(props)) {
+    return (['trustedCallbackOrigins', 'webhookDeliveryMaxConcurrency'] as const)
+      .filter((key) => props[key] !== undefined)
+      .map((key) => `webhooks is false, so ${key} would have no effect; remove one of them`);
+  }
+  const problems: string[] = [];
+  const cap = rangeProblem(
+    'webhookDeliveryMaxConcurrency',
+    props.webhookDeliveryMaxConcurrency,
+    WEBHOOK_DELIVERY_MAX_CONCURRENCY_RANGE,
+  );
+  if (cap !== null) problems.push(cap);
+  for (const origin of props.trustedCallbackOrigins ?? []) {
+    const problem = Token.isUnresolved(origin) ? null : callbackOriginProblem(origin);
+    if (problem !== null) problems.push(problem);
+  }
+  return problems;
 }
 
 /**

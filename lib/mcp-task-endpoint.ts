@@ -25,6 +25,7 @@ import type { ExpressWrapper } from './express-wrapper.js';
 import { createStatusDeadLetterAlarm, createStatusDeadLetterQueue } from './status-events.js';
 import { TaskEvents } from './task-events.js';
 import { createTaskTable, grantTaskTableAccess } from './task-table.js';
+import { pick } from './pick-props.js';
 import { createProgressFunction, progressInvoke, type ProgressStepProps } from './progress-step-function.js';
 import { createRequestStateKeySecret } from './request-state-key-secret.js';
 import type { ToolEnvironment } from './tool-problems.js';
@@ -191,7 +192,11 @@ export class McpTaskEndpoint extends Construct {
       ...common,
       taskTable: this.table,
       webhooks: usesWebhooks(props),
-      ...pick(props, ['trustedCallbackOrigins']),
+      ...pick(props, [
+        'trustedCallbackOrigins',
+        'webhookDeliveryMaxConcurrency',
+        'taskEventStreamParallelizationFactor',
+      ]),
       ...(props.tableEncryptionKey ? { encryptionKey: props.tableEncryptionKey } : {}),
     });
     taskEvents.connectMcpFunction(this.mcpFunction);
@@ -363,10 +368,4 @@ export class McpTaskEndpoint extends Construct {
   private synthProblems(): string[] {
     return [...this.registrations.problems(), ...mcpFunctionEnvironmentProblems(this.mcpFunction, this.tools.length)];
   }
-}
-
-function pick<T extends object, K extends keyof T>(source: T, keys: readonly K[]): Partial<Pick<T, K>> {
-  return Object.fromEntries(
-    keys.filter((key) => source[key] !== undefined).map((key) => [key, source[key]]),
-  ) as Partial<Pick<T, K>>;
 }

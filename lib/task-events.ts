@@ -23,6 +23,8 @@ import { Construct } from 'constructs';
 import { ENV, EVENTS_ENV } from '../lambda/contract/environment-names.js';
 import { HandlerFunction, projectPath } from './handler-function.js';
 import {
+  DEFAULT_TASK_EVENT_STREAM_PARALLELIZATION_FACTOR,
+  DEFAULT_WEBHOOK_DELIVERY_MAX_CONCURRENCY,
   TASK_EVENT_STREAM_BATCH_SIZE,
   TASK_EVENT_STREAM_FUNCTION_TIMEOUT,
   TASK_EVENT_STREAM_MAX_RECORD_AGE,
@@ -67,6 +69,10 @@ export interface TaskEventsProps {
   readonly webhooks: boolean;
   /** Callback origins that need no verification (already validated); empty or absent for none. */
   readonly trustedCallbackOrigins?: readonly string[];
+  /** Webhook delivery function instances at once (its SQS mapping's maximum concurrency). @default 50 */
+  readonly webhookDeliveryMaxConcurrency?: number;
+  /** Batches of one task table stream shard worked at once. @default 4 */
+  readonly taskEventStreamParallelizationFactor?: number;
   readonly tracing: boolean;
   readonly logRetention: logs.RetentionDays;
   /** Applies to the events table, the sealing key and the log groups. */
@@ -131,10 +137,14 @@ export class TaskEvents extends Construct {
       },
     });
     // Grants reading the stream (and, with a customer managed key, decrypting it) and sending to the failure queue.
+    // Lambda keeps each item's changes in order however many batches of a shard run at once, and a task is one item
+    // (the task table has a partition key and no sort key), so a task's events are appended and queued in order.
     this.streamHandler.function.addEventSource(
       new DynamoEventSource(props.taskTable, {
         startingPosition: lambda.StartingPosition.TRIM_HORIZON,
         batchSize: TASK_EVENT_STREAM_BATCH_SIZE,
+        parallelizationFactor:
+          props.taskEventStreamParallelizationFactor ?? DEFAULT_TASK_EVENT_STREAM_PARALLELIZATION_FACTOR,
         bisectBatchOnError: true,
         retryAttempts: TASK_EVENT_STREAM_RETRY_ATTEMPTS,
         maxRecordAge: TASK_EVENT_STREAM_MAX_RECORD_AGE,
@@ -146,7 +156,9 @@ export class TaskEvents extends Construct {
     if (queues && sealingKey) {
       grantQueueing(queues.queue, this.streamHandler.function);
       sealingKey.grantRead(this.streamHandler.function);
-      this.webhookDelivery = { ...queues, sealingKey, handler: this.createDeliveryHandler(common, queues, sealingKey) };
+      const maxConcurrency = props.webhookDeliveryMaxConcurrency ?? DEFAULT_WEBHOOK_DELIVERY_MAX_CONCURRENCY;
+      const handler = this.createDeliveryHandler(common, queues, sealingKey, maxConcurrency);
+      this.webhookDelivery = { ...queues, sealingKey, handler };
     }
     this.acknowledgeFindings();
   }
@@ -217,6 +229,7 @@ export class TaskEvents extends Construct {
     common: Pick<TaskEventsProps, 'tracing' | 'logRetention' | 'removalPolicy'>,
     queues: { queue: sqs.Queue },
     sealingKey: secretsmanager.Secret,
+    maxConcurrency: number,
   ): HandlerFunction {
     const handler = new HandlerFunction(this, 'DeliveryHandler', {
       ...common,
@@ -233,9 +246,16 @@ export class TaskEvents extends Construct {
           : {}),
       },
     });
-    // Grants receiving, deleting and ChangeMessageVisibility on the queue, nothing on its dead-letter queue.
+    // Grants receiving, deleting and ChangeMessageVisibility on the queue, nothing on its dead-letter queue. The cap
+    // is the mapping's maximum concurrency, not reserved concurrency: at the cap Lambda stops receiving, so deliveries
+    // wait in the queue, whereas a function throttled by reserved concurrency has its messages received and returned,
+    // and each return counts toward the queue's maxReceiveCount (the dead-letter queue).
     handler.function.addEventSource(
-      new SqsEventSource(queues.queue, { batchSize: WEBHOOK_DELIVERY_BATCH_SIZE, reportBatchItemFailures: true }),
+      new SqsEventSource(queues.queue, {
+        batchSize: WEBHOOK_DELIVERY_BATCH_SIZE,
+        reportBatchItemFailures: true,
+        maxConcurrency,
+      }),
     );
     this.grantEventTable(handler.function);
     sealingKey.grantRead(handler.function);

@@ -9,6 +9,7 @@ import { OAUTH_PATHS } from '../lambda/contract/oauth-paths.js';
 import type { OAuthProxy } from '../lambda/oauth/oauth-proxy-app.js';
 import type { OAuthProxyLogger } from '../lambda/oauth/oauth-proxy-context.js';
 import type { RegistrationLimits } from '../lambda/oauth/oauth-store.js';
+import type { OAuthProxyMetrics, SourceLimits } from '../lambda/oauth/source-limits.js';
 import { DEFAULT_ALLOWED_REDIRECT_URIS } from '../lambda/contract/redirect-uri-policy.js';
 import { createOAuthProxyFromConfig, DEFAULT_REGISTRATION_LIMITS } from '../lambda/handlers/oauth-proxy-core.js';
 import { startOAuthUpstream, type OAuthUpstream } from './oauth-upstream.js';
@@ -27,7 +28,11 @@ export interface LocalOAuthOptions {
   readonly clientIdMetadataDocuments?: boolean | ClientMetadataDocumentsOptions;
   /** `false` turns DCR off. @default DEFAULT_REGISTRATION_LIMITS */
   readonly registration?: RegistrationLimits | false;
+  /** Sign-ins and metadata document fetches per source. @default DEFAULT_SOURCE_LIMITS */
+  readonly sourceLimits?: SourceLimits;
   readonly logger?: OAuthProxyLogger;
+  /** Where refusals for a limit are counted, for tests. @default none */
+  readonly metrics?: OAuthProxyMetrics;
   /** Clock of the proxy (codes, refresh tokens, registrations), for tests. @default Date.now */
   readonly now?: () => number;
   /** The access-token signing key, for tests that mint tokens of their own. @default 32 random bytes per run */
@@ -67,10 +72,14 @@ export async function startLocalOAuth(options: LocalOAuthOptions): Promise<Local
       allowedRedirectUris: options.allowedRedirectUris ?? DEFAULT_ALLOWED_REDIRECT_URIS,
       clientIdMetadataDocuments: options.clientIdMetadataDocuments ?? true,
       ...(registration === false ? {} : { registration }),
+      ...(options.sourceLimits ? { sourceLimits: options.sourceLimits } : {}),
     },
-    options.dynamoDb,
-    options.logger ?? quietLogger,
-    options.now,
+    {
+      dynamoDb: options.dynamoDb,
+      logger: options.logger ?? quietLogger,
+      ...(options.metrics ? { metrics: options.metrics } : {}),
+      ...(options.now ? { now: options.now } : {}),
+    },
   );
   const bearerOwner = createBearerOwnerResolver({
     issuer,

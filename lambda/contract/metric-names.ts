@@ -23,10 +23,15 @@ export const METRIC = {
   AwsCallErrors: 'AwsCallErrors',
   /** The throttled share of AwsCallErrors. */
   AwsCallThrottles: 'AwsCallThrottles',
+  /**
+   * A request the OAuth proxy refused for a limit (sign-ins or metadata document fetches per source, registrations per
+   * source or in total), dimension `limit`: a flood being turned away shows here.
+   */
+  OAuthRequestsLimited: 'OAuthRequestsLimited',
 } as const;
 
 /** Dimension names. Powertools adds `service` (POWERTOOLS_SERVICE_NAME) to every metric; these come beside it. */
-export const DIMENSION = { tool: 'tool', awsService: 'awsService', operation: 'operation' } as const;
+export const DIMENSION = { tool: 'tool', awsService: 'awsService', operation: 'operation', limit: 'limit' } as const;
 
 /** Environment variables Powertools reads: the construct sets them, the handlers' metrics take them. */
 export const METRICS_ENV = {

@@ -105,13 +105,17 @@ export class InvalidPromptArgumentsError extends TaskBackendError {
   }
 }
 
-/** Why Step Functions refused a start: the caller's input, the server's set-up, or a quota to wait out. */
-export type ExecutionStartFault = 'input' | 'configuration' | 'capacity';
+/**
+ * Why Step Functions refused a start: the caller's input, the server's set-up, or a quota to wait out (too many open
+ * executions, or StartExecution's rate).
+ */
+export type ExecutionStartFault = 'input' | 'configuration' | 'capacity' | 'throttled';
 
 /**
  * Step Functions refused to start the execution (a definite refusal, not a lost answer): `input` when the
  * tool input was refused (the caller's to fix), `configuration` when the machine is missing, being deleted or
- * misnamed, or its key unusable (the operator's to fix), `capacity` when too many executions are open (retry later).
+ * misnamed, or its key unusable (the operator's to fix), `capacity` when too many executions are open, `throttled` when
+ * StartExecution's rate was used up (both: retry later).
  */
 export class ExecutionStartError extends TaskBackendError {
   constructor(
@@ -169,6 +173,22 @@ export class TaskLimitExceededError extends TaskBackendError {
       options,
     );
     this.name = 'TaskLimitExceededError';
+  }
+}
+
+/**
+ * An AWS service the backend depends on refused a call for load (it throttled it), after the client's own retries:
+ * nothing is wrong with the request, and the same call may succeed after `retryAfterSeconds`.
+ */
+export class ServiceBusyError extends TaskBackendError {
+  constructor(
+    readonly service: string,
+    readonly operation: string,
+    readonly retryAfterSeconds: number,
+    options?: { cause?: unknown },
+  ) {
+    super(`${service} is throttling ${operation} calls`, options);
+    this.name = 'ServiceBusyError';
   }
 }
 

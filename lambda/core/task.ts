@@ -146,6 +146,24 @@ export function pollRefreshIntervalMs(refreshIntervalMs: number): number {
   return Math.ceil(refreshIntervalMs * 0.75);
 }
 
+/** The longest poll interval hinted to a client: however long a task has run, its end is seen within half a minute. */
+export const MAX_POLL_HINT_MS = 30_000;
+/**
+ * Past its first moments, a task is hinted to be polled at this fraction of its age: a client that polls as hinted
+ * makes about as many polls over a task's second hour as over its second minute, not thirty times as many.
+ */
+const POLL_HINT_AGE_DIVISOR = 20;
+
+/**
+ * The poll interval to hint to a client about an active task, growing with the task's age: the stored interval for a
+ * young task (at the default 2 s, its first 40 s), then a twentieth of its age, at most {@link MAX_POLL_HINT_MS}.
+ */
+export function pollHintMs(task: Pick<TaskRecord, 'status' | 'createdAt' | 'pollIntervalMs'>, now: number): number {
+  if (isTerminal(task.status)) return task.pollIntervalMs;
+  const grown = Math.min(Math.floor((now - task.createdAt) / POLL_HINT_AGE_DIVISOR), MAX_POLL_HINT_MS);
+  return Math.max(task.pollIntervalMs, grown);
+}
+
 /**
  * The first pause of a caller waiting for a task to finish (tasks/result, a plain tools/call): a fast tool's result
  * comes back at once.

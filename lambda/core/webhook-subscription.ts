@@ -49,6 +49,12 @@ export interface WebhookSubscription {
    */
   readonly verified: boolean;
   readonly delivery: DeliveryStatus;
+  /**
+   * While the replay its cursor asked for is not yet all queued: the seq it replays after. Until the mark is cleared,
+   * every delivery to the subscription is queued as the whole run of its task's events from here on, in seq order,
+   * so a live event can never reach the queue ahead of an earlier one still to be replayed.
+   */
+  readonly replayAfter?: number;
 }
 
 /** A subscription without its secrets: what matching events and reporting delivery status need. */

@@ -86,9 +86,9 @@ function bareHost(url: URL): string {
 }
 
 /**
- * Judges a callback URL by its text: a string of at most 2048 characters that parses, https (http only for a trusted
- * origin), without user info or a fragment, and, unless trusted, not an IP literal in a non-public range. Makes no
- * network call. Each message says what is wrong and what would do.
+ * Judges a callback URL by its text: a string of at most 2048 characters that parses, unless trusted not an IP literal
+ * in a non-public range (whatever its scheme), https (http only for a trusted origin), without user info or a
+ * fragment. Makes no network call. Each message says what is wrong and what would do.
  */
 export function checkCallbackUrl(url: unknown, policy: CallbackPolicy): CallbackUrlCheck {
   if (typeof url !== 'string' || url === '')
@@ -106,6 +106,18 @@ export function checkCallbackUrl(url: unknown, policy: CallbackPolicy): Callback
     return { ok: false, message: `'${url}' is not an absolute URL (like https://hooks.example.com/mcp)` };
   }
   const trusted = isTrusted(parsed, policy);
+  // The range before the scheme: an address that is not public is refused whatever the scheme, and https would not
+  // make it acceptable, so the refusal names what must change.
+  const host = bareHost(parsed);
+  if (!trusted && isIP(host) !== 0) {
+    const range = forbiddenAddressReason(host);
+    if (range !== null) {
+      return {
+        ok: false,
+        message: `The callback URL's host ${host} is ${addressRangeWords(range)}: webhooks go to public addresses only`,
+      };
+    }
+  }
   if (parsed.protocol !== 'https:' && !(trusted && parsed.protocol === 'http:')) {
     const scheme = parsed.protocol.replace(/:$/, '');
     return {
@@ -121,16 +133,6 @@ export function checkCallbackUrl(url: unknown, policy: CallbackPolicy): Callback
   // `https://host/path#` parses with an empty hash, so the text is searched too.
   if (parsed.hash !== '' || url.includes('#')) {
     return { ok: false, message: `The callback URL ${url} has a fragment (#…): fragments are never sent, drop it` };
-  }
-  const host = bareHost(parsed);
-  if (!trusted && isIP(host) !== 0) {
-    const range = forbiddenAddressReason(host);
-    if (range !== null) {
-      return {
-        ok: false,
-        message: `The callback URL's host ${host} is ${addressRangeWords(range)}: webhooks go to public addresses only`,
-      };
-    }
   }
   return { ok: true, url: parsed.href, trusted, listed: isListed(parsed, policy) };
 }

@@ -13,6 +13,11 @@ export interface WebhookDelivery {
   readonly groupKey: string;
   /** The JSON body, exactly as it is signed and sent. */
   readonly body: string;
+  /**
+   * The event ends the only task the subscription follows (it reached a terminal status): once it is delivered the
+   * subscription is removed, so it stops counting toward its owner's limit.
+   */
+  readonly endsSubscription?: true;
 }
 
 export interface DeliveryQueue {
@@ -28,7 +33,11 @@ export type DeliveryOutcome =
   /** Try again after `afterMs` (backoff with jitter); the group waits. */
   | { readonly kind: 'retry'; readonly afterMs: number; readonly category: DeliveryErrorCategory };
 
-/** Makes one attempt at a delivery; `attempt` counts from 1. Never throws for the receiver's failures. */
+/**
+ * Makes one attempt at a delivery. `receive` counts the queue's hand-overs of it from 1 (SQS's receive count), for
+ * logs: the deliverer counts the receiver's failed attempts itself, so a hand-over that throws costs none. Never
+ * throws for the receiver's failures; throws when the server's side fails (a store it cannot read or write).
+ */
 export interface Deliverer {
-  deliver(delivery: WebhookDelivery, attempt: number): Promise<DeliveryOutcome>;
+  deliver(delivery: WebhookDelivery, receive: number): Promise<DeliveryOutcome>;
 }

@@ -4,7 +4,8 @@
 // same webhook ID for the same subscription within five minutes is one delivery (SQS FIFO's deduplication window).
 // A delivery whose attempts throw (the store is down, say) is tried again after a short pause; once it has been
 // handed over `maxReceives` times without an outcome that ends it, it goes to `deadLetters` (SQS's redrive to the
-// DLQ). As on SQS, the attempt number is the receive count: every hand-over counts, a thrown one too.
+// DLQ). As on SQS, every hand-over counts as a receive, a thrown one too; the deliverer counts the receiver's attempts
+// itself, so a thrown hand-over costs the receiver none.
 import { SYSTEM_CLOCK, type Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { Deliverer, DeliveryQueue, WebhookDelivery } from './delivery-queue.js';

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { taskEventOf, type TaskEvent } from '../core/task-event.js';
+import { isTerminal } from '../core/task-status.js';
 import { TASK_ATTRIBUTE as A } from '../contract/task-item-attributes.js';
 import { PARTITION_KEY, TTL_ATTRIBUTE } from '../contract/task-table-schema.js';
 import { isLive, type WebhookSubscriptionSummary } from '../core/webhook-subscription.js';
@@ -53,6 +54,26 @@ export function deliveryGroupOf(subscriptionId: string, taskId: string): string 
   return createHash('sha256').update(subscriptionId).update('\n').update(taskId).digest('hex');
 }
 
+/**
+ * The delivery of one event to one subscription; its webhook ID is the event's, so a second copy is dropped. The
+ * terminal event of the one task a subscription follows ends it once delivered: nothing more can come of that task.
+ */
+export function deliveryFor(
+  subscription: Pick<WebhookSubscriptionSummary, 'id' | 'name' | 'arguments'>,
+  event: TaskEvent,
+): WebhookDelivery {
+  const occurrence = occurrenceOf(subscription.name, event);
+  const ends = subscription.arguments['taskId'] === event.taskId && isTerminal(event.task.status);
+  return {
+    owner: event.owner,
+    subscriptionId: subscription.id,
+    webhookId: occurrence.eventId,
+    groupKey: deliveryGroupOf(subscription.id, event.taskId),
+    body: JSON.stringify(occurrence),
+    ...(ends ? { endsSubscription: true as const } : {}),
+  };
+}
+
 export class TaskEventProjector {
   constructor(private readonly options: TaskEventProjectorOptions) {}
 
@@ -85,14 +106,18 @@ export class TaskEventProjector {
     const deliveries: WebhookDelivery[] = [];
     for (const subscription of subscriptions) {
       if (!this.wants(subscription, event)) continue;
-      const occurrence = occurrenceOf(subscription.name, event);
-      deliveries.push({
-        owner: event.owner,
-        subscriptionId: subscription.id,
-        webhookId: occurrence.eventId,
-        groupKey: deliveryGroupOf(subscription.id, event.taskId),
-        body: JSON.stringify(occurrence),
-      });
+      // A replay not yet all queued: this event goes with every one before it, from the replay's start, so it cannot
+      // overtake them (the copies the replay queues itself are dropped as duplicates).
+      const run =
+        subscription.replayAfter === undefined || subscription.replayAfter >= event.seq - 1
+          ? [event]
+          : await this.options.events.readAfter(
+              event.owner,
+              event.taskId,
+              subscription.replayAfter,
+              event.seq - subscription.replayAfter,
+            );
+      for (const each of run) if (each.seq <= event.seq) deliveries.push(deliveryFor(subscription, each));
     }
     if (deliveries.length > 0) await webhooks.queue.send(deliveries);
   }

@@ -5,6 +5,9 @@
 // at connect time, follows no redirect and caps time and size. 2xx is delivered; 410 (the receiver wants no more) and
 // 413 (the body will never fit) are dropped at once; any other failure is tried again with backoff, until the last
 // attempt, when the event is given up on and counted against the subscription (suspended after too many in a row).
+// The attempts are the receiver's failures, counted in the subscription store as they happen, not the times the queue
+// handed the delivery over: a hand-over that fails on the server's side (the store unreadable, say) throws, costs the
+// receiver no attempt, and is bounded by the queue instead (SQS's maxReceiveCount, then the dead-letter queue).
 // Logs name the subscription, the message and the category, never the secret, the URL's path or what the receiver said.
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
@@ -38,10 +41,10 @@ export class WebhookDeliverer implements Deliverer {
     this.options = options;
   }
 
-  async deliver(delivery: WebhookDelivery, attempt: number): Promise<DeliveryOutcome> {
+  async deliver(delivery: WebhookDelivery, receive: number): Promise<DeliveryOutcome> {
     const { subscriptions, clock, logger } = this.options;
     const subscription = await subscriptions.get(delivery.owner, delivery.subscriptionId);
-    const fields = { subscriptionId: delivery.subscriptionId, webhookId: delivery.webhookId, attempt };
+    const fields = { subscriptionId: delivery.subscriptionId, webhookId: delivery.webhookId, receive };
     if (subscription === null) {
       logger.info('Webhook dropped: the subscription is gone', fields);
       return { kind: 'dropped', reason: 'subscription gone' };
@@ -55,7 +58,7 @@ export class WebhookDeliverer implements Deliverer {
       // The URL passed when it was subscribed; the policy changed since (an origin no longer trusted, say). No attempt
       // could succeed, so it is given up on at once, and the subscription's status says so.
       logger.warn('Webhook callback URL no longer allowed', { ...fields, origin: originOf(subscription.url) });
-      return this.giveUp(subscription, delivery, attempt, DeliveryErrorCategory.ConnectionRefused);
+      return this.giveUp(subscription, delivery, { receive }, DeliveryErrorCategory.ConnectionRefused);
     }
     if (!subscription.verified && !isVerificationEnvelope(delivery.body)) {
       const handshake = await verifyCallback({
@@ -66,21 +69,21 @@ export class WebhookDeliverer implements Deliverer {
         timeoutMs: this.options.schedule.timeoutMs,
         at: clock.now(),
       });
-      if (!handshake.verified) return this.failed(subscription, delivery, attempt, handshake.category);
+      if (!handshake.verified) return this.failed(subscription, delivery, receive, handshake.category);
       await subscriptions.markVerified(subscription.owner, subscription.id);
       logger.info('Webhook callback URL verified', { ...fields, origin: originOf(checked.url) });
     }
-    return this.post(subscription, checked, delivery, attempt);
+    return this.post(subscription, checked, delivery, receive);
   }
 
   private async post(
     subscription: WebhookSubscription,
     target: { readonly url: string; readonly trusted: boolean },
     delivery: WebhookDelivery,
-    attempt: number,
+    receive: number,
   ): Promise<DeliveryOutcome> {
     const { subscriptions, policy, schedule, clock, logger } = this.options;
-    const fields = { subscriptionId: subscription.id, webhookId: delivery.webhookId, attempt };
+    const fields = { subscriptionId: subscription.id, webhookId: delivery.webhookId, receive };
     const headers = signedHeaders({
       secrets: secretsOf(subscription, clock.now()),
       webhookId: delivery.webhookId,
@@ -103,11 +106,17 @@ export class WebhookDeliverer implements Deliverer {
       ));
     } catch (error) {
       if (!(error instanceof OutboundFetchError)) throw error;
-      return this.failed(subscription, delivery, attempt, categoryOf(error), { reason: error.reason });
+      return this.failed(subscription, delivery, receive, categoryOf(error), { reason: error.reason });
     }
     if (status >= 200 && status < 300) {
-      await subscriptions.recordDelivered(subscription.owner, subscription.id, clock.now());
+      await subscriptions.recordDelivered(subscription.owner, subscription.id, clock.now(), delivery.webhookId);
       logger.info('Webhook delivered', { ...fields, status });
+      if (delivery.endsSubscription === true) {
+        // Its task has ended and the receiver has the terminal event: the slot in the owner's limit is freed now,
+        // not when the grant runs out.
+        await subscriptions.delete(subscription.owner, subscription.id);
+        logger.info('Webhook subscription ended: its task ended and its last event was delivered', fields);
+      }
       return { kind: 'delivered' };
     }
     if (FINAL_STATUSES.has(status)) {
@@ -118,37 +127,48 @@ export class WebhookDeliverer implements Deliverer {
       });
       return { kind: 'dropped', reason: `receiver answered ${status}` };
     }
-    return this.failed(subscription, delivery, attempt, categoryOf({ status }), { status });
+    return this.failed(subscription, delivery, receive, categoryOf({ status }), { status });
   }
 
-  /** A failed attempt: try again later, or give up after the last one. */
+  /** The receiver failed an attempt: counted, then tried again later, or given up on after the last one. */
   private async failed(
     subscription: WebhookSubscription,
     delivery: WebhookDelivery,
-    attempt: number,
+    receive: number,
     category: DeliveryErrorCategory,
     detail: Record<string, unknown> = {},
   ): Promise<DeliveryOutcome> {
-    const { schedule, logger } = this.options;
+    const { subscriptions, schedule, logger } = this.options;
+    const attempt = await subscriptions.recordFailedAttempt(subscription.owner, subscription.id, delivery.webhookId);
+    if (attempt === null) {
+      logger.info('Webhook dropped: the subscription is gone', {
+        subscriptionId: subscription.id,
+        webhookId: delivery.webhookId,
+        receive,
+      });
+      return { kind: 'dropped', reason: 'subscription gone' };
+    }
     if (attempt < schedule.attempts) {
       const afterMs = retryDelayMs(schedule, attempt, this.options.random);
       logger.warn('Webhook attempt failed; will try again', {
         subscriptionId: subscription.id,
         webhookId: delivery.webhookId,
         attempt,
+        receive,
         category,
         afterMs,
         ...detail,
       });
       return { kind: 'retry', afterMs, category };
     }
-    return this.giveUp(subscription, delivery, attempt, category, detail);
+    return this.giveUp(subscription, delivery, { attempt, receive }, category, detail);
   }
 
+  /** Gives the event up, after the receiver's last attempt or at once (`attempt` absent: no attempt could succeed). */
   private async giveUp(
     subscription: WebhookSubscription,
     delivery: WebhookDelivery,
-    attempt: number,
+    counts: { readonly attempt?: number; readonly receive: number },
     category: DeliveryErrorCategory,
     detail: Record<string, unknown> = {},
   ): Promise<DeliveryOutcome> {
@@ -157,11 +177,12 @@ export class WebhookDeliverer implements Deliverer {
       category,
       at: clock.now(),
       suspendAfter: schedule.suspendAfter,
+      webhookId: delivery.webhookId,
     });
     logger.warn('Webhook given up on', {
       subscriptionId: subscription.id,
       webhookId: delivery.webhookId,
-      attempt,
+      ...counts,
       category,
       failedEvents: status?.failedEvents,
       suspended: status !== null && !status.active,

@@ -25,13 +25,13 @@ import {
   cursorOf,
   eventTypeNamed,
   filterOf,
-  occurrenceOf,
   requireMode,
   seqOfCursor,
   TASK_EVENTS,
   type EventFilter,
 } from './event-catalog.js';
-import { deliveryGroupOf } from './task-event-projector.js';
+import { DEFAULT_OWNER_SUMMARY_CACHE, OwnerSummaryCache } from './owner-summary-cache.js';
+import { deliveryFor } from './task-event-projector.js';
 import { verifyCallback } from './verification-handshake.js';
 import { isStandardWebhooksSecret } from './webhook-signature.js';
 
@@ -105,11 +105,31 @@ function deliveryOf(value: unknown, needsSecret: boolean): { url: unknown; secre
   return { url, secret };
 }
 
+/** Whether a subscription has a log to replay and a cursor to give: task.events about one task. */
+function followsOneLog(name: string, filter: EventFilter): filter is EventFilter & { readonly taskId: string } {
+  return name === TASK_EVENTS && filter.taskId !== undefined;
+}
+
+/**
+ * The replay mark a subscription is saved with: a new subscription to one task's log with a cursor replays after it;
+ * a refresh replays nothing of its own, but finishes a replay an earlier subscribe left unfinished.
+ */
+function replayMark(
+  existing: WebhookSubscription | undefined,
+  cursorSeq: number | null,
+  replays: boolean,
+): { replayAfter?: number } {
+  if (existing !== undefined) return existing.replayAfter === undefined ? {} : { replayAfter: existing.replayAfter };
+  return cursorSeq === null || !replays ? {} : { replayAfter: cursorSeq };
+}
+
 export class WebhookSubscriptions {
   private readonly settings: WebhookSubscriptionSettings;
+  private readonly statusCache: OwnerSummaryCache;
 
   constructor(private readonly options: WebhookSubscriptionsOptions) {
     this.settings = options.settings ?? DEFAULT_SUBSCRIPTION_SETTINGS;
+    this.statusCache = new OwnerSummaryCache({ clock: options.clock, ...DEFAULT_OWNER_SUMMARY_CACHE });
   }
 
   /**
@@ -163,8 +183,10 @@ export class WebhookSubscriptions {
       verified,
       // A refresh is the client's sign of life: suspended delivery resumes.
       delivery: existing === undefined ? HEALTHY_DELIVERY : { ...existing.delivery, active: true },
+      ...replayMark(existing, cursorSeq, followsOneLog(type.name, filter)),
     };
     await store.put(subscription);
+    this.statusCache.forget(owner);
     this.options.logger.info(
       existing === undefined ? 'Webhook subscription created' : 'Webhook subscription refreshed',
       {
@@ -173,7 +195,7 @@ export class WebhookSubscriptions {
         verified,
       },
     );
-    const cursor = await this.startDelivery(subscription, filter, existing === undefined ? cursorSeq : null);
+    const cursor = await this.startDelivery(subscription, filter);
     return {
       id,
       refreshBefore: subscription.refreshBefore!,
@@ -189,14 +211,18 @@ export class WebhookSubscriptions {
     const { url } = this.checkedDelivery(params.delivery, false);
     const args = { ...filterOf(type, params.arguments) };
     const id = subscriptionIdOf({ owner, url, name: type.name, arguments: args });
+    this.statusCache.forget(owner);
     if (!(await this.options.store.delete(owner, id))) throw new SubscriptionNotFoundError();
     this.options.logger.info('Webhook subscription removed', { subscriptionId: id });
   }
 
-  /** How delivery goes for each of the owner's live subscriptions that follow this task. */
+  /**
+   * How delivery goes for each of the owner's live subscriptions that follow this task, as read within the last few
+   * seconds (see owner-summary-cache.ts): a poll of a task costs its one read, not a second one for its webhooks.
+   */
   async forTask(owner: string, taskId: string): Promise<Array<Pick<WebhookSubscription, 'id' | 'name' | 'delivery'>>> {
     const now = this.options.clock.now();
-    const live = await this.options.store.summariesForOwner(owner);
+    const live = await this.statusCache.get(owner, () => this.options.store.summariesForOwner(owner));
     return live
       .filter(
         (each) => isLive(each, now) && (each.arguments['taskId'] === undefined || each.arguments['taskId'] === taskId),
@@ -251,31 +277,22 @@ export class WebhookSubscriptions {
   }
 
   /**
-   * The watermark the client may persist, and for a new subscription to one task's log with a cursor, the events
-   * after it queued for delivery (the replay the cursor asks for).
+   * The watermark the client may persist, and for a subscription to one task's log marked for a replay, the events
+   * after the mark queued for delivery (the replay the cursor asked for), then the mark cleared. The subscription was
+   * saved, marked, before the log is read: an event appended meanwhile is queued by the projector with the whole run
+   * before it, so replay and live events reach the queue as one sequence in seq order.
    */
-  private async startDelivery(
-    subscription: WebhookSubscription,
-    filter: EventFilter,
-    replayAfter: number | null,
-  ): Promise<string | null> {
-    if (subscription.name !== TASK_EVENTS || filter.taskId === undefined) return null;
-    const { events, queue } = this.options;
+  private async startDelivery(subscription: WebhookSubscription, filter: EventFilter): Promise<string | null> {
+    if (!followsOneLog(subscription.name, filter)) return null;
+    const { events, queue, store } = this.options;
     const last = await events.lastSeq(subscription.owner, filter.taskId);
-    if (replayAfter === null || replayAfter >= last) return cursorOf(last);
-    const missed = await events.readAfter(subscription.owner, filter.taskId, replayAfter, last - replayAfter);
-    await queue.send(
-      missed.map((event) => {
-        const occurrence = occurrenceOf(subscription.name, event);
-        return {
-          owner: subscription.owner,
-          subscriptionId: subscription.id,
-          webhookId: occurrence.eventId,
-          groupKey: deliveryGroupOf(subscription.id, event.taskId),
-          body: JSON.stringify(occurrence),
-        };
-      }),
-    );
-    return cursorOf(replayAfter);
+    const replayAfter = subscription.replayAfter;
+    if (replayAfter === undefined) return cursorOf(last);
+    if (replayAfter < last) {
+      const missed = await events.readAfter(subscription.owner, filter.taskId, replayAfter, last - replayAfter);
+      await queue.send(missed.map((event) => deliveryFor(subscription, event)));
+    }
+    await store.endReplay(subscription.owner, subscription.id, replayAfter);
+    return cursorOf(Math.min(replayAfter, last));
   }
 }

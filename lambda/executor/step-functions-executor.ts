@@ -24,7 +24,7 @@ import {
   type HistoryEvent,
   type SFNClient,
 } from '@aws-sdk/client-sfn';
-import { ExecutionStartError, type ExecutionStartFault } from '../core/errors.js';
+import { ExecutionStartError, ServiceBusyError, type ExecutionStartFault } from '../core/errors.js';
 import type { ExecutionSnapshot } from '../core/execution-status.js';
 import type { ExecutionStatus } from '../contract/execution-status-events.js';
 import { executionArnFor } from './execution-arn.js';
@@ -61,8 +61,7 @@ export class StepFunctionsExecutor implements TaskExecutor, SyncExecutor {
       // The name is taken: this task's execution already started (an earlier attempt whose answer was lost).
       if (error instanceof ExecutionAlreadyExists)
         return { executionArn: this.executionArnFor(request.stateMachineArn, request.executionName) };
-      // Anything but a refusal (throttling after retries, a timeout, a refused connection, a 5xx): the outcome is
-      // unknown.
+      // Anything but a refusal (a timeout, a refused connection, a 5xx): the outcome is unknown.
       throw startRefusal(error) ?? error;
     }
   }
@@ -80,11 +79,7 @@ export class StepFunctionsExecutor implements TaskExecutor, SyncExecutor {
         }),
       );
     } catch (error) {
-      // Sent once, a throttle is not retried; it started nothing, so it is a refusal to try again later.
-      if (isThrottle(error))
-        throw new ExecutionStartError(`Step Functions throttled the run: ${(error as Error).message}`, 'capacity', {
-          cause: error,
-        });
+      // Sent once, a throttle (translated by the client, see handlers/aws-throttling.ts) started nothing: a refusal.
       throw startRefusal(error) ?? error;
     }
   }
@@ -173,13 +168,6 @@ export function currentStepOf(newestFirst: readonly HistoryEvent[]): string | nu
   return newestEntered;
 }
 
-/** Step Functions' throttling answers (the API's and KMS's, or a bare HTTP 429). */
-function isThrottle(error: unknown): boolean {
-  const name = (error as { name?: unknown } | null)?.name;
-  const status = (error as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode;
-  return name === 'ThrottlingException' || name === 'KmsThrottlingException' || status === 429;
-}
-
 /** A definite refusal as `ExecutionStartError`, or `null` when the outcome is unknown. */
 function startRefusal(error: unknown): ExecutionStartError | null {
   const fault = startRefusalFault(error);
@@ -194,7 +182,9 @@ function startRefusal(error: unknown): ExecutionStartError | null {
 /**
  * The fault of a StartExecution or StartSyncExecution error that is a definite refusal (nothing started, and retrying
  * the same request cannot succeed, or not soon), or `null` when the outcome is unknown. Every refusal the two document
- * is listed; KmsThrottlingException is not, as a throttle is retried like any other.
+ * is listed; KmsThrottlingException is not, as it throttles the machine's key, not the start. Of a quota refusal after
+ * the client's retries, an earlier attempt whose answer was lost may still have started the execution: the caller
+ * stops it before withdrawing the task.
  */
 function startRefusalFault(error: unknown): ExecutionStartFault | null {
   if (error instanceof InvalidExecutionInput) return 'input';
@@ -213,5 +203,7 @@ function startRefusalFault(error: unknown): ExecutionStartFault | null {
     return 'configuration';
   }
   if (error instanceof ExecutionLimitExceeded) return 'capacity';
+  // The API's rate, used up (through the client's retries, for StartExecution); the client translates the throttle.
+  if (error instanceof ServiceBusyError) return 'throttled';
   return null;
 }

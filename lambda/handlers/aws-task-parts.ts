@@ -7,8 +7,10 @@ import { DynamoDbInputRequests } from '../store/dynamodb-input-requests.js';
 import { DynamoDbOwnerQuotas } from '../store/dynamodb-owner-quotas.js';
 import { DynamoDbTaskStore } from '../store/dynamodb-task-store.js';
 import type { BackendClients } from './aws-clients.js';
+import { busyWhenThrottled } from './aws-throttling.js';
 
 export function createAwsTaskParts(clients: BackendClients, tableName: string) {
+  busyWhenThrottled(clients);
   const client = DynamoDBDocumentClient.from(clients.dynamoDb, { marshallOptions: { removeUndefinedValues: true } });
   const store = new DynamoDbTaskStore({ client, tableName });
   return {

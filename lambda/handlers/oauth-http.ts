@@ -7,14 +7,15 @@ import { AWS_CLIENT_BOUNDS } from './aws-clients.js';
 import { createOAuthProxyFromConfig, oauthProxyConfigFromEnvironment } from './oauth-proxy-core.js';
 import { secretValue } from './secret-values.js';
 import { defaultLogger } from './task-core.js';
+import { PowertoolsTaskMetrics } from './powertools-metrics.js';
 
 const logger = defaultLogger();
 // Built once per Lambda instance: the upstream provider's discovery document and the secrets are read on first use.
-const proxy = createOAuthProxyFromConfig(
-  oauthProxyConfigFromEnvironment(process.env, secretValue),
-  new DynamoDBClient({ ...AWS_CLIENT_BOUNDS }),
+const proxy = createOAuthProxyFromConfig(oauthProxyConfigFromEnvironment(process.env, secretValue), {
+  dynamoDb: new DynamoDBClient({ ...AWS_CLIENT_BOUNDS }),
   logger,
-);
+  metrics: new PowertoolsTaskMetrics(),
+});
 
 export async function handler(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const response = await proxy.handle(requestFromEvent(event), {

@@ -16,6 +16,13 @@ import type { RegistrationLimits } from '../oauth/oauth-store.js';
 import { DEFAULT_ALLOWED_REDIRECT_URIS, redirectUriPatternProblem } from '../contract/redirect-uri-policy.js';
 import { signingKeyFromSecret } from '../oauth/access-tokens.js';
 import { createUpstreamProvider, type UpstreamProviderConfig } from '../oauth/upstream-provider.js';
+import {
+  createSourceLimiter,
+  DEFAULT_SOURCE_LIMITS,
+  NO_OAUTH_METRICS,
+  type OAuthProxyMetrics,
+  type SourceLimits,
+} from '../oauth/source-limits.js';
 
 export const DEFAULT_REGISTRATION_LIMITS: RegistrationLimits = { perSourcePerHour: 10, perDay: 1000 };
 
@@ -30,20 +37,29 @@ export interface OAuthProxyConfig {
   readonly clientIdMetadataDocuments: boolean | ClientMetadataDocumentsOptions;
   /** Absent turns Dynamic Client Registration off. */
   readonly registration?: RegistrationLimits;
+  /** @default DEFAULT_SOURCE_LIMITS */
+  readonly sourceLimits?: SourceLimits;
 }
 
-export function createOAuthProxyFromConfig(
-  config: OAuthProxyConfig,
-  dynamoDb: DynamoDBClient,
-  logger: OAuthProxyLogger,
-  now: () => number = Date.now,
-): OAuthProxy {
+/** What the proxy works with besides its config. */
+export interface OAuthProxyPorts {
+  readonly dynamoDb: DynamoDBClient;
+  readonly logger: OAuthProxyLogger;
+  /** @default none */
+  readonly metrics?: OAuthProxyMetrics;
+  /** @default Date.now */
+  readonly now?: () => number;
+}
+
+export function createOAuthProxyFromConfig(config: OAuthProxyConfig, ports: OAuthProxyPorts): OAuthProxy {
+  const { dynamoDb, logger, metrics = NO_OAUTH_METRICS, now = Date.now } = ports;
   const store = new DynamoDbOAuthStore({
     client: DynamoDBDocumentClient.from(dynamoDb, { marshallOptions: { removeUndefinedValues: true } }),
     tableName: config.tableName,
   });
   const documents = config.clientIdMetadataDocuments;
   const issuer = config.issuer.replace(/\/+$/, '');
+  const limiter = createSourceLimiter({ store, limits: config.sourceLimits ?? DEFAULT_SOURCE_LIMITS, metrics });
   return createOAuthProxy({
     issuer,
     resource: config.resource,
@@ -51,6 +67,7 @@ export function createOAuthProxyFromConfig(
     upstream: createUpstreamProvider(config.upstream),
     clients: createClientResolver({
       store,
+      limiter,
       ...(documents === false
         ? {}
         : { metadataDocuments: createClientMetadataDocuments(documents === true ? {} : documents) }),
@@ -59,6 +76,8 @@ export function createOAuthProxyFromConfig(
     allowedRedirectUris: config.allowedRedirectUris,
     clientIdMetadataDocuments: documents !== false,
     ...(config.registration ? { registration: config.registration } : {}),
+    limiter,
+    metrics,
     now,
     logger,
   });

@@ -6,6 +6,7 @@ import { AuditEvent } from '../core/audit-event.js';
 import type { TaskMetrics } from '../core/task-metrics.js';
 import { DIMENSION, METRIC, METRICS_ENV, METRICS_NAMESPACE } from '../contract/metric-names.js';
 import type { BackendClients } from './aws-clients.js';
+import { THROTTLING_ERROR_NAMES } from './aws-throttling.js';
 
 /** The lifecycle events counted, by audit event; retrieved and deleted are client reads, not task outcomes. */
 const COUNTED: Partial<Record<AuditEvent, string>> = {
@@ -17,15 +18,6 @@ const COUNTED: Partial<Record<AuditEvent, string>> = {
   [AuditEvent.Unknown]: METRIC.TasksUnknown,
   [AuditEvent.Expired]: METRIC.TasksExpired,
 };
-
-/** Error names AWS services give a throttled call (DynamoDB, Step Functions, EC2-style and HTTP 429). */
-export const THROTTLING_ERROR_NAMES: ReadonlySet<string> = new Set([
-  'ThrottlingException',
-  'ProvisionedThroughputExceededException',
-  'RequestLimitExceeded',
-  'TooManyRequestsException',
-  'TooManyRequests',
-]);
 
 /**
  * Error names that are answers, not failures: the store and executor expect them (a conditional write that lost a
@@ -72,6 +64,11 @@ export class PowertoolsTaskMetrics implements TaskMetrics {
     const dimensions = { [DIMENSION.awsService]: awsService, [DIMENSION.operation]: operation };
     this.emit(dimensions, METRIC.AwsCallErrors, MetricUnit.Count, 1);
     if (THROTTLING_ERROR_NAMES.has(errorName)) this.emit(dimensions, METRIC.AwsCallThrottles, MetricUnit.Count, 1);
+  }
+
+  /** Counts one OAuth request refused by `limit` (the OAuth proxy's metrics port). */
+  limitReached(limit: string): void {
+    this.emit({ [DIMENSION.limit]: limit }, METRIC.OAuthRequestsLimited, MetricUnit.Count, 1);
   }
 
   /** A single metric publishes (and forgets its dimensions) on addMetric, so each metric gets its own. */

@@ -1,12 +1,14 @@
 // The webhook delivery function's work on one batch of SQS FIFO messages, without the AWS wiring (webhook-delivery.ts
-// composes it): each message is one delivery, its attempt number the message's receive count. A delivery delivered or
+// composes it): each message is one delivery, handed over with the message's receive count (the deliverer counts the
+// receiver's attempts itself, so a receive that fails on the server's side costs none). A delivery delivered or
 // dropped is done (its message deleted); one to be tried again is hidden for its backoff (ChangeMessageVisibility) and
 // reported as a batch item failure, so it comes back then. FIFO order: once a message of a group fails in this batch,
 // every later message of that group is reported failed without an attempt, and made visible again at once (the
 // group stays locked while the failed one is hidden, so they come back after it, in order, instead of holding it up
 // for the queue's whole visibility timeout). A body that is no delivery is logged and dropped: it would only fail
 // forever and hold its group. A delivery that throws (its subscription could not be read, say) fails without a
-// visibility change; SQS redrives it to the dead-letter queue after the queue's maxReceiveCount.
+// visibility change, and costs the receiver no attempt; SQS redrives it to the dead-letter queue after the queue's
+// maxReceiveCount, which bounds such failures.
 import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Logger } from '../core/logger.js';
 import type { Deliverer, WebhookDelivery } from '../events/delivery-queue.js';
@@ -63,9 +65,9 @@ export function createWebhookDeliveryHandler(
         continue;
       }
       const received = Number(record.attributes.ApproximateReceiveCount);
-      const attempt = Number.isInteger(received) && received > 0 ? received : 1;
+      const receive = Number.isInteger(received) && received > 0 ? received : 1;
       try {
-        const outcome = await deliverer.deliver(delivery, attempt);
+        const outcome = await deliverer.deliver(delivery, receive);
         if (outcome.kind === 'retry') {
           await hide(record, Math.min(Math.ceil(outcome.afterMs / 1000), MAX_VISIBILITY_SECONDS));
           fail();
@@ -75,7 +77,7 @@ export function createWebhookDeliveryHandler(
           messageId: record.messageId,
           subscriptionId: delivery.subscriptionId,
           webhookId: delivery.webhookId,
-          attempt,
+          receive,
           error: error instanceof Error ? error.message : String(error),
         });
         fail();
@@ -103,5 +105,6 @@ export function deliveryOf(body: string): WebhookDelivery | null {
     webhookId: fields['webhookId'] as string,
     groupKey: fields['groupKey'] as string,
     body: fields['body'] as string,
+    ...(fields['endsSubscription'] === true ? { endsSubscription: true as const } : {}),
   };
 }

@@ -11,8 +11,12 @@ const ALGORITHM = 'HS256';
 const TOKEN_TYPE = 'at+jwt';
 /** An HMAC key shorter than the hash is weaker than the hash (RFC 2104). */
 export const MIN_SIGNING_KEY_BYTES = 32;
-/** @default lifetime of an access token: one hour, as Cognito's. */
-export const ACCESS_TOKEN_LIFETIME_SECONDS = 3600;
+/**
+ * @default lifetime of an access token: 15 minutes. The MCP function checks a token without reading its grant, so a
+ * grant revoked by a replay (or a person refused upstream at their next refresh) loses access when its last access
+ * token expires; a short life bounds that at no cost per request. Clients refresh, and each refresh is checked.
+ */
+export const ACCESS_TOKEN_LIFETIME_SECONDS = 15 * 60;
 
 export interface AccessTokenKeys {
   readonly issuer: string;

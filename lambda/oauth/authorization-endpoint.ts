@@ -10,6 +10,8 @@ import {
   InvalidTargetError,
   OAuthError,
   ServerError,
+  TemporarilyUnavailableError,
+  TooManyRequestsError,
   UnsupportedResponseTypeError,
 } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { carriesConsentCookie, clearedConsentCookie, consentCookie, consentPage } from './consent.js';
@@ -19,6 +21,7 @@ import { OAUTH_PROXY_SCOPE, randomToken, tokenHash, type OAuthProxyContext } fro
 import type { PendingAuthorization } from './oauth-store.js';
 import { formBody } from './form-body.js';
 import { OAUTH_PATHS } from '../contract/oauth-paths.js';
+import { OAUTH_LIMIT } from './source-limits.js';
 
 /** How long a person has to decide and sign in upstream. */
 const PENDING_AUTHORIZATION_MS = 10 * 60 * 1000;
@@ -27,6 +30,13 @@ export const AUTHORIZATION_CODE_MS = 60 * 1000;
 /** RFC 7636: an S256 challenge is the base64url of a SHA-256, 43 characters. */
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 const MAX_FORM_BYTES = 4 * 1024;
+/**
+ * The client's `state` is stored with the pending sign-in and echoed back: a bound keeps a stranger from storing
+ * kilobytes per request. Clients send a random value of a few dozen characters.
+ */
+export const MAX_STATE_LENGTH = 512;
+/** How long a source refused for too many requests should wait: the limits count per hour. */
+const RETRY_AFTER = { 'retry-after': '3600' } as const;
 
 /** The value of a parameter that must appear at most once (RFC 6749 3.1); throws when it repeats. */
 function single(params: URLSearchParams, name: string): string | undefined {
@@ -40,17 +50,21 @@ function secureCookies(context: OAuthProxyContext): boolean {
   return context.issuer.startsWith('https:');
 }
 
-export async function authorize(request: Request, context: OAuthProxyContext): Promise<Response> {
+/** GET /authorize from `source` (a counting source, see source-limits.ts): the consent page, or why not. */
+export async function authorize(request: Request, source: string, context: OAuthProxyContext): Promise<Response> {
   const params = new URL(request.url).searchParams;
   const now = context.now();
   let clientId: string | undefined;
   let redirectUri: string | undefined;
   let clientName: string | undefined;
   try {
+    // Checked first, so an oversized state is neither echoed in a redirect nor costs a client lookup.
+    if ((params.get('state') ?? '').length > MAX_STATE_LENGTH)
+      throw new InvalidRequestError(`state may have at most ${MAX_STATE_LENGTH} characters`);
     clientId = single(params, 'client_id');
     redirectUri = single(params, 'redirect_uri');
     if (clientId === undefined) throw new InvalidRequestError('client_id is required');
-    const client = await context.clients(clientId, now);
+    const client = await context.clients(clientId, now, source);
     clientName = client.clientName;
     if (redirectUri === undefined) throw new InvalidRequestError('redirect_uri is required');
     if (!matchesRegisteredRedirectUri(redirectUri, client.redirectUris))
@@ -61,17 +75,21 @@ export async function authorize(request: Request, context: OAuthProxyContext): P
       );
   } catch (error) {
     if (error instanceof InvalidClientError || error instanceof InvalidRequestError) return errorPage(error);
+    // Too many metadata documents fetched for this source: the client is not known, so the person is told.
+    if (error instanceof TooManyRequestsError) return errorPage(error, 429, RETRY_AFTER);
     throw error;
   }
   // From here the redirect URI is known good: errors go back to the client.
   const state = params.get('state') ?? undefined;
   try {
+    const checked = checkedRequest(params, context);
+    await context.limiter.admit(OAUTH_LIMIT.signInsPerSource, source, now);
     const browserBinding = randomToken();
     const pending: PendingAuthorization = {
       id: randomToken(),
       clientId,
       redirectUri,
-      ...checkedRequest(params, context),
+      ...checked,
       ...(state !== undefined ? { clientState: state } : {}),
       upstreamCodeVerifier: randomToken(),
       upstreamNonce: randomToken(),
@@ -90,6 +108,9 @@ export async function authorize(request: Request, context: OAuthProxyContext): P
     const cookie = consentCookie(pending.id, browserBinding, secureCookies(context), PENDING_AUTHORIZATION_MS / 1000);
     return page(html, 200, { 'set-cookie': cookie });
   } catch (error) {
+    // RFC 6749 4.1.2.1 names no "too many requests": an overloaded authorization server says temporarily_unavailable.
+    if (error instanceof TooManyRequestsError)
+      return redirectWithError(redirectUri, new TemporarilyUnavailableError(error.message), state, context.issuer);
     if (error instanceof OAuthError) return redirectWithError(redirectUri, error, state, context.issuer);
     context.logger.error('Authorization request failed', { error: String(error) });
     return redirectWithError(redirectUri, new ServerError('The sign-in could not start'), state, context.issuer);
@@ -166,17 +187,22 @@ export async function completeSignIn(request: Request, context: OAuthProxyContex
   const params = new URL(request.url).searchParams;
   const now = context.now();
   const state = params.get('state');
-  const pending = state ? await context.store.takePendingAuthorization(state, now) : null;
-  if (pending === null)
-    return errorPage(
+  const expired = () =>
+    errorPage(
       new InvalidRequestError('This sign-in has expired or was already completed: start again from your client'),
     );
-  // A sign-in finishes in the browser that consented to it, or not at all.
-  if (!carriesConsentCookie(request, pending, secureCookies(context)))
+  const found = state ? await context.store.getPendingAuthorization(state, now) : null;
+  if (found === null) return expired();
+  // A sign-in finishes in the browser that consented to it, or not at all. The cookie is checked before the sign-in
+  // is taken: a forged callback from another browser must not be able to cancel it.
+  if (!carriesConsentCookie(request, found, secureCookies(context)))
     return errorPage(
       new InvalidRequestError('This sign-in was started in another browser: start it from your client'),
       403,
     );
+  // Taken only now, and once: of two callbacks from the consenting browser, one proceeds.
+  const pending = await context.store.takePendingAuthorization(found.id, now);
+  if (pending === null) return expired();
   const back = (error: OAuthError) =>
     redirectWithError(pending.redirectUri, error, pending.clientState, context.issuer);
   if (params.has('error')) return back(new AccessDeniedError('Sign-in was cancelled or refused'));

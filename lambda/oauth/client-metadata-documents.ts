@@ -30,8 +30,10 @@ export interface ClientMetadataDocuments {
   /**
    * The checked document for `clientId`, from the cache while it is fresh. Concurrent calls for one URL share one
    * fetch. Rejects with {@link ClientMetadataDocumentError}; failures are not cached, so the next call tries again.
+   * `admitFetch` is awaited when the cache cannot answer, before any request goes out; what it throws, `resolve`
+   * rejects with, and nothing is fetched.
    */
-  resolve(clientId: string): Promise<ClientMetadataDocument>;
+  resolve(clientId: string, admitFetch?: () => Promise<void>): Promise<ClientMetadataDocument>;
 }
 
 export interface ClientMetadataDocumentsOptions {
@@ -63,12 +65,10 @@ const DEFAULTS = {
 const MIN_MAX_AGE_MS = 60_000;
 const MAX_MAX_AGE_MS = 24 * 60 * 60_000;
 
-// A `.` or `..` segment, also percent-encoded: the URL parser would remove it, so two spellings would name one client.
-const DOT_SEGMENT = /^(\.|%2e){1,2}$/i;
-
 /**
  * Whether `clientId` has the shape of a client metadata document URL: https, a path other than `/`, no fragment, no
- * user name or password, no `.` or `..` path segments. Says nothing about whether the document exists.
+ * user name or password, and written exactly as the URL parser writes it. Says nothing about whether the document
+ * exists.
  */
 export function isClientMetadataDocumentUrl(clientId: string): boolean {
   let url: URL;
@@ -81,9 +81,10 @@ export function isClientMetadataDocumentUrl(clientId: string): boolean {
   // `#` alone leaves url.hash empty, so look at the string.
   if (clientId.includes('#')) return false;
   if (url.pathname === '/' || url.pathname === '') return false;
-  // The parser has already resolved dot segments in url.pathname, so read the path as written.
-  const rawPath = /^https:\/\/[^/?#]*([^?#]*)/i.exec(clientId)?.[1] ?? '';
-  return !rawPath.split(/[/\\]/).some((segment) => DOT_SEGMENT.test(segment));
+  // One document, one spelling: the parser drops tabs and newlines, resolves `.` and `..` segments (percent-encoded
+  // too), turns `\` into `/` and lowercases the host, so any text it would rewrite names a document other than the one
+  // it says, and is refused rather than normalised.
+  return url.href === clientId;
 }
 
 /** Failures whose detail is about the document itself, not about the network it was fetched across. */
@@ -195,10 +196,11 @@ export function createClientMetadataDocuments(options: ClientMetadataDocumentsOp
   }
 
   return {
-    async resolve(clientId) {
+    async resolve(clientId, admitFetch) {
       if (!isClientMetadataDocumentUrl(clientId)) {
         throw new ClientMetadataDocumentError(
-          `'${clientId}' is not a client metadata document URL (https, a path, no fragment, no credentials)`,
+          `'${clientId}' is not a client metadata document URL (https, a path, no fragment, no credentials, ` +
+            'written as a URL parser writes it)',
         );
       }
       // Only the default port: a document on any other port is no client's, and asking would probe ports.
@@ -209,6 +211,8 @@ export function createClientMetadataDocuments(options: ClientMetadataDocumentsOp
         if (cached.expiresAt > now()) return cached.document;
         cache.delete(clientId);
       }
+      // Admitted before joining a fetch in flight too: a join may count as a fetch, a fetch never goes uncounted.
+      await admitFetch?.();
       const pending = inFlight.get(clientId);
       if (pending !== undefined) return pending;
       const fetching = fetchDocument(clientId).finally(() => inFlight.delete(clientId));

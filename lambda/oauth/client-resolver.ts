@@ -8,6 +8,7 @@ import {
   type ClientMetadataDocuments,
 } from './client-metadata-documents.js';
 import type { ClientAuthMethod, OAuthStore } from './oauth-store.js';
+import { OAUTH_LIMIT, type SourceLimiter } from './source-limits.js';
 
 export interface KnownClient {
   readonly clientId: string;
@@ -23,21 +24,33 @@ export interface ClientResolverOptions {
   readonly store: OAuthStore;
   /** Absent when Client ID Metadata Documents are turned off. */
   readonly metadataDocuments?: ClientMetadataDocuments;
+  /** Counts the metadata documents each source makes this server fetch. */
+  readonly limiter: SourceLimiter;
 }
 
-/** Resolves a client ID, or throws `InvalidClientError` with a message that says why. */
-export type ClientResolver = (clientId: string, now: number) => Promise<KnownClient>;
+/**
+ * Resolves a client ID for a request from `source` (a counting source, see source-limits.ts), or throws
+ * `InvalidClientError` with a message that says why, or `TooManyRequestsError` when resolving it would fetch a
+ * metadata document past the source's limit.
+ */
+export type ClientResolver = (clientId: string, now: number, source: string) => Promise<KnownClient>;
 
 export function createClientResolver(options: ClientResolverOptions): ClientResolver {
-  return async (clientId, now) => {
+  return async (clientId, now, source) => {
     if (clientId === '') throw new InvalidClientError('client_id is required');
     if (clientId.startsWith('https://')) {
       if (!options.metadataDocuments)
         throw new InvalidClientError('Client ID Metadata Documents are turned off on this server: register the client');
       if (!isClientMetadataDocumentUrl(clientId))
-        throw new InvalidClientError(`client_id '${clientId}' is not a valid client metadata document URL`);
+        throw new InvalidClientError(
+          `client_id '${clientId}' is not a valid client metadata document URL: https, with a path, no fragment, ` +
+            'no credentials, and written as a URL parser writes it ' +
+            '(no dot segments, tabs or newlines, a lowercase host)',
+        );
       try {
-        const document = await options.metadataDocuments.resolve(clientId);
+        const document = await options.metadataDocuments.resolve(clientId, () =>
+          options.limiter.admit(OAUTH_LIMIT.metadataFetchesPerSource, source, now),
+        );
         return {
           clientId,
           kind: 'metadata-document',

@@ -42,7 +42,7 @@ const key = {
   refresh: (tokenHash: string) => `refresh#${tokenHash}`,
   grant: (grantId: string) => `grant#${grantId}`,
   // The source address is hashed: the table keeps no addresses.
-  sourceRegistrations: (source: string, hour: number) => `registrations#source#${tokenHash(source)}#${hour}`,
+  fromSource: (kind: string, source: string, hour: number) => `${kind}#source#${tokenHash(source)}#${hour}`,
   dayRegistrations: (day: number) => `registrations#day#${day}`,
 };
 
@@ -125,22 +125,18 @@ export class DynamoDbOAuthStore implements OAuthStore {
   async countRegistration(source: string, now: number, limits: RegistrationLimits): Promise<RegistrationLimit | null> {
     const hour = Math.floor(now / HOUR_MS);
     const day = Math.floor(now / DAY_MS);
-    const counter = (pk: string, limit: number, endMs: number) => ({
-      Update: {
-        TableName: this.tableName,
-        Key: { [OAUTH_PARTITION_KEY]: pk },
-        UpdateExpression: `ADD #count :one SET ${SET_END}`,
-        ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
-        ExpressionAttributeNames: { '#count': 'count', ...END_NAMES },
-        ExpressionAttributeValues: { ':one': 1, ':limit': limit, ...endValues(endMs) },
-      },
-    });
     try {
       await this.client.send(
         new TransactWriteCommand({
           TransactItems: [
-            counter(key.sourceRegistrations(source, hour), limits.perSourcePerHour, (hour + 1) * HOUR_MS),
-            counter(key.dayRegistrations(day), limits.perDay, (day + 1) * DAY_MS),
+            {
+              Update: this.counter(
+                key.fromSource('registrations', source, hour),
+                limits.perSourcePerHour,
+                (hour + 1) * HOUR_MS,
+              ),
+            },
+            { Update: this.counter(key.dayRegistrations(day), limits.perDay, (day + 1) * DAY_MS) },
           ],
         }),
       );
@@ -152,6 +148,31 @@ export class DynamoDbOAuthStore implements OAuthStore {
       if (reasons[1]?.Code === 'ConditionalCheckFailed') return 'total';
       throw error;
     }
+  }
+
+  async countFromSource(kind: string, source: string, now: number, perHour: number): Promise<boolean> {
+    const hour = Math.floor(now / HOUR_MS);
+    try {
+      await this.client.send(
+        new UpdateCommand(this.counter(key.fromSource(kind, source, hour), perHour, (hour + 1) * HOUR_MS)),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  /** An update that adds one to a counter item below `limit`, which ends (and is removed by TTL) at `endMs`. */
+  private counter(pk: string, limit: number, endMs: number) {
+    return {
+      TableName: this.tableName,
+      Key: { [OAUTH_PARTITION_KEY]: pk },
+      UpdateExpression: `ADD #count :one SET ${SET_END}`,
+      ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
+      ExpressionAttributeNames: { '#count': 'count', ...END_NAMES },
+      ExpressionAttributeValues: { ':one': 1, ':limit': limit, ...endValues(endMs) },
+    };
   }
 
   async putPendingAuthorization(pending: PendingAuthorization): Promise<void> {

@@ -9,10 +9,11 @@ import { OAUTH_PATHS } from '../contract/oauth-paths.js';
 import { register } from './registration-endpoint.js';
 import { token } from './token-endpoint.js';
 import { CLIENT_AUTH_METHODS } from './oauth-store.js';
+import { countingSource } from './source-limits.js';
 
 /** The request facts an adapter knows and a Request does not carry. */
 export interface OAuthRequestContext {
-  /** The caller's address, for registration limits. */
+  /** The caller's address, for the per-source limits. */
   readonly sourceIp: string;
 }
 
@@ -36,7 +37,8 @@ function withCors(response: Response): Response {
   return new Response(response.body, { status: response.status, headers });
 }
 
-type Serve = (request: Request, requestContext: OAuthRequestContext) => Promise<Response>;
+/** Serves a request from `source`, the caller's address as the per-source limits count it. */
+type Serve = (request: Request, source: string) => Promise<Response>;
 
 type Route = {
   /** What each method does; a method without an entry is answered 405. */
@@ -61,17 +63,20 @@ export function createOAuthProxy(context: OAuthProxyContext): OAuthProxy {
     [
       OAUTH_PATHS.authorize,
       {
-        methods: { GET: (request) => authorize(request, context), POST: (request) => decide(request, context) },
+        methods: {
+          GET: (request, source) => authorize(request, source, context),
+          POST: (request) => decide(request, context),
+        },
         browserApi: false,
       },
     ],
     [OAUTH_PATHS.callback, { methods: { GET: (request) => completeSignIn(request, context) }, browserApi: false }],
-    [OAUTH_PATHS.token, { methods: { POST: (request) => token(request, context) }, browserApi: true }],
+    [OAUTH_PATHS.token, { methods: { POST: (request, source) => token(request, source, context) }, browserApi: true }],
   ]);
   const registration = context.registration;
   if (registration)
     routes.set(OAUTH_PATHS.register, {
-      methods: { POST: (request, { sourceIp }) => register(request, sourceIp, registration, context) },
+      methods: { POST: (request, source) => register(request, source, registration, context) },
       browserApi: true,
     });
   return {
@@ -80,7 +85,7 @@ export function createOAuthProxy(context: OAuthProxyContext): OAuthProxy {
       const route = routes.get(new URL(request.url).pathname);
       if (route === undefined) return json({ error: 'not_found', error_description: 'No such OAuth endpoint' }, 404);
       if (request.method === 'OPTIONS' && route.browserApi) return withCors(new Response(null, { status: 204 }));
-      const answer = await serveRoute(route, request, requestContext, context);
+      const answer = await serveRoute(route, request, countingSource(requestContext.sourceIp), context);
       return route.browserApi ? withCors(answer) : answer;
     },
   };
@@ -89,7 +94,7 @@ export function createOAuthProxy(context: OAuthProxyContext): OAuthProxy {
 async function serveRoute(
   route: Route,
   request: Request,
-  requestContext: OAuthRequestContext,
+  source: string,
   context: OAuthProxyContext,
 ): Promise<Response> {
   const method = request.method === 'HEAD' ? 'GET' : request.method;
@@ -99,7 +104,7 @@ async function serveRoute(
     return oauthErrorResponse(new MethodNotAllowedError(`Use ${allowed}`), 405, { allow: allowed });
   }
   try {
-    return await serve(request, requestContext);
+    return await serve(request, source);
   } catch (error) {
     // Never a stack trace to the client: the log has it.
     context.logger.error('OAuth request failed', { path: new URL(request.url).pathname, error: String(error) });

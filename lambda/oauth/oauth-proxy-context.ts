@@ -3,6 +3,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AccessTokenKeys } from './access-tokens.js';
 import type { ClientResolver } from './client-resolver.js';
 import type { OAuthStore, RegistrationLimits } from './oauth-store.js';
+import type { OAuthProxyMetrics, SourceLimiter } from './source-limits.js';
 import type { UpstreamProvider } from './upstream-provider.js';
 
 /** The one scope this server grants: calling the endpoint's tools and managing one's own tasks. */
@@ -29,6 +30,9 @@ export interface OAuthProxyContext {
   readonly clientIdMetadataDocuments: boolean;
   /** Dynamic Client Registration and its limits; absent when it is turned off. */
   readonly registration?: RegistrationLimits;
+  /** Per-source limits on sign-ins and metadata document fetches. */
+  readonly limiter: SourceLimiter;
+  readonly metrics: OAuthProxyMetrics;
   readonly now: () => number;
   readonly logger: OAuthProxyLogger;
 }

@@ -77,11 +77,11 @@ export function page(body: string, status = 200, headers: Record<string, string>
  * What a person sees when the request cannot be sent back to the client: an unknown client or a redirect URI it did
  * not register (RFC 6749 4.1.2.1 forbids redirecting then). The error code is in the page and a header for tools.
  */
-export function errorPage(error: OAuthError, status = 400): Response {
+export function errorPage(error: OAuthError, status = 400, headers: Record<string, string> = {}): Response {
   return page(
     '<title>Sign-in failed</title>' +
       `<h1>Sign-in failed</h1><p>${escapeHtml(error.message)}</p><p><code>${escapeHtml(error.errorCode)}</code></p>`,
     status,
-    { 'x-oauth-error': error.errorCode },
+    { 'x-oauth-error': error.errorCode, ...headers },
   );
 }

@@ -112,6 +112,11 @@ export interface OAuthStore {
    * Returns the limit that refused it, or `null` when the registration may go ahead.
    */
   countRegistration(source: string, now: number, limits: RegistrationLimits): Promise<RegistrationLimit | null>;
+  /**
+   * Counts one `kind` of request from `source` in the current hour, as {@link countRegistration} counts per source.
+   * Returns `false`, and counts nothing, when `perHour` were already counted this hour.
+   */
+  countFromSource(kind: string, source: string, now: number, perHour: number): Promise<boolean>;
 
   putPendingAuthorization(pending: PendingAuthorization): Promise<void>;
   /** The pending authorization, left in place; `null` when unknown, taken or past its end. */

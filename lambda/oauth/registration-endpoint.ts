@@ -14,27 +14,38 @@ import { json, oauthErrorResponse } from './oauth-responses.js';
 import { CLIENT_AUTH_METHODS, type ClientAuthMethod, type RegistrationLimits } from './oauth-store.js';
 import { isAllowedRedirectUri } from '../contract/redirect-uri-policy.js';
 import { randomToken, tokenHash, type OAuthProxyContext } from './oauth-proxy-context.js';
+import { OAUTH_LIMIT } from './source-limits.js';
 
 /** A registration that has not received a token within this time is forgotten. */
 export const UNUSED_REGISTRATION_MS = 24 * 60 * 60 * 1000;
 const MAX_REGISTRATION_BYTES = 16 * 1024;
+/**
+ * How deep the metadata may nest, the document itself being level 1. A JWK set needs 5 (document, jwks, keys, a key,
+ * its x5c). The byte cap alone lets 16 KB of brackets nest thousands of levels, which overflows the stack of anything
+ * that walks the value recursively (JSON.stringify, the DynamoDB marshaller).
+ */
+const MAX_METADATA_DEPTH = 8;
 const SUPPORTED_GRANT_TYPES = ['authorization_code', 'refresh_token'];
 
+/** Registers a client for a request from `source` (a counting source, see source-limits.ts). */
 export async function register(
   request: Request,
-  sourceIp: string,
+  source: string,
   limits: RegistrationLimits,
   context: OAuthProxyContext,
 ): Promise<Response> {
   try {
     const metadata = await checkedMetadata(request, context);
     const now = context.now();
-    const refused = await context.store.countRegistration(sourceIp, now, limits);
+    const refused = await context.store.countRegistration(source, now, limits);
     if (refused !== null) {
       context.logger.warn('Client registration refused by a limit', { limit: refused });
+      context.metrics.limitReached(
+        refused === 'per-source' ? OAUTH_LIMIT.registrationsPerSource : OAUTH_LIMIT.registrationsTotal,
+      );
       const error = new TooManyRequestsError(
         refused === 'per-source'
-          ? `At most ${limits.perSourcePerHour} registrations per hour from one address: try again later`
+          ? `At most ${limits.perSourcePerHour} registrations per hour from one network: try again later`
           : 'This server takes no more registrations today: try again tomorrow',
       );
       return oauthErrorResponse(error, 429, { 'retry-after': refused === 'per-source' ? '3600' : '86400' });
@@ -77,6 +88,10 @@ async function checkedMetadata(request: Request, context: OAuthProxyContext) {
   } catch {
     throw new InvalidClientMetadataError('The client metadata is not valid JSON');
   }
+  if (nestingDepth(body) > MAX_METADATA_DEPTH)
+    throw new InvalidClientMetadataError(
+      `Client metadata may nest at most ${MAX_METADATA_DEPTH} levels deep: publish large key sets at jwks_uri instead`,
+    );
   const parsed = OAuthClientMetadataSchema.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -112,4 +127,17 @@ async function checkedMetadata(request: Request, context: OAuthProxyContext) {
     grant_types: grantTypes,
     response_types: responseTypes,
   };
+}
+
+/** How deeply a parsed JSON value nests objects and arrays (a scalar is 0), found without recursion. */
+export function nestingDepth(value: unknown): number {
+  let deepest = 0;
+  const stack: Array<{ readonly value: unknown; readonly depth: number }> = [{ value, depth: 1 }];
+  while (stack.length > 0) {
+    const { value: next, depth } = stack.pop()!;
+    if (typeof next !== 'object' || next === null) continue;
+    deepest = Math.max(deepest, depth);
+    for (const child of Object.values(next)) stack.push({ value: child, depth: depth + 1 });
+  }
+  return deepest;
 }

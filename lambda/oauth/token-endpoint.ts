@@ -10,6 +10,7 @@ import {
   InvalidTargetError,
   OAuthError,
   TemporarilyUnavailableError,
+  TooManyRequestsError,
   UnsupportedGrantTypeError,
 } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { UpstreamRefusedError } from './upstream-provider.js';
@@ -34,10 +35,11 @@ function required(form: URLSearchParams, name: string): string {
   return value;
 }
 
-export async function token(request: Request, context: OAuthProxyContext): Promise<Response> {
+/** The token endpoint, for a request from `source` (a counting source, see source-limits.ts). */
+export async function token(request: Request, source: string, context: OAuthProxyContext): Promise<Response> {
   try {
     const form = await formBody(request, MAX_FORM_BYTES, 'The token request');
-    const client = await authenticateClient(request, form, context);
+    const client = await authenticateClient(request, form, source, context);
     const grantType = form.get('grant_type');
     const issued =
       grantType === 'authorization_code'
@@ -56,6 +58,7 @@ export async function token(request: Request, context: OAuthProxyContext): Promi
     if (error instanceof InvalidClientError)
       return oauthErrorResponse(error, 401, { 'www-authenticate': 'Basic realm="token"' });
     if (error instanceof TemporarilyUnavailableError) return oauthErrorResponse(error, 503, { 'retry-after': '5' });
+    if (error instanceof TooManyRequestsError) return oauthErrorResponse(error, 429, { 'retry-after': '3600' });
     if (error instanceof OAuthError) return oauthErrorResponse(error);
     throw error;
   }
@@ -65,6 +68,7 @@ export async function token(request: Request, context: OAuthProxyContext): Promi
 async function authenticateClient(
   request: Request,
   form: URLSearchParams,
+  source: string,
   context: OAuthProxyContext,
 ): Promise<KnownClient> {
   const basic = /^Basic (.+)$/i.exec(request.headers.get('authorization') ?? '');
@@ -82,7 +86,7 @@ async function authenticateClient(
   }
   if (form.has('client_id') && form.get('client_id') !== clientId)
     throw new InvalidClientError('client_id in the form differs from the authenticated client');
-  const client = await context.clients(clientId, context.now());
+  const client = await context.clients(clientId, context.now(), source);
   if (client.tokenEndpointAuthMethod === 'none') {
     if (secret !== undefined) throw new InvalidClientError(`Client '${clientId}' is public: it has no secret to send`);
     return client;

@@ -16,7 +16,7 @@ export function isEventsMessage(body: unknown): boolean {
 /**
  * tasks/get's answer with how the task's webhook deliveries go, in `_meta` under the extension's name, for the
  * owner's subscriptions that follow this task: so the owner learns of a suspended subscription where they already
- * look. Unchanged when there are none.
+ * look. Unchanged when there are none, or when they cannot be read.
  */
 export async function withWebhookStatus<T extends { _meta?: Record<string, unknown> }>(
   deps: McpServerDependencies,
@@ -26,7 +26,14 @@ export async function withWebhookStatus<T extends { _meta?: Record<string, unkno
 ): Promise<T> {
   const subscriptions = deps.events?.subscriptions;
   if (subscriptions === undefined) return answer;
-  const following = await subscriptions.forTask(owner, taskId);
+  let following;
+  try {
+    following = await subscriptions.forTask(owner, taskId);
+  } catch (error) {
+    // A decoration: the task's own answer stands without it.
+    deps.logger.warn('Could not read the webhook status of a task', { taskId, error: String(error) });
+    return answer;
+  }
   if (following.length === 0) return answer;
   const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
   const webhooks = following.map(({ id, name, delivery }) => ({

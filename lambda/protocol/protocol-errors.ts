@@ -11,6 +11,7 @@ import {
   InvalidPromptArgumentsError,
   InvalidToolArgumentsError,
   PromptNotFoundError,
+  ServiceBusyError,
   StartOutcomeUnknownError,
   TaskAlreadyExistsError,
   TaskExpiredError,
@@ -32,6 +33,9 @@ import {
 
 /** JSON-RPC's "Server error" range starts here (-32000 to -32099 are implementation-defined). */
 export const SERVER_ERROR = -32000;
+
+/** Open executions close at the workflows' pace, not a bucket's: a longer wait than for a throttle. */
+const CAPACITY_RETRY_AFTER_SECONDS = 30;
 
 /**
  * A JSON-RPC error as the SDKs send it (they read `code`, `message` and `data` off what a handler throws). Unlike
@@ -86,11 +90,21 @@ export function toMcpError(error: unknown, logger: Logger): ProtocolError {
     return new ProtocolError(ErrorCode.InvalidParams, error.message);
   // Definite answers the caller can act on: nothing was started (or nothing is left running). The vendor
   // message of a configuration refusal names internal ARNs, so it is logged, not sent.
-  if (error instanceof ExecutionStartError && error.fault === 'capacity') {
+  // A quota of the account, not a fault: -32000 with when to retry, as for the owner's own limits below.
+  if (error instanceof ExecutionStartError && error.fault === 'capacity')
     return new ProtocolError(
-      ErrorCode.InternalError,
-      'Too many tool executions are running; nothing was started. Retry later.',
-      { retryable: true },
+      SERVER_ERROR,
+      `Too many tool executions are open in this account (Step Functions' open-executions quota); nothing was ` +
+        `started. Retry in ${CAPACITY_RETRY_AFTER_SECONDS} s.`,
+      { retryable: true, retryAfterSeconds: CAPACITY_RETRY_AFTER_SECONDS, limit: 'step-functions-open-executions' },
+    );
+  if (error instanceof ExecutionStartError && error.fault === 'throttled') {
+    const retryAfterSeconds = error.cause instanceof ServiceBusyError ? error.cause.retryAfterSeconds : 1;
+    return new ProtocolError(
+      SERVER_ERROR,
+      `Tool executions are being started faster than this account allows (Step Functions' StartExecution rate); ` +
+        `nothing was started. Retry in ${retryAfterSeconds} s.`,
+      { retryable: true, retryAfterSeconds, limit: 'step-functions-start-execution-rate' },
     );
   }
   if (error instanceof ExecutionStartError) {
@@ -111,6 +125,13 @@ export function toMcpError(error: unknown, logger: Logger): ProtocolError {
       max: error.max,
     });
   }
+  // Any other call an AWS service throttled: the request may be sent again as it is.
+  if (error instanceof ServiceBusyError)
+    return new ProtocolError(
+      SERVER_ERROR,
+      `The server is busy (${error.service} is throttling ${error.operation}); retry in ${error.retryAfterSeconds} s.`,
+      { retryable: true, retryAfterSeconds: error.retryAfterSeconds, limit: 'aws-throttle' },
+    );
   if (error instanceof StartOutcomeUnknownError)
     return new ProtocolError(ErrorCode.InternalError, error.message, { retryable: true });
   // Input requests: a refused answer is the client's to fix; an undelivered one is for it to send again.

@@ -145,7 +145,8 @@ export class TaskCreation {
   private async withdrawRefused(task: TaskRecord, refusal: ExecutionStartError): Promise<void> {
     // The SDK retries: an earlier attempt whose answer was lost may have started the execution before a quota refused a
     // later one.
-    if (refusal.fault === 'capacity') await stopBestEffort(this.context, task, 'The start was refused for capacity.');
+    if (refusal.fault === 'capacity' || refusal.fault === 'throttled')
+      await stopBestEffort(this.context, task, 'The start was refused for capacity.');
     await this.context.store.delete(task.owner, task.taskId).then(
       () => this.tracker.releaseActiveSlot(task),
       (error: unknown) =>

@@ -4,7 +4,7 @@
 // direct-calls.ts.
 import { AuditEvent } from '../core/audit-event.js';
 import type { ExecutionSnapshot } from '../core/execution-status.js';
-import type { TaskRecord } from '../core/task.js';
+import { pollHintMs, type TaskRecord } from '../core/task.js';
 import type { ToolResult } from '../core/tool-result.js';
 import type { TaskPage } from '../store/task-store.js';
 import { auditTask } from './audit.js';
@@ -41,8 +41,9 @@ export class TaskService {
    * The task as it stands, refreshed from its execution when a refresh is due. Throws `TaskNotFoundError` or
    * `TaskExpiredError`.
    */
-  getTask(owner: string, taskId: string): Promise<TaskRecord> {
-    return this.tracker.getTask(owner, taskId);
+  async getTask(owner: string, taskId: string): Promise<TaskRecord> {
+    const task = await this.tracker.getTask(owner, taskId);
+    return { ...task, pollIntervalMs: pollHintMs(task, this.context.clock.now()) };
   }
 
   /**
@@ -73,8 +74,10 @@ export class TaskService {
    * are kept current by status events (EventBridge in AWS) and by polls of each task; describing every active task
    * of a page would spend Step Functions' account-wide throttle on a listing.
    */
-  listTasks(owner: string, cursor?: string): Promise<TaskPage> {
-    return this.context.store.list(owner, { cursor, limit: this.context.settings.listPageSize });
+  async listTasks(owner: string, cursor?: string): Promise<TaskPage> {
+    const page = await this.context.store.list(owner, { cursor, limit: this.context.settings.listPageSize });
+    const now = this.context.clock.now();
+    return { ...page, tasks: page.tasks.map((task) => ({ ...task, pollIntervalMs: pollHintMs(task, now) })) };
   }
 
   /** Runs a tool for a caller that did not ask for a task: see {@link DirectCalls.runToCompletion}. */

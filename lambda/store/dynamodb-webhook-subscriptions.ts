@@ -52,8 +52,18 @@ export const SUBSCRIPTION_ATTRIBUTE = {
   lastError: 'lastError',
   failedSince: 'failedSince',
   failedEvents: 'failedEvents',
+  /** The seq a replay not yet all queued starts after; absent once it is. */
+  replayAfter: 'replayAfter',
 } as const;
 const A = SUBSCRIPTION_ATTRIBUTE;
+
+/**
+ * The attribute counting the receiver's failed attempts at one delivery, on its subscription's item: read with nothing
+ * else, so no attempt that succeeds pays a read for it, and gone with the item (a refresh puts a new one).
+ */
+export function failedAttemptsAttribute(webhookId: string): string {
+  return `failedAttempts#${webhookId}`;
+}
 
 /** How long past `refreshBefore` DynamoDB's TTL keeps the item; reads judge by `refreshBefore` all the same. */
 export const SUBSCRIPTION_TTL_GRACE_MS = 24 * 60 * 60 * 1000;
@@ -73,6 +83,7 @@ const UPDATE_NAMES: Record<string, string> = {
   '#lastError': A.lastError,
   '#failedSince': A.failedSince,
   '#failedEvents': A.failedEvents,
+  '#replayAfter': A.replayAfter,
 };
 
 export interface DynamoDbWebhookSubscriptionsOptions {
@@ -166,32 +177,68 @@ export class DynamoDbWebhookSubscriptions implements WebhookSubscriptionStore {
     return found;
   }
 
+  async endReplay(owner: string, id: string, replayAfter: number): Promise<void> {
+    await updateIfAllowed(
+      this.client,
+      this.liveUpdate(owner, id, 'REMOVE #replayAfter', { ':replayAfter': replayAfter }, [
+        '#replayAfter = :replayAfter',
+      ]),
+    );
+  }
+
   async markVerified(owner: string, id: string): Promise<void> {
     await updateIfAllowed(this.client, this.liveUpdate(owner, id, 'SET #verified = :true', { ':true': true }));
   }
 
-  async recordDelivered(owner: string, id: string, at: number): Promise<void> {
+  async recordDelivered(owner: string, id: string, at: number, webhookId?: string): Promise<void> {
+    const attempts = webhookId === undefined ? '' : ', #attempts';
     await updateIfAllowed(
       this.client,
-      this.liveUpdate(owner, id, 'SET #lastDeliveryAt = :at, #failedEvents = :zero REMOVE #lastError, #failedSince', {
-        ':at': at,
-        ':zero': 0,
-      }),
+      this.liveUpdate(
+        owner,
+        id,
+        `SET #lastDeliveryAt = :at, #failedEvents = :zero REMOVE #lastError, #failedSince${attempts}`,
+        { ':at': at, ':zero': 0 },
+        [],
+        webhookId,
+      ),
     );
+  }
+
+  async recordFailedAttempt(owner: string, id: string, webhookId: string): Promise<number | null> {
+    try {
+      // ADD counts atomically: attempts at one delivery never overlap, but a retried write must not lose one.
+      const { Attributes } = await this.client.send(
+        this.liveUpdate(owner, id, 'ADD #attempts :one', { ':one': 1 }, [], webhookId),
+      );
+      const failed = Attributes?.[failedAttemptsAttribute(webhookId)];
+      return typeof failed === 'number' ? failed : null;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return null;
+      throw error;
+    }
   }
 
   async recordAbandoned(
     owner: string,
     id: string,
-    failure: { readonly category: DeliveryErrorCategory; readonly at: number; readonly suspendAfter: number },
+    failure: {
+      readonly category: DeliveryErrorCategory;
+      readonly at: number;
+      readonly suspendAfter: number;
+      readonly webhookId?: string;
+    },
   ): Promise<DeliveryStatus | null> {
+    const attempts = failure.webhookId === undefined ? '' : ' REMOVE #attempts';
     // The count goes up atomically, whatever else gives up on an event of the subscription at the same moment.
     const counted = await this.updateReturning(
       this.liveUpdate(
         owner,
         id,
-        'SET #lastError = :category, #failedSince = if_not_exists(#failedSince, :at) ADD #failedEvents :one',
+        `SET #lastError = :category, #failedSince = if_not_exists(#failedSince, :at) ADD #failedEvents :one${attempts}`,
         { ':category': failure.category, ':at': failure.at, ':one': 1 },
+        [],
+        failure.webhookId,
       ),
     );
     if (counted === null || counted.failedEvents < failure.suspendAfter || !counted.active) return counted;
@@ -204,17 +251,23 @@ export class DynamoDbWebhookSubscriptions implements WebhookSubscriptionStore {
     return suspended ?? (await this.get(owner, id))?.delivery ?? null;
   }
 
-  /** A conditional UpdateItem, returning the item after, on the owner's live subscription `id`. */
+  /**
+   * A conditional UpdateItem, returning the item after, on the owner's live subscription `id`; `#attempts` in `update`
+   * names the failed attempts counted for `webhookId`.
+   */
   private liveUpdate(
     owner: string,
     id: string,
     update: string,
     values: Record<string, unknown>,
     conditions: readonly string[] = [],
+    webhookId?: string,
   ): UpdateCommand {
     const expressions = [update, LIVE_CONDITION, ...conditions].join(' ');
+    const known =
+      webhookId === undefined ? UPDATE_NAMES : { ...UPDATE_NAMES, '#attempts': failedAttemptsAttribute(webhookId) };
     // DynamoDB refuses attribute names that the expressions do not use.
-    const names = Object.fromEntries(Object.entries(UPDATE_NAMES).filter(([name]) => expressions.includes(name)));
+    const names = Object.fromEntries(Object.entries(known).filter(([name]) => expressions.includes(name)));
     return new UpdateCommand({
       TableName: this.tableName,
       Key: keyOf(owner, id),
@@ -253,13 +306,14 @@ export class DynamoDbWebhookSubscriptions implements WebhookSubscriptionStore {
       [A.name]: subscription.name,
       [A.arguments]: canonicalJson(subscription.arguments),
       [A.url]: subscription.url,
-      [A.secret]: sealer.seal(subscription.secret),
+      [A.secret]: sealer.seal(subscription.secret, sealedFor(subscription)),
       [A.createdAt]: subscription.createdAt,
       [A.verified]: subscription.verified,
       [A.active]: delivery.active,
       [A.failedEvents]: delivery.failedEvents,
     };
-    if (subscription.previousSecret !== undefined) item[A.previousSecret] = sealer.seal(subscription.previousSecret);
+    if (subscription.previousSecret !== undefined)
+      item[A.previousSecret] = sealer.seal(subscription.previousSecret, sealedFor(subscription));
     if (subscription.previousSecretUntil !== undefined) item[A.previousSecretUntil] = subscription.previousSecretUntil;
     if (subscription.refreshBefore !== null) {
       item[A.refreshBefore] = subscription.refreshBefore;
@@ -268,6 +322,7 @@ export class DynamoDbWebhookSubscriptions implements WebhookSubscriptionStore {
     if (delivery.lastDeliveryAt !== undefined) item[A.lastDeliveryAt] = delivery.lastDeliveryAt;
     if (delivery.lastError !== undefined) item[A.lastError] = delivery.lastError;
     if (delivery.failedSince !== undefined) item[A.failedSince] = delivery.failedSince;
+    if (subscription.replayAfter !== undefined) item[A.replayAfter] = subscription.replayAfter;
     return item;
   }
 
@@ -275,10 +330,13 @@ export class DynamoDbWebhookSubscriptions implements WebhookSubscriptionStore {
     const field = fieldsOf(item, SUBSCRIPTION_ITEM);
     const previousSecret = field.optionalString(A.previousSecret);
     const previousSecretUntil = field.optionalNumber(A.previousSecretUntil);
+    const summary = summaryFromItem(item);
+    // The ID the item is stored under, not the one it says it has: the key is what a copy cannot keep.
+    const boundTo = sealedFor({ owner: summary.owner, id: String(item[EVENT_SORT_KEY]) });
     return {
-      ...summaryFromItem(item),
-      secret: sealer.unseal(field.string(A.secret)),
-      ...(previousSecret !== undefined ? { previousSecret: sealer.unseal(previousSecret) } : {}),
+      ...summary,
+      secret: sealer.unseal(field.string(A.secret), boundTo),
+      ...(previousSecret !== undefined ? { previousSecret: sealer.unseal(previousSecret, boundTo) } : {}),
       ...(previousSecretUntil !== undefined ? { previousSecretUntil } : {}),
     };
   }
@@ -289,6 +347,7 @@ const SUBSCRIPTION_ITEM = 'Webhook subscription item';
 /** What an item says of its subscription but the secrets, which stay sealed. */
 function summaryFromItem(item: Item): WebhookSubscriptionSummary {
   const field = fieldsOf(item, SUBSCRIPTION_ITEM);
+  const replayAfter = field.optionalNumber(A.replayAfter);
   return {
     id: field.string(A.id),
     owner: field.string(A.owner),
@@ -299,7 +358,16 @@ function summaryFromItem(item: Item): WebhookSubscriptionSummary {
     refreshBefore: field.optionalNumber(A.refreshBefore) ?? null,
     verified: item[A.verified] === true,
     delivery: deliveryFromItem(item),
+    ...(replayAfter !== undefined ? { replayAfter } : {}),
   };
+}
+
+/**
+ * What a subscription's secrets are sealed for: its owner and ID, so a sealed secret copied to another subscription's
+ * item, in the same partition or another owner's, does not open.
+ */
+function sealedFor(subscription: Pick<WebhookSubscriptionSummary, 'owner' | 'id'>): string {
+  return `${subscription.owner}\n${subscription.id}`;
 }
 
 function keyOf(owner: string, id: string): Item {

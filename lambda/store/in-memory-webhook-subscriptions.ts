@@ -21,6 +21,8 @@ export class InMemoryWebhookSubscriptions implements WebhookSubscriptionStore {
   private readonly clock: Pick<Clock, 'now'>;
   /** Per owner, the subscriptions by ID. */
   private readonly byOwner = new Map<string, Map<string, WebhookSubscription>>();
+  /** Failed attempts by owner, subscription ID and webhook ID (see {@link attemptKey}). */
+  private readonly failedAttempts = new Map<string, number>();
 
   constructor(options: InMemoryWebhookSubscriptionsOptions) {
     this.clock = options.clock;
@@ -30,6 +32,7 @@ export class InMemoryWebhookSubscriptions implements WebhookSubscriptionStore {
     const owned = this.byOwner.get(subscription.owner) ?? new Map<string, WebhookSubscription>();
     this.byOwner.set(subscription.owner, owned);
     owned.set(subscription.id, structuredClone(subscription));
+    this.forgetAttempts(subscription.owner, subscription.id);
   }
 
   async get(owner: string, id: string): Promise<WebhookSubscription | null> {
@@ -40,6 +43,7 @@ export class InMemoryWebhookSubscriptions implements WebhookSubscriptionStore {
   async delete(owner: string, id: string): Promise<boolean> {
     const found = this.live(owner, id) !== undefined;
     this.byOwner.get(owner)?.delete(id);
+    this.forgetAttempts(owner, id);
     return found;
   }
 
@@ -56,22 +60,47 @@ export class InMemoryWebhookSubscriptions implements WebhookSubscriptionStore {
     return (await this.listForOwner(owner)).map(summaryOf);
   }
 
+  async endReplay(owner: string, id: string, replayAfter: number): Promise<void> {
+    this.update(owner, id, (stored) => {
+      if (stored.replayAfter !== replayAfter) return stored;
+      const { replayAfter: _ended, ...rest } = stored;
+      return rest;
+    });
+  }
+
   async markVerified(owner: string, id: string): Promise<void> {
     this.update(owner, id, (stored) => ({ ...stored, verified: true }));
   }
 
-  async recordDelivered(owner: string, id: string, at: number): Promise<void> {
+  async recordDelivered(owner: string, id: string, at: number, webhookId?: string): Promise<void> {
+    if (webhookId !== undefined && this.live(owner, id) !== undefined)
+      this.failedAttempts.delete(attemptKey(owner, id, webhookId));
     this.update(owner, id, (stored) => {
       const { lastError: _error, failedSince: _since, ...delivery } = stored.delivery;
       return { ...stored, delivery: { ...delivery, lastDeliveryAt: at, failedEvents: 0 } };
     });
   }
 
+  async recordFailedAttempt(owner: string, id: string, webhookId: string): Promise<number | null> {
+    if (this.live(owner, id) === undefined) return null;
+    const key = attemptKey(owner, id, webhookId);
+    const failed = (this.failedAttempts.get(key) ?? 0) + 1;
+    this.failedAttempts.set(key, failed);
+    return failed;
+  }
+
   async recordAbandoned(
     owner: string,
     id: string,
-    failure: { readonly category: DeliveryErrorCategory; readonly at: number; readonly suspendAfter: number },
+    failure: {
+      readonly category: DeliveryErrorCategory;
+      readonly at: number;
+      readonly suspendAfter: number;
+      readonly webhookId?: string;
+    },
   ): Promise<DeliveryStatus | null> {
+    if (failure.webhookId !== undefined && this.live(owner, id) !== undefined)
+      this.failedAttempts.delete(attemptKey(owner, id, failure.webhookId));
     const written = this.update(owner, id, (stored) => {
       const failedEvents = stored.delivery.failedEvents + 1;
       const delivery: DeliveryStatus = {
@@ -84,6 +113,12 @@ export class InMemoryWebhookSubscriptions implements WebhookSubscriptionStore {
       return { ...stored, delivery };
     });
     return written === undefined ? null : structuredClone(written.delivery);
+  }
+
+  /** Forgets the failed attempts of every delivery to the subscription, as a new item in DynamoDB would. */
+  private forgetAttempts(owner: string, id: string): void {
+    const prefix = attemptKey(owner, id, '');
+    for (const key of [...this.failedAttempts.keys()]) if (key.startsWith(prefix)) this.failedAttempts.delete(key);
   }
 
   /** The owner's subscription with this ID while it is live. */
@@ -109,4 +144,9 @@ export class InMemoryWebhookSubscriptions implements WebhookSubscriptionStore {
 function summaryOf(subscription: WebhookSubscription): WebhookSubscriptionSummary {
   const { secret: _secret, previousSecret: _previous, previousSecretUntil: _until, ...summary } = subscription;
   return summary;
+}
+
+/** One key per owner, subscription and delivery; the separator is in none of the three. */
+function attemptKey(owner: string, id: string, webhookId: string): string {
+  return `${owner}\n${id}\n${webhookId}`;
 }

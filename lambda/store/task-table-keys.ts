@@ -12,11 +12,12 @@ export function requestKey(owner: string, requestId: string): string {
 }
 
 /**
- * Key of the item holding the keys of an owner's active tasks (per-owner limit); `active#` keeps it apart from task
- * keys.
+ * Key of one of the items holding the keys of an owner's active tasks (per-owner limit, see dynamodb-owner-quotas.ts);
+ * `active#` keeps it apart from task keys. Shard 0 is the item of the days before shards, so its slots still count.
  */
-export function activeTasksKey(owner: string): string {
-  return `active#${taskKey(owner, '')}`;
+export function activeTasksKey(owner: string, shard = 0): string {
+  const key = `active#${taskKey(owner, '')}`;
+  return shard === 0 ? key : `${key}#${shard}`;
 }
 
 /** Key of the item counting an owner's task creations in the minute window starting at `windowStart` (epoch ms). */

@@ -1,30 +1,17 @@
-// Task events and webhooks as McpTaskEndpoint deploys them: the task table's stream, the events table, the stream
+// Task events and webhooks as the example app deploys them: the task table's stream, the events table, the stream
 // function and its event source mapping, the FIFO delivery queue and its dead-letter queue, the delivery function,
-// the sealing key (named to the functions by ARN only), least privilege for the three functions that touch them,
-// the alarms, `webhooks: false`, and the checks on trusted callback origins.
+// the sealing key (named to the functions by ARN only), least privilege for the three functions that touch them, and
+// the alarms. The props that change them are in mcp-task-endpoint-events-options.test.ts.
 import { existsSync } from 'node:fs';
-import { Template } from 'aws-cdk-lib/assertions';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as kms from 'aws-cdk-lib/aws-kms';
 import { describe, expect, it } from 'vitest';
 import { ENV, EVENTS_ENV } from '../../lambda/contract/environment-names.js';
 import { EVENT_PARTITION_KEY, EVENT_SORT_KEY, EVENT_TTL_ATTRIBUTE } from '../../lambda/contract/event-table-schema.js';
-import { McpTaskEndpoint } from '../../lib/mcp-task-endpoint.js';
-import type { McpTaskEndpointProps } from '../../lib/mcp-task-endpoint-props.js';
 import { TASK_EVENT_ITERATOR_AGE_THRESHOLD, WEBHOOK_DELIVERY_AGE_THRESHOLD } from '../../lib/endpoint-operations.js';
 import { EVENT_TABLE_ACTIONS } from '../../lib/task-events.js';
-import { dynamoDbActionsOf, logicalId, ownResources, testStack } from './cdk-app.js';
-import {
-  ids,
-  policyStatements,
-  resource,
-  resources,
-  sorted,
-  stack,
-  template,
-  useEndpointTemplate,
-  type Resource,
-} from './endpoint-template.js';
+import { dynamoDbActionsOf, logicalId, ownResources } from './cdk-app.js';
+import { mappingOf, queuePolicyOf, variablesOf } from './events-template.js';
+import { ids, policyStatements, resource, sorted, stack, template, useEndpointTemplate } from './endpoint-template.js';
 import { rolesAllowed } from './oauth-proxy-template.js';
 
 useEndpointTemplate();
@@ -46,22 +33,6 @@ function eventIds() {
   };
 }
 
-function variablesOf(functionId: string, source: Template = template): Record<string, unknown> {
-  return (source.toJSON()['Resources'][functionId] as Resource).Properties['Environment'].Variables as Record<
-    string,
-    unknown
-  >;
-}
-
-/** The event source mapping feeding `functionId`. */
-function mappingOf(functionId: string, source: Template = template): Record<string, unknown> {
-  const mappings = Object.values(source.findResources('AWS::Lambda::EventSourceMapping') as Record<string, Resource>)
-    .map((mapping) => mapping.Properties)
-    .filter((properties) => JSON.stringify(properties['FunctionName']) === JSON.stringify({ Ref: functionId }));
-  expect(mappings).toHaveLength(1);
-  return mappings[0]!;
-}
-
 /** Statements as `[actions, resources]`, both sorted, for comparing a role's whole policy. */
 function grantsOf(functionId: string): [string[], string[]][] {
   return policyStatements(functionId)
@@ -78,21 +49,6 @@ function grantsOf(functionId: string): [string[], string[]][] {
 const arn = (id: string) => JSON.stringify({ 'Fn::GetAtt': [id, 'Arn'] });
 const SECRET_READ = ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'];
 const SEND = ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'];
-
-function synth(props: McpTaskEndpointProps = {}) {
-  const testing = testStack();
-  const endpoint = new McpTaskEndpoint(testing, 'Endpoint', { openEndpoint: true, ...props });
-  return { stack: testing, endpoint, template: Template.fromStack(testing) };
-}
-
-function constructionError(props: McpTaskEndpointProps): string {
-  try {
-    synth(props);
-  } catch (error) {
-    return String(error);
-  }
-  throw new Error('expected an error');
-}
 
 describe('task table stream', () => {
   it('streams every change of the task table with the item before and after', () => {
@@ -128,13 +84,14 @@ describe('events table', () => {
 });
 
 describe('task event stream function', () => {
-  it('reads the task table stream from its start, 100 records at a time, bisecting and retrying a failing batch, reporting failed items, into an on-failure queue', () => {
+  it('reads the task table stream from its start, 100 records at a time, four batches of a shard at once, bisecting and retrying a failing batch, reporting failed items, into an on-failure queue', () => {
     const { streamFunction, failureQueue } = eventIds();
-    expect(mappingOf(streamFunction)).toEqual({
+    expect(mappingOf(streamFunction, template)).toEqual({
       FunctionName: { Ref: streamFunction },
       EventSourceArn: { 'Fn::GetAtt': [ids.table, 'StreamArn'] },
       StartingPosition: 'TRIM_HORIZON',
       BatchSize: 100,
+      ParallelizationFactor: 4,
       BisectBatchOnFunctionError: true,
       MaximumRetryAttempts: 10,
       MaximumRecordAgeInSeconds: 24 * 60 * 60,
@@ -155,7 +112,7 @@ describe('task event stream function', () => {
 
   it('is given the task table, the events table, webhooks on, the delivery queue and the sealing key’s ARN', () => {
     const { streamFunction, eventTable, deliveryQueue, sealingKey } = eventIds();
-    expect(variablesOf(streamFunction)).toMatchObject({
+    expect(variablesOf(streamFunction, template)).toMatchObject({
       [ENV.tableName]: { Ref: ids.table },
       [EVENTS_ENV.eventTableName]: { Ref: eventTable },
       [EVENTS_ENV.webhooksEnabled]: 'true',
@@ -166,7 +123,7 @@ describe('task event stream function', () => {
 });
 
 describe('webhook delivery', () => {
-  it('queues deliveries in an encrypted FIFO queue, deduplicated per message group by ID (never by content), hidden longer than the function runs, with a FIFO dead-letter queue after 8 receives', () => {
+  it('queues deliveries in an encrypted FIFO queue, deduplicated per message group by ID (never by content), hidden longer than the function runs, with a FIFO dead-letter queue after 10 receives', () => {
     const { deliveryQueue, deadLetterQueue, deliveryFunction } = eventIds();
     const timeout = resource(deliveryFunction).Properties['Timeout'] as number;
     const queue = resource(deliveryQueue).Properties;
@@ -176,7 +133,7 @@ describe('webhook delivery', () => {
       DeduplicationScope: 'messageGroup',
       FifoThroughputLimit: 'perMessageGroupId',
       SqsManagedSseEnabled: true,
-      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [deadLetterQueue, 'Arn'] }, maxReceiveCount: 8 },
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [deadLetterQueue, 'Arn'] }, maxReceiveCount: 10 },
     });
     expect(queue['VisibilityTimeout']).toBeGreaterThan(timeout);
     expect(resource(deadLetterQueue).Properties).toMatchObject({
@@ -188,19 +145,20 @@ describe('webhook delivery', () => {
       expect(JSON.stringify(queuePolicyOf(queueId))).toContain('"aws:SecureTransport":"false"');
   });
 
-  it('hands the delivery function one delivery at a time (its receive count is its attempt) and takes it back when it reports it failed', () => {
+  it('hands the delivery function one delivery at a time, to at most 50 instances at once, and takes it back when it reports it failed', () => {
     const { deliveryFunction, deliveryQueue } = eventIds();
-    expect(mappingOf(deliveryFunction)).toEqual({
+    expect(mappingOf(deliveryFunction, template)).toEqual({
       FunctionName: { Ref: deliveryFunction },
       EventSourceArn: { 'Fn::GetAtt': [deliveryQueue, 'Arn'] },
       BatchSize: 1,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 50 },
     });
   });
 
   it('gives the delivery function the events table, the sealing key’s ARN and the queue, not the task table', () => {
     const { deliveryFunction, eventTable, deliveryQueue, sealingKey } = eventIds();
-    const variables = variablesOf(deliveryFunction);
+    const variables = variablesOf(deliveryFunction, template);
     expect(variables).toMatchObject({
       [EVENTS_ENV.eventTableName]: { Ref: eventTable },
       [EVENTS_ENV.sealingKeySecretArn]: { Ref: sealingKey },
@@ -252,7 +210,7 @@ describe('sealing key', () => {
 describe('the MCP function and task events', () => {
   it('is given the events table, webhooks on, the delivery queue (for a subscription’s replay) and the sealing key’s ARN', () => {
     const { eventTable, sealingKey, deliveryQueue } = eventIds();
-    const variables = variablesOf(ids.mcpFunction);
+    const variables = variablesOf(ids.mcpFunction, template);
     expect(variables).toMatchObject({
       [EVENTS_ENV.eventTableName]: { Ref: eventTable },
       [EVENTS_ENV.webhooksEnabled]: 'true',
@@ -425,119 +383,3 @@ describe('task event alarms', () => {
       expect(body).toContain(text);
   });
 });
-
-describe('webhooks: false', () => {
-  const off = synth({ webhooks: false });
-  const streamId = logicalId(off.stack, off.endpoint.taskEventStreamHandler.function);
-  const mcpId = logicalId(off.stack, off.endpoint.mcpFunction);
-
-  it('deploys no delivery queue, dead-letter queue, delivery function or sealing key', () => {
-    expect(off.endpoint.webhookDeliveryQueue).toBeUndefined();
-    expect(off.endpoint.webhookDeliveryDeadLetterQueue).toBeUndefined();
-    expect(off.endpoint.webhookDeliveryHandler).toBeUndefined();
-    expect(off.endpoint.webhookSealingKey).toBeUndefined();
-    const queues = Object.values(off.template.findResources('AWS::SQS::Queue') as Record<string, Resource>);
-    // The status dead-letter queue and the stream's failure queue.
-    expect(queues).toHaveLength(2);
-    for (const queue of queues) expect(queue.Properties['FifoQueue']).toBeUndefined();
-    // The requestState key alone.
-    off.template.resourceCountIs('AWS::SecretsManager::Secret', 1);
-    expect(off.endpoint.operations.webhookDeliveryDeadLetterAlarm).toBeUndefined();
-    expect(off.endpoint.operations.webhookDeliveryAgeAlarm).toBeUndefined();
-  });
-
-  it('keeps the events table, the stream function and its mapping, with webhooks off in their environment', () => {
-    off.template.resourceCountIs('AWS::DynamoDB::Table', 2);
-    expect(mappingOf(streamId, off.template)).toMatchObject({ StartingPosition: 'TRIM_HORIZON' });
-    for (const functionId of [streamId, mcpId]) {
-      const variables = variablesOf(functionId, off.template);
-      expect(variables[EVENTS_ENV.webhooksEnabled], functionId).toBe('false');
-      expect(variables[EVENTS_ENV.eventTableName], functionId).toEqual({
-        Ref: logicalId(off.stack, off.endpoint.eventTable),
-      });
-      expect(variables[EVENTS_ENV.sealingKeySecretArn], functionId).toBeUndefined();
-      expect(variables[EVENTS_ENV.deliveryQueueUrl], functionId).toBeUndefined();
-    }
-  });
-
-  it('refuses trusted callback origins, which would have no effect', () => {
-    expect(constructionError({ webhooks: false, trustedCallbackOrigins: ['https://hooks.example.com'] })).toContain(
-      'webhooks is false, so trustedCallbackOrigins would have no effect; remove one of them',
-    );
-  });
-});
-
-describe('trusted callback origins', () => {
-  it('are given to the MCP and delivery functions, comma-separated, and not to the stream function', () => {
-    const origins = ['https://hooks.example.com', 'https://10.0.0.7:8443', 'https://[fd00::7]:8443'];
-    const on = synth({ trustedCallbackOrigins: origins });
-    const id = (construct: { node: { defaultChild?: unknown } }) => logicalId(on.stack, construct);
-    for (const fn of [on.endpoint.mcpFunction, on.endpoint.webhookDeliveryHandler!.function])
-      expect(variablesOf(id(fn), on.template)[EVENTS_ENV.trustedCallbackOrigins]).toBe(origins.join(','));
-    expect(
-      variablesOf(id(on.endpoint.taskEventStreamHandler.function), on.template)[EVENTS_ENV.trustedCallbackOrigins],
-    ).toBeUndefined();
-  });
-
-  it('must each be an https origin, written as the runtime compares it; every bad one reported at once', () => {
-    const error = constructionError({
-      trustedCallbackOrigins: [
-        'http://hooks.example.com',
-        'https://hooks.example.com/webhooks',
-        'https://hooks.example.com/',
-        'https://Hooks.Example.com',
-        'https://hooks.example.com:443',
-        'https://*.example.com',
-        'https://user@hooks.example.com',
-        'https://hooks.example.com?x=1',
-        'hooks.example.com',
-      ],
-    });
-    expect(error).toContain("'http://hooks.example.com' is plain http: webhooks are sent over https only");
-    for (const [origin, suggestion] of [
-      ['https://hooks.example.com/webhooks', 'https://hooks.example.com'],
-      ['https://hooks.example.com/', 'https://hooks.example.com'],
-      ['https://Hooks.Example.com', 'https://hooks.example.com'],
-      ['https://hooks.example.com:443', 'https://hooks.example.com'],
-      ['https://user@hooks.example.com', 'https://hooks.example.com'],
-      ['https://hooks.example.com?x=1', 'https://hooks.example.com'],
-    ])
-      expect(error).toContain(
-        `trustedCallbackOrigins entry '${origin}' must be an origin, https://host[:port] in lowercase with no path ` +
-          `and no default port; did you mean '${suggestion}'?`,
-      );
-    for (const origin of ['https://*.example.com', 'hooks.example.com'])
-      expect(error).toContain(`trustedCallbackOrigins entry '${origin}' must be an origin`);
-    expect(error.match(/trustedCallbackOrigins entry/g)).toHaveLength(9);
-  });
-});
-
-describe('task events with a customer managed key', () => {
-  it('encrypts the events table with the key, and lets the three functions use it (the stream function to read the stream)', () => {
-    const keyed = testStack();
-    const key = new kms.Key(keyed, 'Key', { enableKeyRotation: true });
-    const endpoint = new McpTaskEndpoint(keyed, 'Endpoint', { openEndpoint: true, tableEncryptionKey: key });
-    const keyedTemplate = Template.fromStack(keyed);
-    const keyId = logicalId(keyed, key);
-    expect(
-      (keyedTemplate.toJSON()['Resources'][logicalId(keyed, endpoint.eventTable)] as Resource).Properties[
-        'SSESpecification'
-      ],
-    ).toEqual({ SSEEnabled: true, SSEType: 'KMS', KMSMasterKeyId: { 'Fn::GetAtt': [keyId, 'Arn'] } });
-    const roles = [
-      endpoint.mcpHandler.role,
-      endpoint.taskEventStreamHandler.role,
-      endpoint.webhookDeliveryHandler!.role,
-    ].map((role) => logicalId(keyed, role));
-    for (const role of roles) expect(rolesAllowed(keyedTemplate, 'kms:Decrypt', keyId)).toContain(role);
-  });
-});
-
-/** The queue policy of `queueId` (enforceSSL makes one per queue). */
-function queuePolicyOf(queueId: string): unknown {
-  const policies = Object.values(resources('AWS::SQS::QueuePolicy')).filter((policy) =>
-    JSON.stringify(policy.Properties['Queues']).includes(`"${queueId}"`),
-  );
-  expect(policies).toHaveLength(1);
-  return policies[0]!.Properties['PolicyDocument'];
-}

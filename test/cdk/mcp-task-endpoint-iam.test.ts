@@ -22,7 +22,7 @@ import {
 useEndpointTemplate();
 
 describe('IAM', () => {
-  it('lets the MCP function use the table items and the owner index, start the tools’ machines and describe, read the history of or stop only their executions, use the events table, queue webhook deliveries, and read the token signing key and the webhook sealing key', () => {
+  it('lets the MCP function use the table items and the owner index, start the tools’ machines and describe, read the history of or stop only their executions, use the events table, queue webhook deliveries, and read the token signing key, the webhook sealing key and the requestState key', () => {
     const statements = policyStatements(ids.mcpFunction).map((statement) => ({
       ...statement,
       Action: sorted(statement.Action),
@@ -70,8 +70,8 @@ describe('IAM', () => {
           Action: ['sqs:SendMessage'],
           Resource: [{ 'Fn::GetAtt': [logicalId(stack, stack.endpoint.webhookDeliveryQueue!), 'Arn'] }],
         },
-        // The OAuth proxy's access tokens are checked with the one (oauth-proxy-credentials.test.ts), subscription
-        // secrets are sealed with another, and requestState is signed with the third.
+        // The OAuth proxy's access tokens are checked with the first (oauth-proxy-credentials.test.ts), subscription
+        // secrets sealed with the second, plain calls' requestStates signed with the third.
         {
           Effect: 'Allow',
           Action: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],

@@ -117,12 +117,14 @@ describe('protected resource metadata', () => {
     const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
     const proxy = createOAuthProxyFromConfig(
       oauthProxyConfigFromEnvironment(env, () => async () => 'k'.repeat(64)),
-      new DynamoDBClient({
-        region: TEST_ENV.region,
-        endpoint: 'http://127.0.0.1:9',
-        credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
-      }),
-      quiet,
+      {
+        dynamoDb: new DynamoDBClient({
+          region: TEST_ENV.region,
+          endpoint: 'http://127.0.0.1:9',
+          credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+        }),
+        logger: quiet,
+      },
     );
     const issuer = `https://a1b2c3d4e5.execute-api.${TEST_ENV.region}.amazonaws.com/prod`;
     const fetchDocument = async (path: string) =>

@@ -50,6 +50,17 @@ export function ownerQuotasContract(name: string, make: MakeFixture<OwnerQuotasF
         expect(held.filter(Boolean)).toHaveLength(3);
       });
 
+      it('holds exactly the limit, however the tasks fall, and finds a released slot wherever it was held', async () => {
+        const holder = owner();
+        const ids = Array.from({ length: 20 }, (_, n) => `task-${n}`);
+        for (const id of ids) expect(await quotas().holdActiveSlot(holder, id, 20)).toBe(true);
+        expect(await quotas().holdActiveSlot(holder, 'one-too-many', 20)).toBe(false);
+        for (const id of ids.slice(0, 5)) await quotas().releaseActiveSlot(holder, id);
+        const more = Array.from({ length: 6 }, (_, n) => `later-${n}`);
+        const held = await Promise.all(more.map((id) => quotas().holdActiveSlot(holder, id, 20)));
+        expect(held.filter(Boolean)).toHaveLength(5);
+      });
+
       it('counts a task once however often it holds its slot', async () => {
         const holder = owner();
         expect(await quotas().holdActiveSlot(holder, 'a', 2)).toBe(true);

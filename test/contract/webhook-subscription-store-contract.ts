@@ -177,6 +177,21 @@ export function webhookSubscriptionStoreContract(
       expect(await store().get(stranger, subscription.id)).toBeNull();
     });
 
+    it('keeps a replay mark, in the summary too, until the replay it names is ended', async () => {
+      const subscription = await stored({ replayAfter: 0 });
+      expect((await store().summariesForOwner(subscription.owner))[0]?.replayAfter).toBe(0);
+      await store().endReplay(subscription.owner, subscription.id, 0);
+      const { replayAfter: _mark, ...unmarked } = subscription;
+      expect(await reread(subscription)).toEqual(unmarked);
+    });
+
+    it('leaves a replay mark that another replay set', async () => {
+      const subscription = await stored({ replayAfter: 2 });
+      await store().endReplay(subscription.owner, subscription.id, 0);
+      await store().endReplay(`owner-${randomUUID()}`, subscription.id, 2);
+      expect(await reread(subscription)).toEqual(subscription);
+    });
+
     it('marks a subscription verified', async () => {
       const subscription = await stored({ verified: false });
       await store().markVerified(subscription.owner, subscription.id);
@@ -243,6 +258,31 @@ export function webhookSubscriptionStoreContract(
       });
     });
 
+    it('counts the failed attempts of each delivery apart, and forgets them at its delivery, its abandon or a refresh', async () => {
+      const subscription = await stored();
+      const fail = (webhookId: string) => store().recordFailedAttempt(subscription.owner, subscription.id, webhookId);
+      expect([await fail('evt_1'), await fail('evt_1'), await fail('evt_2'), await fail('evt_1')]).toEqual([
+        1, 2, 1, 3,
+      ]);
+      await store().recordDelivered(subscription.owner, subscription.id, now(), 'evt_1');
+      expect(await fail('evt_1')).toBe(1);
+      const failure = { category: DeliveryErrorCategory.Timeout, at: now(), suspendAfter: 100, webhookId: 'evt_2' };
+      await store().recordAbandoned(subscription.owner, subscription.id, failure);
+      expect(await fail('evt_2')).toBe(1);
+      await store().put(subscription);
+      expect(await fail('evt_1')).toBe(1);
+      // Counting is no change a reader sees.
+      expect(await reread(subscription)).toEqual(subscription);
+    });
+
+    it('counts every failed attempt made at the same moment', async () => {
+      const subscription = await stored();
+      await Promise.all(
+        Array.from({ length: 5 }, () => store().recordFailedAttempt(subscription.owner, subscription.id, 'evt_1')),
+      );
+      expect(await store().recordFailedAttempt(subscription.owner, subscription.id, 'evt_1')).toBe(6);
+    });
+
     it('changes nothing of a subscription that is gone, and brings none back', async () => {
       const lapsed = await stored({ refreshBefore: now() + 1_000, verified: false });
       const unknown = newSubscription(fixture.clock);
@@ -250,6 +290,7 @@ export function webhookSubscriptionStoreContract(
       for (const subscription of [lapsed, unknown]) {
         await expect(store().markVerified(subscription.owner, subscription.id)).resolves.toBeUndefined();
         await expect(store().recordDelivered(subscription.owner, subscription.id, now())).resolves.toBeUndefined();
+        expect(await store().recordFailedAttempt(subscription.owner, subscription.id, 'evt_1')).toBeNull();
         expect(await abandon(subscription, DeliveryErrorCategory.Timeout)).toBeNull();
         expect(await store().delete(subscription.owner, subscription.id)).toBe(false);
         expect(await reread(subscription)).toBeNull();

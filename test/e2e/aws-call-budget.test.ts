@@ -101,3 +101,42 @@ describe('AWS calls per task operation', () => {
     expect(counter.total('stepFunctions')).toBeGreaterThanOrEqual(1);
   });
 });
+
+describe('AWS calls per poll with task events and webhooks on, as deployed', () => {
+  let eventsServer: TestServer;
+  let eventsClient: Client;
+  let eventsCounter: AwsCallCounter;
+
+  beforeAll(async () => {
+    const clients = localAwsClients();
+    eventsCounter = countAwsCalls(clients);
+    // The MCP function refreshes from Step Functions once in ten minutes: status sync keeps the task current.
+    eventsServer = await startTestServer(
+      { refreshIntervalMs: 600_000, pollIntervalMs: 600_000 },
+      { clients, events: { allowLoopbackHttp: true } },
+    );
+    eventsClient = await connectClient(eventsServer.url);
+  });
+  afterAll(async () => {
+    await eventsClient?.close();
+    await eventsServer?.close();
+  });
+
+  it('tasks/get of a task the status events keep current: one GetItem, no Step Functions call, no subscription Query', async () => {
+    const { task } = await eventsClient.request(
+      { method: 'tools/call', params: { name: 'text_stats', arguments: { text: 'a b' }, task: { ttl: 600_000 } } },
+      CreateTaskResultSchema,
+    );
+    await vi.waitUntil(
+      async () => (await eventsServer.backend.store.get('alice', task.taskId))?.status === 'completed',
+      GENEROUS_WAIT,
+    );
+    // The owner's webhook status is read once per instance in a window (owner-summary-cache.ts); then each poll is one
+    // read.
+    await eventsClient.experimental.tasks.getTask(task.taskId);
+    eventsCounter.reset();
+    for (let poll = 0; poll < 3; poll++)
+      expect((await eventsClient.experimental.tasks.getTask(task.taskId)).status).toBe('completed');
+    expect(eventsCounter.calls).toEqual({ GetItemCommand: 3 });
+  });
+});

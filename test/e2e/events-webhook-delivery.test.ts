@@ -358,7 +358,11 @@ describe('events-webhook-delivery: what the server POSTs to a webhook', () => {
     });
 
     it('sep-9999-envelope-terminated, -envelope-webhook-id-format: a subscription to a task that is deleted ends with a signed terminated envelope', async () => {
-      const taskId = await createTask(local.url, 'text_stats', { text: 'short-lived' });
+      // Still working when deleted: a subscription that had its task's terminal event would be gone already.
+      const taskId = await createTask(local.url, 'analyze_documents', {
+        documents: ['short-lived'],
+        reviewSeconds: 60,
+      });
       const where = nextPath('terminated');
       await granted(subscribe(local, `${receiver.url}${where}`, { name: 'task.events', arguments: { taskId } }));
       await local.backend.service.deleteTask('alice', taskId);

@@ -26,10 +26,12 @@ import {
 } from '../contract/webhook-subscription-store-contract.js';
 import { createTable } from '../../local/dynamodb-local-tables.js';
 import { createTestEventTable, localAwsClients } from '../support/local-backend.js';
+import { sealedUnbound } from '../support/unbound-sealed-secret.js';
 
 let tableName: string;
 const documentClient = () => DynamoDBDocumentClient.from(localAwsClients().dynamoDb);
-const sealer = new AesGcmSecretSealer(randomSealingKey());
+const sealingKey = randomSealingKey();
+const sealer = new AesGcmSecretSealer(sealingKey);
 
 /** Both stores on the test table, reading a clock of their own started at the real time. */
 function stores() {
@@ -172,12 +174,49 @@ describe('DynamoDbWebhookSubscriptions items', () => {
       expect(raw).not.toContain(secret);
       expect(raw).not.toContain(secret.slice('whsec_'.length));
     }
-    expect(item?.['secret']).toMatch(/^v1\.[\w-]+\.[\w-]+\.[\w-]+$/);
-    expect(sealer.unseal(item?.['secret'] as string)).toBe(subscription.secret);
-    expect(sealer.unseal(item?.['previousSecret'] as string)).toBe(subscription.previousSecret);
+    expect(item?.['secret']).toMatch(/^v2\.[\w-]+\.[\w-]+\.[\w-]+$/);
+    const boundTo = `${subscription.owner}\n${subscription.id}`;
+    expect(sealer.unseal(item?.['secret'] as string, boundTo)).toBe(subscription.secret);
+    expect(sealer.unseal(item?.['previousSecret'] as string, boundTo)).toBe(subscription.previousSecret);
     const foreignKey = new AesGcmSecretSealer(randomSealingKey());
     const stranger = new DynamoDbWebhookSubscriptions({ client, tableName, sealer: foreignKey, clock });
     await expect(stranger.get(subscription.owner, subscription.id)).rejects.toThrow(/Cannot unseal/);
+  });
+
+  it("refuse a sealed secret copied to another subscription's item, the owner's own or another owner's", async () => {
+    const { clock, client, subscriptions } = stores();
+    const victim = newSubscription(clock);
+    const sameOwner = newSubscription(clock, { owner: victim.owner });
+    const otherOwner = newSubscription(clock);
+    for (const subscription of [victim, sameOwner, otherOwner]) await subscriptions.put(subscription);
+    const sealed = (await itemAt(...keyOf(victim)))?.['secret'];
+    for (const target of [sameOwner, otherOwner]) {
+      const item = await itemAt(...keyOf(target));
+      // Even with the victim's ID written over the copy's own: what counts is the key it is stored under.
+      await client.send(new PutCommand({ TableName: tableName, Item: { ...item, secret: sealed, id: victim.id } }));
+      await expect(subscriptions.get(target.owner, target.id)).rejects.toThrow(/Cannot unseal/);
+    }
+    expect((await subscriptions.get(victim.owner, victim.id))?.secret).toBe(victim.secret);
+  });
+
+  it('still open secrets sealed before they were bound to their subscription, and bind them when written again', async () => {
+    const { clock, client, subscriptions } = stores();
+    const subscription = newSubscription(clock, {
+      previousSecret: newWebhookSecret(),
+      previousSecretUntil: clock.now() + 60_000,
+    });
+    await subscriptions.put(subscription);
+    const item = await itemAt(...keyOf(subscription));
+    const unbound = {
+      ...item,
+      secret: sealedUnbound(sealingKey, subscription.secret),
+      previousSecret: sealedUnbound(sealingKey, subscription.previousSecret!),
+    };
+    await client.send(new PutCommand({ TableName: tableName, Item: unbound }));
+    const read = await subscriptions.get(subscription.owner, subscription.id);
+    expect(read).toEqual(subscription);
+    await subscriptions.put(read!);
+    expect((await itemAt(...keyOf(subscription)))?.['secret']).toMatch(/^v2\./);
   });
 
   it('fetch the sealing key only for what needs a secret: summaries never ask for it', async () => {

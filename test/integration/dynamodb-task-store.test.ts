@@ -2,7 +2,7 @@
 // suites (test/contract), and what only DynamoDB has: the task item's layout, its TTL attribute and its index
 // membership.
 import { randomUUID } from 'node:crypto';
-import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   ACTIVE_EXPIRY_PARTITION_KEY,
@@ -13,7 +13,8 @@ import {
 import { RetentionClock, TaskOrigin, type TaskRecord } from '../../lambda/core/task.js';
 import { taskKey } from '../../lambda/core/task-key.js';
 import { TaskStatus } from '../../lambda/core/task-status.js';
-import { DynamoDbOwnerQuotas } from '../../lambda/store/dynamodb-owner-quotas.js';
+import { DynamoDbOwnerQuotas, MAX_ACTIVE_SLOT_SHARDS } from '../../lambda/store/dynamodb-owner-quotas.js';
+import { activeTasksKey } from '../../lambda/store/task-table-keys.js';
 import { DynamoDbProgressStore } from '../../lambda/store/dynamodb-progress-store.js';
 import { DynamoDbTaskStore } from '../../lambda/store/dynamodb-task-store.js';
 import { ownerQuotasContract } from '../contract/owner-quotas-contract.js';
@@ -44,6 +45,51 @@ taskStoreContract('DynamoDbTaskStore', () => {
 ownerQuotasContract('DynamoDbOwnerQuotas', () => {
   const { clock, client, tasks } = stores();
   return { quotas: new DynamoDbOwnerQuotas({ client, tableName, tasks, clock }), tasks, clock };
+});
+
+describe('DynamoDbOwnerQuotas items', () => {
+  const slotItems = async (owner: string) => {
+    const items = [];
+    for (let shard = 0; shard < MAX_ACTIVE_SLOT_SHARDS; shard++) {
+      const read = new GetCommand({
+        TableName: tableName,
+        Key: { [PARTITION_KEY]: activeTasksKey(owner, shard) },
+        ConsistentRead: true,
+      });
+      items.push(((await documentClient().send(read)).Item?.['activeTasks'] as Set<string> | undefined)?.size ?? 0);
+    }
+    return items;
+  };
+
+  it("spread an owner's slots over several items, none holding more than its share of the limit", async () => {
+    const { clock, client, tasks } = stores();
+    const quotas = new DynamoDbOwnerQuotas({ client, tableName, tasks, clock });
+    const owner = `spread-${randomUUID()}`;
+    for (let n = 0; n < 100; n++) expect(await quotas.holdActiveSlot(owner, `t${n}`, 100)).toBe(true);
+    const sizes = await slotItems(owner);
+    expect(sizes.reduce((sum, size) => sum + size, 0)).toBe(100);
+    expect(sizes.every((size) => size <= Math.ceil(100 / MAX_ACTIVE_SLOT_SHARDS))).toBe(true);
+  });
+
+  it('still count and free the slots held in the one item of before', async () => {
+    const { clock, client, tasks } = stores();
+    const quotas = new DynamoDbOwnerQuotas({ client, tableName, tasks, clock });
+    const owner = `legacy-${randomUUID()}`;
+    await client.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: { [PARTITION_KEY]: `active#${taskKey(owner, '')}` },
+        UpdateExpression: 'ADD #active :keys',
+        ExpressionAttributeNames: { '#active': 'activeTasks' },
+        ExpressionAttributeValues: { ':keys': new Set([taskKey(owner, 'before')]) },
+      }),
+    );
+    // A limit of two is two items of one slot each; the item of before is the first, and full.
+    expect(await quotas.holdActiveSlot(owner, 'after', 2)).toBe(true);
+    expect(await quotas.holdActiveSlot(owner, 'refused', 2)).toBe(false);
+    await quotas.releaseActiveSlot(owner, 'before');
+    expect(await quotas.holdActiveSlot(owner, 'refused', 2)).toBe(true);
+  });
 });
 
 progressStoreContract('DynamoDbProgressStore', () => {

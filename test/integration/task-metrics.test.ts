@@ -245,6 +245,15 @@ describe('task metrics (EMF on stdout)', () => {
   });
 });
 
+describe('OAuth proxy limits (EMF on stdout)', () => {
+  it('a request the OAuth proxy refuses for a limit counts once in OAuthRequestsLimited, under that limit', () => {
+    new PowertoolsTaskMetrics().limitReached('sign-ins-per-source');
+    expect(named(METRIC.OAuthRequestsLimited, { [DIMENSION.limit]: 'sign-ins-per-source' })).toEqual([
+      expect.objectContaining({ namespace: METRICS_NAMESPACE, unit: 'Count', value: 1 }),
+    ]);
+  });
+});
+
 describe('input wait (EMF on stdout, through the MCP handler)', () => {
   // The example refund_order workflow asks for approval; both servers record into CloudWatch metrics. Made before the
   // environment above is set, so the service name is given here, as the environment would give it.

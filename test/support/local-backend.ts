@@ -4,6 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { inject } from 'vitest';
 import { createBackend, type Backend } from '../../lambda/handlers/backend.js';
+import { createTaskCore } from '../../lambda/handlers/task-core.js';
 import { DEFAULT_SETTINGS, type TaskServiceSettings } from '../../lambda/service/settings.js';
 import type { TaskMetrics } from '../../lambda/core/task-metrics.js';
 import type { PromptDefinition } from '../../lambda/prompts/prompt-definition.js';
@@ -102,10 +103,13 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const tableName = options.tableName ?? (await createTestTable());
   const clients = options.clients ?? localAwsClients();
+  // The event pipeline and the status watcher stand in for functions of their own in AWS (the stream function, status
+  // sync): their own clients, so what a test counts or throttles on `clients` is the MCP function's alone.
+  const pipelineClients = localAwsClients();
   const events = options.events
     ? await startLocalTaskEvents({
         ...options.events,
-        dynamoDb: clients.dynamoDb,
+        dynamoDb: pipelineClients.dynamoDb,
         dynamoDbEndpoint: inject('dynamoDbEndpoint'),
         taskTableName: tableName,
         eventTableName: await createTestEventTable(),
@@ -125,7 +129,9 @@ export async function startTestServer(
     silentLogger,
     options.metrics,
   );
-  events?.followExecutions(backend.service);
+  // Status sync reads each execution's news as it comes, whatever refresh interval the MCP function polls with.
+  const statusSync = { tableName, settings: { ...DEFAULT_SETTINGS, pollIntervalMs: 200, refreshIntervalMs: 200 } };
+  events?.followExecutions(createTaskCore(statusSync, pipelineClients, silentLogger).service);
   const server = await startDevServer(backend.app, {
     resolveOwner: options.resolveOwner ?? bearerTokenOwners({ [TOKENS.alice]: 'alice', [TOKENS.bob]: 'bob' }),
   });

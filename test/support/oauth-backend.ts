@@ -9,6 +9,7 @@ import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { createBackend, type Backend } from '../../lambda/handlers/backend.js';
 import type { ClientMetadataDocumentsOptions } from '../../lambda/oauth/client-metadata-documents.js';
 import type { RegistrationLimits } from '../../lambda/oauth/oauth-store.js';
+import type { OAuthProxyMetrics, SourceLimits } from '../../lambda/oauth/source-limits.js';
 import { DEFAULT_SETTINGS } from '../../lambda/service/settings.js';
 import { LOOPBACK_HOSTS, startDevServer } from '../../local/dev-server.js';
 import { freePort } from '../../local/free-port.js';
@@ -31,6 +32,8 @@ export interface OAuthTestServer {
 export interface OAuthTestServerOptions {
   readonly clientIdMetadataDocuments?: boolean | ClientMetadataDocumentsOptions;
   readonly registration?: RegistrationLimits | false;
+  readonly sourceLimits?: SourceLimits;
+  readonly metrics?: OAuthProxyMetrics;
   readonly allowedRedirectUris?: readonly string[];
   /** The proxy's clock. @default Date.now */
   readonly now?: () => number;
@@ -115,12 +118,13 @@ export interface ClientMetadataDocumentServer {
 export async function serveClientMetadataDocument(
   metadata: Record<string, unknown>,
   onRequest: () => void = () => {},
+  headers: Record<string, string> = {},
 ): Promise<ClientMetadataDocumentServer> {
   const pems = await loopbackCertificate();
   let url = '';
   const server = createServer({ key: pems.key, cert: pems.cert }, (_request, response) => {
     onRequest();
-    response.writeHead(200, { 'content-type': 'application/json' });
+    response.writeHead(200, { 'content-type': 'application/json', ...headers });
     response.end(JSON.stringify({ client_id: url, ...metadata }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,6 +1,6 @@
 // Test fixture for the OAuth proxy over HTTP, as a client meets it: the MCP server and the proxy on one loopback origin
-// (oauth-backend.ts) with generous registration limits and a known signing key, and the client's side of the flow:
-// registration, the authorization URL, sign-in for a code, token requests and an authenticated MCP ping.
+// (oauth-backend.ts) with generous registration and per-source limits and a known signing key, and the client's side
+// of the flow: registration, the authorization URL, sign-in for a code, token requests and an authenticated MCP ping.
 // useOAuthProxyServer() registers the hooks that start and stop the server; `server` is a live binding, set before the
 // test file's first test.
 import { randomBytes } from 'node:crypto';
@@ -20,6 +20,7 @@ export function useOAuthProxyServer(options: Pick<OAuthTestServerOptions, 'now'>
   beforeAll(async () => {
     server = await startOAuthTestServer({
       registration: { perSourcePerHour: 1000, perDay: 10_000 },
+      sourceLimits: { signInsPerSourcePerHour: 1000, metadataFetchesPerSourcePerHour: 1000 },
       ...options,
       signingKey,
     });

@@ -41,6 +41,16 @@ describe('isClientMetadataDocumentUrl', () => {
   ])('refuses %s', (url) => {
     expect(isClientMetadataDocumentUrl(url)).toBe(false);
   });
+
+  it.each([
+    'https://client.example/a/.\t./metadata.json',
+    'https://client.example/a/.\n./metadata.json',
+    'https://client.example/a\\..\\metadata.json',
+    'https://Client.example/metadata.json',
+    'https://client.example:443/metadata.json',
+  ])('refuses %j, which the URL parser would spell otherwise', (url) => {
+    expect(isClientMetadataDocumentUrl(url)).toBe(false);
+  });
 });
 
 describe('client metadata documents over HTTPS', () => {

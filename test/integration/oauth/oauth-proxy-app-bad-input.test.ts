@@ -96,6 +96,20 @@ describe('bad input gets a clear RFC 6749 error and nothing is stored', () => {
     expect(response.headers.get('x-oauth-error')).toBe('invalid_client');
   });
 
+  it('a state longer than 512 characters: a page, not echoed back, nothing pending', async () => {
+    const clientId = await registeredClientId();
+    const { challenge } = await pkcePair();
+    const before = await server.storedKeys();
+    const response = await fetch(authorizationUrl(clientId, challenge, { state: 's'.repeat(513) }), {
+      redirect: 'manual',
+    });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('location')).toBeNull();
+    expect(response.headers.get('x-oauth-error')).toBe('invalid_request');
+    expect(await response.text()).toMatch(/state may have at most 512 characters/);
+    expect(await server.storedKeys()).toEqual(before);
+  });
+
   it('no PKCE, or plain PKCE: the error goes back to the client with its state', async () => {
     const clientId = await registeredClientId();
     const url = new URL(authorizationUrl(clientId, 'x'.repeat(43), { code_challenge_method: 'plain' }));
@@ -134,6 +148,30 @@ describe('bad input gets a clear RFC 6749 error and nothing is stored', () => {
       expect(response.status).toBe(400);
       expect(((await response.json()) as { error: string }).error).toBe('invalid_client_metadata');
     }
+  });
+
+  it('metadata nested thousands of levels deep: invalid_client_metadata, and no quota spent', async () => {
+    const before = await server.storedKeys();
+    // Built as text: JSON.stringify itself would overflow the stack on this value.
+    const deep = '['.repeat(7000) + ']'.repeat(7000);
+    const response = await fetch(`${server.issuer}/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `{"redirect_uris":["${REDIRECT_URI}"],"token_endpoint_auth_method":"none","jwks":${deep}}`,
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({
+      error: 'invalid_client_metadata',
+      error_description: expect.stringMatching(/at most 8 levels/),
+    });
+    expect(await server.storedKeys()).toEqual(before);
+  });
+
+  it('a JWK set of the usual shape (keys with an x5c chain) still registers', async () => {
+    const key = { kty: 'RSA', kid: 'k1', n: 'AQAB', e: 'AQAB', x5c: ['MIIB'] };
+    const response = await register({ jwks: { keys: [key] } });
+    expect(response.status).toBe(201);
+    expect(await response.json()).toMatchObject({ jwks: { keys: [key] } });
   });
 
   it('an unsupported grant type, a missing parameter, an unknown client at /token', async () => {

@@ -54,7 +54,7 @@ describe('the authorization code flow', () => {
     const { verifier, challenge } = await pkcePair();
     const tokens = await exchange(clientId, await codeFor(clientId, challenge), verifier);
     expect(tokens.status).toBe(200);
-    expect(tokens.body).toMatchObject({ token_type: 'Bearer', scope: 'mcp' });
+    expect(tokens.body).toMatchObject({ token_type: 'Bearer', scope: 'mcp', expires_in: 900 });
     const [, payload] = tokens.body['access_token']!.split('.');
     const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString()) as Record<string, unknown>;
     expect(claims).toMatchObject({ aud: server.url, iss: server.issuer, sub: server.oauth.upstream.user.subject });
@@ -218,6 +218,21 @@ describe('consent, bound to the browser that was asked', () => {
     const forged = await answer(pending, 'allow', 'mcp-consent-x=guess');
     expect(forged.status).toBe(403);
     expect(forged.headers.get('location')).toBeNull();
+  });
+
+  it('a forged callback without the sign-in cookie is refused and does not cancel the sign-in', async () => {
+    const clientId = await registeredClientId();
+    const { challenge } = await pkcePair();
+    const { pending, cookie } = await consentPage(clientId, challenge);
+    const forged = await fetch(`${server.issuer}/oauth/callback?state=${pending}&error=access_denied`, {
+      redirect: 'manual',
+    });
+    expect(forged.status).toBe(403);
+    expect(forged.headers.get('location')).toBeNull();
+    // The person's own answer still goes through.
+    const allowed = await answer(pending, 'allow', cookie);
+    expect(allowed.status).toBe(302);
+    expect(allowed.headers.get('location')).toMatch(new RegExp(`^${server.oauth.upstream.issuer}`));
   });
 
   it('a sign-in link started by someone else does not complete in another browser', async () => {

@@ -173,6 +173,25 @@ describe('Dynamic Client Registration limits', () => {
     }
   });
 
+  it('counts IPv6 sources per /64: many addresses of one /64 share one per-source limit', async () => {
+    const limited = await startOAuthTestServer({ registration: { perSourcePerHour: 2, perDay: 1000 } });
+    try {
+      const statuses: number[] = [];
+      for (const sourceIp of ['2001:db8:1:2::1', '2001:db8:1:2::2', '2001:db8:1:2:abcd::3', '2001:db8:1:3::1']) {
+        const request = new Request(`${limited.issuer}/register`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' }),
+        });
+        statuses.push((await limited.oauth.proxy.handle(request, { sourceIp })).status);
+      }
+      // The fourth address is in another /64: a source of its own.
+      expect(statuses).toEqual([201, 201, 429, 201]);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('caps registrations from everyone together per day', async () => {
     const limited = await startOAuthTestServer({ registration: { perSourcePerHour: 100, perDay: 2 } });
     try {

@@ -241,4 +241,27 @@ describe('HttpTaskEvents.subscribe', () => {
       },
     ]);
   });
+
+  it("sends the cursor asked for, so the server replays the task's log from it", async () => {
+    const sent: Array<{ params: { cursor: unknown } }> = [];
+    const events = new HttpTaskEvents({
+      endpoint: ENDPOINT,
+      fetch: async (_url, init) => {
+        sent.push(JSON.parse(String(init.body)) as { params: { cursor: unknown } });
+        return Response.json({
+          jsonrpc: '2.0',
+          id: 1,
+          result: { resultType: 'complete', id: 'sub_1', refreshBefore: '2026-12-04T00:00:00.000Z', cursor: '0' },
+        });
+      },
+    });
+    await events.subscribe({
+      name: 'task.events',
+      arguments: { taskId: TASK_ID },
+      url: 'https://hooks.example.com/hooks',
+      secret: 'whsec_x',
+      cursor: '0',
+    });
+    expect(sent.map((request) => request.params.cursor)).toEqual(['0']);
+  });
 });

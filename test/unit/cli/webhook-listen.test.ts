@@ -304,6 +304,37 @@ describe('webhook subscribe', () => {
     });
   });
 
+  it("asks with --cursor 0 for the task's whole log, so a receiver subscribed late misses no event", async () => {
+    const sent: WebhookSubscribeRequest[] = [];
+    const client = clientWith(async (request) => {
+      sent.push(request);
+      return { id: SUBSCRIPTION, refreshBefore: '2026-12-04T12:00:00.000Z' };
+    });
+    const output = { json: true, interactive: false, out() {}, err() {} };
+    await webhookSubscribeCommand(client, output, 'https://hooks.example.com/hooks', {
+      secret: SECRET,
+      task: TASK_ID,
+      cursor: '0',
+    });
+    expect(sent).toEqual([
+      {
+        name: 'task.events',
+        arguments: { taskId: TASK_ID },
+        url: 'https://hooks.example.com/hooks',
+        secret: SECRET,
+        cursor: '0',
+      },
+    ]);
+  });
+
+  it('refuses --cursor without --task: tasks.updated has no log to replay', async () => {
+    const client = clientWith(async () => expect.unreachable('nothing is sent'));
+    const output = { json: false, interactive: false, out() {}, err() {} };
+    await expect(
+      webhookSubscribeCommand(client, output, 'https://hooks.example.com/hooks', { secret: SECRET, cursor: '0' }),
+    ).rejects.toThrow(/--cursor needs --task/);
+  });
+
   it('says the server offers no events when it does not advertise the extension', async () => {
     const client = { events: undefined } as unknown as TaskClient;
     const output = { json: false, interactive: false, out() {}, err() {} };

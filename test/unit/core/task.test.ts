@@ -4,7 +4,9 @@ import {
   FIRST_WAIT_STEP_MS,
   isExpired,
   isRefreshDue,
+  MAX_POLL_HINT_MS,
   nextWaitStepMs,
+  pollHintMs,
   pollRefreshIntervalMs,
   RetentionClock,
 } from '../../../lambda/core/task.js';
@@ -103,5 +105,24 @@ describe('refresh scheduling', () => {
 
   it('is never due for a terminal task', () => {
     expect(isRefreshDue({ ...base, status: TaskStatus.Completed }, 10 ** 9, 1_000)).toBe(false);
+  });
+});
+
+describe('the poll interval hinted to clients', () => {
+  const task = (status: TaskStatus, ageMs: number) => ({ status, createdAt: 1_000_000 - ageMs, pollIntervalMs: 2_000 });
+
+  it('is the stored interval while the task is young', () => {
+    expect(pollHintMs(task(TaskStatus.Working, 0), 1_000_000)).toBe(2_000);
+    expect(pollHintMs(task(TaskStatus.Working, 40_000), 1_000_000)).toBe(2_000);
+  });
+
+  it('then grows with the task’s age, to at most half a minute', () => {
+    expect(pollHintMs(task(TaskStatus.Working, 120_000), 1_000_000)).toBe(6_000);
+    expect(pollHintMs(task(TaskStatus.InputRequired, 300_000), 1_000_000)).toBe(15_000);
+    expect(pollHintMs(task(TaskStatus.Working, 6 * 3_600_000), 1_000_000)).toBe(MAX_POLL_HINT_MS);
+  });
+
+  it('stays the stored interval once the task has ended', () => {
+    for (const status of TERMINAL) expect(pollHintMs(task(status, 3_600_000), 1_000_000)).toBe(2_000);
   });
 });

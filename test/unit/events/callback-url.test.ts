@@ -94,6 +94,17 @@ describe('checkCallbackUrl', () => {
     expect(message).toContain('public addresses only');
   });
 
+  it.each([
+    ['http://10.1.2.3/hook', 'a private address'],
+    ['http://169.254.169.254/latest/meta-data/', 'a link-local address'],
+    ['http://[::1]:8080/hook', 'a loopback address'],
+    ['ftp://192.168.0.10/x', 'a private address'],
+  ])('refuses the IP literal in %s as %s, not for its scheme', (url, words) => {
+    const message = refusedMessage(url);
+    expect(message).toContain(words);
+    expect(message).not.toMatch(/uses (http|ftp)/);
+  });
+
   it('accepts a public IP literal', () => {
     expect(checkCallbackUrl('https://93.184.215.14/hook', NONE)).toMatchObject({ ok: true, trusted: false });
     expect(checkCallbackUrl('https://[2606:4700::1111]/hook', NONE)).toMatchObject({ ok: true, trusted: false });
@@ -116,7 +127,7 @@ describe('checkCallbackUrl', () => {
     });
 
     it('does not trust another port, scheme or host of a trusted origin', () => {
-      expect(refusedMessage('http://10.0.0.5:8081/mcp', policy)).toMatch(/uses http/);
+      expect(refusedMessage('http://10.0.0.5:8081/mcp', policy)).toContain('a private address');
       expect(refusedMessage('https://10.0.0.5:8081/mcp', policy)).toContain('a private address');
       expect(refusedMessage('https://10.0.0.5:8080/mcp', policy)).toContain('a private address');
       expect(refusedMessage('http://hooks.internal/x', policy)).toMatch(/uses http/);
@@ -146,10 +157,10 @@ describe('checkCallbackUrl', () => {
     );
 
     it('trusts no other loopback or private address, and nothing without the flag', () => {
-      expect(refusedMessage('http://127.0.0.2:4318/hook', local)).toMatch(/uses http/);
+      expect(refusedMessage('http://127.0.0.2:4318/hook', local)).toContain('a loopback address');
       expect(refusedMessage('https://127.0.0.2/hook', local)).toContain('a loopback address');
       expect(refusedMessage('https://10.0.0.1/hook', local)).toContain('a private address');
-      expect(refusedMessage('http://127.0.0.1:4318/hook')).toMatch(/uses http/);
+      expect(refusedMessage('http://127.0.0.1:4318/hook')).toContain('a loopback address');
       expect(refusedMessage('https://127.0.0.1/hook')).toContain('a loopback address');
     });
   });

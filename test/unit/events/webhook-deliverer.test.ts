@@ -154,18 +154,56 @@ describe('WebhookDeliverer against a real receiver', () => {
     expect(received()).toHaveLength(1);
   });
 
-  it('retries a 503 with the backoff of the attempt, then delivers on a 200', async () => {
+  it('retries a 503 with the backoff of its attempt, then delivers on a 200', async () => {
     const subscription = await subscribe();
-    answers = [status(503), ok];
+    answers = [status(503), status(503), ok];
     const d = deliverer();
-    // Attempt 2 of the fast schedule: 1200 * 2 at the middle of the jitter (0.8).
+    // Attempt 1 of the fast schedule: 1200 at the middle of the jitter (0.8) is 960, under the 1.1 s floor.
+    expect(await d.deliver(deliveryTo(subscription), 1)).toEqual({
+      kind: 'retry',
+      afterMs: 1100,
+      category: 'http_5xx',
+    });
+    // Attempt 2: 1200 * 2 * 0.8.
     expect(await d.deliver(deliveryTo(subscription), 2)).toEqual({
       kind: 'retry',
       afterMs: 1920,
       category: 'http_5xx',
     });
     expect(await d.deliver(deliveryTo(subscription), 3)).toEqual({ kind: 'delivered' });
-    expect(received()).toHaveLength(2);
+    expect(received()).toHaveLength(3);
+  });
+
+  it('counts only the receiver’s failures: receives that fail on reading the subscription cost it no attempt', async () => {
+    const subscription = await subscribe();
+    answers = [status(503)];
+    let unreadable = 2;
+    const store = Object.create(subscriptions) as InMemoryWebhookSubscriptions;
+    store.get = async (owner, id) => {
+      if (unreadable-- > 0) throw new Error('ProvisionedThroughputExceededException');
+      return subscriptions.get(owner, id);
+    };
+    const d = new WebhookDeliverer({
+      subscriptions: store,
+      policy: LOCAL,
+      schedule: FAST_DELIVERY_SCHEDULE,
+      clock: SYSTEM_CLOCK,
+      logger,
+      random: () => 0.5,
+    });
+    // As SQS hands it over: the receive count goes up on every receive, a thrown one too.
+    const outcomes: unknown[] = [];
+    for (let receive = 1; outcomes.at(-1) !== 'dropped' && receive <= 20; receive += 1) {
+      try {
+        outcomes.push((await d.deliver(deliveryTo(subscription), receive)).kind);
+      } catch {
+        outcomes.push('threw');
+      }
+    }
+    expect(outcomes).toEqual(['threw', 'threw', 'retry', 'retry', 'retry', 'retry', 'dropped']);
+    expect(received()).toHaveLength(FAST_DELIVERY_SCHEDULE.attempts);
+    const firstRetry = logs.find((log) => log.message === 'Webhook attempt failed; will try again');
+    expect(firstRetry?.extra).toMatchObject({ attempt: 1, receive: 3, afterMs: 1100 });
   });
 
   it.each([410, 413])(
@@ -209,6 +247,8 @@ describe('WebhookDeliverer against a real receiver', () => {
     const d = deliverer();
     const last = FAST_DELIVERY_SCHEDULE.attempts;
     for (let seq = 1; seq <= FAST_DELIVERY_SCHEDULE.suspendAfter; seq += 1) {
+      for (let attempt = 1; attempt < last; attempt += 1)
+        expect(await d.deliver(deliveryTo(subscription, seq), attempt)).toMatchObject({ kind: 'retry' });
       expect(await d.deliver(deliveryTo(subscription, seq), last)).toEqual({ kind: 'dropped', reason: 'given up' });
       const stored = await subscriptions.get(OWNER, subscription.id);
       expect(stored?.delivery).toMatchObject({ failedEvents: seq, lastError: 'http_5xx' });

@@ -10,7 +10,7 @@ import {
   type StartSyncExecutionCommandOutput,
 } from '@aws-sdk/client-sfn';
 import { describe, expect, it } from 'vitest';
-import { ExecutionStartError } from '../../../lambda/core/errors.js';
+import { ExecutionStartError, ServiceBusyError } from '../../../lambda/core/errors.js';
 import { outcomeOfExecution } from '../../../lambda/core/execution-status.js';
 import { toolResultOf } from '../../../lambda/core/task.js';
 import { StepFunctionsExecutor } from '../../../lambda/executor/step-functions-executor.js';
@@ -101,10 +101,10 @@ describe('StepFunctionsExecutor.runSync', () => {
     await expect(input.runSync(REQUEST)).rejects.toMatchObject({ fault: 'input' });
   });
 
-  it('refuses a throttled run as a capacity fault: sent once, it started nothing', async () => {
-    const throttled = Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' });
+  it('refuses a throttled run as a throttled fault: sent once, it started nothing', async () => {
+    const throttled = new ServiceBusyError('Step Functions', 'StartSyncExecution', 1);
     await expect(executorAnswering(throttled).executor.runSync(REQUEST)).rejects.toMatchObject({
-      fault: 'capacity',
+      fault: 'throttled',
     });
   });
 

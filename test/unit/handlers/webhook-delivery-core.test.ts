@@ -84,7 +84,7 @@ const event = (...records: SQSRecord[]): SQSEvent => ({ Records: records });
 const failures = (...ids: string[]) => ({ batchItemFailures: ids.map((id) => ({ itemIdentifier: `m-${id}` })) });
 
 describe('createWebhookDeliveryHandler', () => {
-  it('reports no failure when every delivery is delivered or dropped, passing the receive count as the attempt', async () => {
+  it('reports no failure when every delivery is delivered or dropped, passing the receive count', async () => {
     const deliverer = scripted({ b: { kind: 'dropped', reason: 'subscription gone' } });
     const { sqs, changes } = visibility();
     const handle = createWebhookDeliveryHandler({ deliverer, sqs, logger: collectingLogger().logger });
@@ -162,7 +162,7 @@ describe('createWebhookDeliveryHandler', () => {
     expect(response).toEqual(failures('a', 'b'));
     expect(deliverer.calls).toEqual(['a#3', 'c#1']);
     expect(changes).toEqual([['rh-b', 0]]);
-    expect(logs.find((log) => log.level === 'error')?.extra).toMatchObject({ webhookId: 'a', attempt: 3 });
+    expect(logs.find((log) => log.level === 'error')?.extra).toMatchObject({ webhookId: 'a', receive: 3 });
   });
 
   it('still reports a retry failed when the visibility change fails', async () => {
@@ -195,6 +195,12 @@ describe('deliveryOf', () => {
 
   it('keeps only the delivery fields', () => {
     expect(deliveryOf(JSON.stringify({ ...delivery('g', 'a'), extra: 1 }))).toEqual(delivery('g', 'a'));
+  });
+
+  it('reads back that a delivery ends its subscription, so the slot is freed behind SQS too', () => {
+    const ending = { ...delivery('g', 'a'), endsSubscription: true as const };
+    expect(deliveryOf(JSON.stringify(ending))).toEqual(ending);
+    expect(deliveryOf(JSON.stringify({ ...delivery('g', 'a'), endsSubscription: 'yes' }))).toEqual(delivery('g', 'a'));
   });
 });
 

@@ -1,6 +1,11 @@
 // Start refusals and unanswered starts leave as definite JSON-RPC errors that say whether to retry.
 import { describe, expect, it } from 'vitest';
-import { ExecutionStartError, StartOutcomeUnknownError, TaskLimitExceededError } from '../../../lambda/core/errors.js';
+import {
+  ExecutionStartError,
+  ServiceBusyError,
+  StartOutcomeUnknownError,
+  TaskLimitExceededError,
+} from '../../../lambda/core/errors.js';
 import { toMcpError } from '../../../lambda/protocol/protocol-errors.js';
 
 const logger = { info: () => {}, warn: () => {}, error: () => {} };
@@ -12,11 +17,30 @@ describe('toMcpError', () => {
     ).toMatchObject({ code: -32602, message: expect.stringMatching(/too long/) });
   });
 
-  it('answers a capacity refusal as retryable', () => {
+  it('answers a capacity refusal as a retryable server error naming the quota, with when to retry', () => {
     expect(toMcpError(new ExecutionStartError('Execution limit exceeded', 'capacity'), logger)).toMatchObject({
-      code: -32603,
-      message: expect.stringMatching(/nothing was started/),
-      data: { retryable: true },
+      code: -32000,
+      message: expect.stringMatching(/open-executions quota\); nothing was started\. Retry in 30 s/),
+      data: { retryable: true, retryAfterSeconds: 30, limit: 'step-functions-open-executions' },
+    });
+  });
+
+  it('answers a throttled start as a retryable server error naming the rate, with when to retry', () => {
+    const busy = new ServiceBusyError('Step Functions', 'StartExecution', 1);
+    expect(
+      toMcpError(new ExecutionStartError('Step Functions refused', 'throttled', { cause: busy }), logger),
+    ).toMatchObject({
+      code: -32000,
+      message: expect.stringMatching(/StartExecution rate\); nothing was started\. Retry in 1 s/),
+      data: { retryable: true, retryAfterSeconds: 1, limit: 'step-functions-start-execution-rate' },
+    });
+  });
+
+  it('answers any other throttled AWS call as a retryable server error, never an internal error', () => {
+    expect(toMcpError(new ServiceBusyError('DynamoDB', 'GetItem', 1), logger)).toMatchObject({
+      code: -32000,
+      message: 'The server is busy (DynamoDB is throttling GetItem); retry in 1 s.',
+      data: { retryable: true, retryAfterSeconds: 1, limit: 'aws-throttle' },
     });
   });
 

@@ -104,6 +104,16 @@ describe('polling a task', () => {
     expect(b.executor.calls).toMatchObject({ describe: 0, currentStep: 0 });
   });
 
+  it('hints a longer poll interval as the task ages, in the poll and in the listing, without storing it', async () => {
+    const b = inMemoryBackend();
+    const task = await b.service().createTask(analyze('patient'));
+    expect((await b.service().getTask('patient', task.taskId)).pollIntervalMs).toBe(b.settings.pollIntervalMs);
+    await vi.advanceTimersByTimeAsync(10 * 60_000);
+    expect((await b.service().getTask('patient', task.taskId)).pollIntervalMs).toBe(30_000);
+    expect((await b.service().listTasks('patient')).tasks[0]?.pollIntervalMs).toBe(30_000);
+    expect((await b.store.get('patient', task.taskId))?.pollIntervalMs).toBe(b.settings.pollIntervalMs);
+  });
+
   it('throws TaskNotFoundError for a task of another owner, and for one that never was', async () => {
     const b = inMemoryBackend();
     const task = await b.service().createTask(analyze('owner-a'));
