@@ -87,7 +87,8 @@ export class ExampleToolsStack extends Stack {
     });
     const machine = new sfn.StateMachine(this, id, {
       comment: tool.description,
-      stateMachineType: sfn.StateMachineType.STANDARD,
+      // An EXPRESS tool's tasks run in the STANDARD wrapper the endpoint adds; its plain calls run it directly.
+      stateMachineType: tool.type === 'EXPRESS' ? sfn.StateMachineType.EXPRESS : sfn.StateMachineType.STANDARD,
       definitionBody: sfn.DefinitionBody.fromFile(tool.definitionPath),
       definitionSubstitutions: Object.fromEntries(
         Object.entries(functions).map(([placeholder, handler]) => [placeholder, handler.function.functionArn]),

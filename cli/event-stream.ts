@@ -1,12 +1,26 @@
 // The MCP Events extension (`io.modelcontextprotocol/events`) from the client side, over plain fetch: a task's event
 // log as a server-sent event stream (`events/stream`, event type `task.events`), followed across dropped connections,
-// and webhook subscriptions (`events/subscribe`). Each request is one JSON-RPC POST to the MCP endpoint with the same
-// bearer token as every other request; the server answers events/stream with text/event-stream, each frame a JSON-RPC
-// notification (active, event, heartbeat) and, when the task has ended or the server's own time limit is up, the final
-// response. The follower remembers the cursor of the last event it saw and resumes from it, so a reader sees each
-// event once, in order, whatever happens to the connection.
+// and webhook subscriptions (`events/subscribe`). Each request is one JSON-RPC POST (events-rpc.ts); the server answers
+// events/stream with text/event-stream, each frame a JSON-RPC notification (active, event, heartbeat) and, when the
+// task has ended or the server's own time limit is up, the final response. The follower remembers the cursor of the
+// last event it saw and resumes from it, so a reader sees each event once, in order, whatever happens to the
+// connection.
 import { EventStreamUnavailableError, ServerError, UnknownTaskError, UsageError } from './cli-errors.js';
 import type { Endpoint } from './endpoint.js';
+import {
+  answerOf,
+  contentTypeOf,
+  describeError,
+  EVENTS_ERROR,
+  EVENTS_EXTENSION,
+  EventsRpcError,
+  TASK_EVENTS,
+  isRecord,
+  postJsonRpc,
+  rpcErrorOf,
+  type EventsTransport,
+  type JsonRpcMessage,
+} from './events-rpc.js';
 import { readSse } from './sse-parser.js';
 import {
   isTerminal,
@@ -18,23 +32,6 @@ import {
   type WebhookSubscribeRequest,
   type WebhookSubscriptionInfo,
 } from './task-client.js';
-
-export const EVENTS_EXTENSION = 'io.modelcontextprotocol/events';
-/** One task's sequenced log; its cursor is the seq as a decimal string, `"0"` for the start. */
-export const TASK_EVENTS = 'task.events';
-/** Every change of any of the caller's tasks (webhook delivery only). */
-export const TASKS_UPDATED = 'tasks.updated';
-
-/** The JSON-RPC error codes the Events extension answers with (lambda/protocol's events errors). */
-export const EVENTS_ERROR = {
-  methodNotFound: -32601,
-  invalidParams: -32602,
-  notFound: -32011,
-  forbidden: -32012,
-  resourceExhausted: -32013,
-  unsupported: -32014,
-  callbackEndpointError: -32015,
-} as const;
 
 const STATUSES: ReadonlySet<string> = new Set<TaskStatus>([
   'working',
@@ -56,67 +53,6 @@ const STATUS_ALIASES: Readonly<Record<string, TaskStatus>> = { submitted: 'worki
  */
 function statusOf(status: string): TaskStatus {
   return STATUSES.has(status) ? (status as TaskStatus) : (STATUS_ALIASES[status] ?? 'working');
-}
-
-/** A JSON-RPC error answer to an events/* request. */
-export class EventsRpcError extends Error {
-  override name = 'EventsRpcError';
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message);
-  }
-}
-
-interface JsonRpcMessage {
-  readonly id?: string | number | null;
-  readonly method?: string;
-  readonly params?: unknown;
-  readonly result?: unknown;
-  readonly error?: { readonly code?: unknown; readonly message?: unknown; readonly data?: unknown };
-}
-
-export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
-
-export interface EventsTransport {
-  readonly endpoint: Endpoint;
-  /** The fetch to send with; the global one unless a test gives its own. */
-  readonly fetch?: FetchLike;
-}
-
-/** POSTs one JSON-RPC request to the MCP endpoint, accepting a JSON or an event-stream answer. */
-export function postJsonRpc(
-  transport: EventsTransport,
-  request: { id: number; method: string; params: Record<string, unknown> },
-  options: { signal?: AbortSignal; lastEventId?: string } = {},
-): Promise<Response> {
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-  };
-  if (transport.endpoint.token) headers['authorization'] = `Bearer ${transport.endpoint.token}`;
-  if (options.lastEventId !== undefined) headers['last-event-id'] = options.lastEventId;
-  return (transport.fetch ?? fetch)(transport.endpoint.url, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ jsonrpc: '2.0', ...request }),
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function contentTypeOf(response: Response): string {
-  return (response.headers.get('content-type') ?? '').toLowerCase();
-}
-
-function rpcErrorOf(message: JsonRpcMessage): EventsRpcError {
-  const { code, message: text, data } = message.error ?? {};
-  return new EventsRpcError(typeof code === 'number' ? code : 0, typeof text === 'string' ? text : 'error', data);
 }
 
 /**
@@ -151,13 +87,6 @@ type StreamMessage =
 type StreamEnd = { readonly kind: 'complete' } | { readonly kind: 'dropped'; readonly reason: string };
 
 class IdleTimeout extends Error {}
-
-function describeError(error: unknown): string {
-  const messages: string[] = [];
-  for (let current: unknown = error; current instanceof Error && messages.length < 3; current = current.cause)
-    messages.push(current.message);
-  return messages.join(': ') || String(error);
-}
 
 /**
  * One POST of events/stream: yields its frames, returns how it ended. Throws `EventsRpcError` for a JSON-RPC error
@@ -373,20 +302,6 @@ function translateStreamError(error: EventsRpcError, taskId: string): Error {
   return new EventStreamUnavailableError(`events/stream was refused: ${error.message} (${error.code})`, {
     cause: error,
   });
-}
-
-/** The first JSON-RPC answer to `id` in a response, JSON or an event stream. */
-async function answerOf(response: Response, id: number): Promise<JsonRpcMessage> {
-  const contentType = contentTypeOf(response);
-  if (contentType.includes('text/event-stream') && response.body !== null) {
-    for await (const frame of readSse(response.body)) {
-      const message = JSON.parse(frame.data) as JsonRpcMessage;
-      if (isRecord(message) && message.method === undefined && message.id === id) return message;
-    }
-    throw new ServerError('The server ended its answer without a response.');
-  }
-  if (contentType.includes('json')) return (await response.json()) as JsonRpcMessage;
-  throw new ServerError(`The server answered HTTP ${response.status} (${contentType || 'no content type'}).`);
 }
 
 /** The Events extension over HTTP, for a server that advertises it. */

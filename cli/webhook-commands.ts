@@ -3,7 +3,7 @@
 // task commands do.
 import { EXIT, ServerError, UsageError, type ExitCode } from './cli-errors.js';
 import type { Output } from './commands.js';
-import { TASK_EVENTS, TASKS_UPDATED } from './event-stream.js';
+import { TASK_EVENTS, TASKS_UPDATED } from './events-rpc.js';
 import { renderSubscription } from './render.js';
 import type { TaskClient } from './task-client.js';
 import { checkWebhookSecret, generateWebhookSecret, LOOPBACK, startWebhookListener } from './webhook-listener.js';

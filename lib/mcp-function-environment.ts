@@ -16,13 +16,14 @@ import {
 } from './function-environment.js';
 import * as defaults from './mcp-task-endpoint-defaults.js';
 import type { McpTaskEndpointProps, McpToolProps } from './mcp-task-endpoint-props.js';
-import { stateMachineArnOf } from './tool-executions.js';
 
 export interface McpFunctionEnvironmentProps {
   readonly tableName: string;
   readonly resultWait: Duration;
   /** The endpoint's tools, appended to after this call: the catalog variables are produced when synth resolves them. */
   readonly tools: readonly McpToolProps[];
+  /** Per tool, in the order of `tools` (appended to alike): its machine, or its wrapper and EXPRESS machine. */
+  readonly machineEntries: readonly string[];
 }
 
 /**
@@ -31,7 +32,7 @@ export interface McpFunctionEnvironmentProps {
  */
 export function mcpFunctionEnvironment(
   props: McpTaskEndpointProps,
-  { tableName, resultWait, tools }: McpFunctionEnvironmentProps,
+  { tableName, resultWait, tools, machineEntries }: McpFunctionEnvironmentProps,
 ): Record<string, string> {
   // Synth resolves the environment several times; tools are only ever appended, so their count keys the cache.
   let packed: { readonly toolCount: number; readonly value: string } | undefined;
@@ -39,7 +40,9 @@ export function mcpFunctionEnvironment(
     if (packed?.toolCount !== tools.length) {
       packed = {
         toolCount: tools.length,
-        value: packToolCatalog(tools.map(({ stateMachine: _, ...description }) => description)),
+        value: packToolCatalog(
+          tools.map(({ stateMachine: _machine, stateMachineType: _type, ...description }) => description),
+        ),
       };
     }
     return packed.value;
@@ -53,7 +56,7 @@ export function mcpFunctionEnvironment(
     // Produced afresh at each resolution (not cached), so tools added after any early resolution still count.
     [MCP_HTTP_ENV.packedToolCatalog]: Lazy.uncachedString({ produce: packedCatalog }),
     [MCP_HTTP_ENV.toolStateMachineArns]: Lazy.uncachedString({
-      produce: () => tools.map((tool) => stateMachineArnOf(tool)).join(','),
+      produce: () => machineEntries.join(','),
     }),
     ...(props.maxActiveTasksPerOwner !== undefined
       ? { [ENV.maxActiveTasksPerOwner]: String(props.maxActiveTasksPerOwner) }

@@ -140,3 +140,9 @@ export function defaultUserPoolProps(removalPolicy: RemovalPolicy): cognito.User
     removalPolicy,
   };
 }
+
+/**
+ * The longest run of an EXPRESS tool's STANDARD wrapper: the EXPRESS machine's own cap (5 minutes), plus the start of
+ * the child and the wait for its end (`.sync:2` learns it through EventBridge).
+ */
+export const EXPRESS_WRAPPER_TIMEOUT = Duration.minutes(10);

@@ -18,10 +18,19 @@ export interface McpToolProps {
   /** JSON Schema of the arguments; must have `"type": "object"`. Arguments are validated against it before a start. */
   readonly inputSchema: JsonSchema;
   /**
-   * A STANDARD state machine: one made in this app, or the ARN of an existing one
-   * (`arn:aws:states:<region>:<account>:stateMachine:<name>`, unqualified).
+   * A state machine: one made in this app, or an existing one (`sfn.StateMachine.fromStateMachineArn`, or its ARN,
+   * `arn:aws:states:<region>:<account>:stateMachine:<name>`, unqualified). A STANDARD machine runs the tool's tasks
+   * itself. For an EXPRESS machine the endpoint adds a STANDARD wrapper that runs it for tasks
+   * (`states:startExecution.sync:2`), while a plain call runs the EXPRESS machine directly (StartSyncExecution, at
+   * most 5 minutes); an EXPRESS machine cannot wait for a task token, so one with an ask step is refused.
    */
   readonly stateMachine: sfn.IStateMachine | string;
+  /**
+   * The type of a `stateMachine` not made in this app (an ARN, or `fromStateMachineArn`), which synth cannot read. For
+   * a machine made in this app the type is read from the machine; when given, it must match.
+   * @default sfn.StateMachineType.STANDARD
+   */
+  readonly stateMachineType?: sfn.StateMachineType;
   /**
    * Advertised as MCP's `execution.taskSupport`: whether a client may (`optional`), must (`required`) or must not
    * (`forbidden`) call the tool as a task.

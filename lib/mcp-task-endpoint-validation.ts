@@ -1,9 +1,8 @@
-// Checks of McpTaskEndpoint's props and tools. Each check collects every problem, so one synth reports them all.
+// Checks of McpTaskEndpoint's props (the tools' are in tool-problems.ts). Each check collects every problem, so one
+// synth reports them all.
 import { Token } from 'aws-cdk-lib';
-import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { MAX_ACTIVE_TASKS_LIMIT } from '../lambda/contract/active-tasks-limit.js';
 import { redirectUriPatternProblem } from '../lambda/contract/redirect-uri-policy.js';
-import { toolDefinitionProblems } from '../lambda/contract/tool-definition.js';
 import {
   DEFAULT_DYNAMIC_CLIENT_REGISTRATION,
   DEFAULT_OAUTH_PROXY,
@@ -12,10 +11,8 @@ import {
   MAX_TASK_EVENT_STREAM_PARALLELIZATION_FACTOR,
   WEBHOOK_DELIVERY_MAX_CONCURRENCY_RANGE,
 } from './mcp-task-endpoint-defaults.js';
-import type { McpTaskEndpointProps, McpToolProps } from './mcp-task-endpoint-props.js';
+import type { McpTaskEndpointProps } from './mcp-task-endpoint-props.js';
 
-/** An unqualified state machine ARN (a version or alias ARN would break the execution ARNs the backend derives). */
-const STATE_MACHINE_ARN = /^arn:aws[a-z-]*:states:([a-z0-9-]+):(\d{12}):stateMachine:[0-9A-Za-z_-]{1,80}$/;
 const DOMAIN_PREFIX = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 /** `https://`, a lowercase host name or a bracketed IPv6 address, an optional port: an origin, nothing after it. */
 const CALLBACK_ORIGIN =
@@ -207,65 +204,6 @@ function callbackOriginProblem(origin: string): string | null {
     `and no default port` +
     (parsed?.protocol === 'https:' && parsed.origin !== origin ? `; did you mean '${parsed.origin}'?` : '')
   );
-}
-
-/** The account and region the endpoint's functions and status rules live in (either may be a token). */
-export interface ToolEnvironment {
-  readonly region: string;
-  readonly account: string;
-}
-
-/**
- * Every problem with the registered tools: MCP's name rules and duplicates (shared with the runtime), then the
- * machines. With `environment`, a machine in another region or account is a problem wherever both sides are known:
- * the status rule only sees events of its own account and region, Step Functions has no resource policies to
- * let another account start or describe executions, and the function's SDK client calls its own region.
- */
-export function toolProblems(tools: readonly McpToolProps[], environment?: ToolEnvironment): string[] {
-  const problems = toolDefinitionProblems(tools);
-  for (const tool of tools) {
-    const machine = tool.stateMachine;
-    if (typeof machine === 'string') {
-      if (Token.isUnresolved(machine)) continue;
-      const match = STATE_MACHINE_ARN.exec(machine);
-      if (!match) {
-        problems.push(
-          `Tool '${tool.name}': '${machine}' is not an unqualified state machine ARN ` +
-            `(arn:aws:states:<region>:<account>:stateMachine:<name>)`,
-        );
-      } else if (environment) {
-        problems.push(...environmentProblems(tool.name, { region: match[1]!, account: match[2]! }, environment));
-      }
-    } else {
-      if (machine instanceof sfn.StateMachine && machine.stateMachineType === sfn.StateMachineType.EXPRESS) {
-        problems.push(
-          `Tool '${tool.name}': its state machine is EXPRESS; tasks need a STANDARD machine ` +
-            `(DescribeExecution and status events)`,
-        );
-      }
-      if (environment) problems.push(...environmentProblems(tool.name, machine.env, environment));
-    }
-  }
-  return problems;
-}
-
-function environmentProblems(toolName: string, machine: ToolEnvironment, endpoint: ToolEnvironment): string[] {
-  const problems: string[] = [];
-  const where = [
-    ['region', machine.region, endpoint.region],
-    ['account', machine.account, endpoint.account],
-  ] as const;
-  for (const [what, theirs, ours] of where) {
-    if (!Token.isUnresolved(theirs) && !Token.isUnresolved(ours) && theirs !== ours) {
-      problems.push(
-        `Tool '${toolName}': its state machine is in ${what} ${theirs}, the endpoint in ${what} ` +
-          `${ours}; a tool's machine must be in the endpoint's own account and region (status events ` +
-          `stay in their account and region, and Step Functions has no resource policies), so deploy ` +
-          `the endpoint there or front the machine with one that is`,
-      );
-    }
-  }
-  return problems;
 }
 
 /** Throws one error listing every problem, or returns when there are none. */

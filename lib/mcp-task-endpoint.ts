@@ -4,48 +4,37 @@ import { Annotations, Duration, Names, Stack, type RemovalPolicy } from 'aws-cdk
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as events from 'aws-cdk-lib/aws-events';
-import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
-import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { ENV, OAUTH_ENV } from '../lambda/contract/environment-names.js';
-import { OWNER_INDEX } from '../lambda/contract/task-table-schema.js';
 import { askStepTask, createAskFunction, grantTaskTokenAnswers, type AskStepProps } from './ask-step-function.js';
 import { CognitoAuth } from './cognito-auth.js';
 import { HandlerFunction, projectPath } from './handler-function.js';
 import { mcpFunctionEnvironment, mcpFunctionEnvironmentProblems } from './mcp-function-environment.js';
 import * as defaults from './mcp-task-endpoint-defaults.js';
 import type { McpTaskEndpointProps, McpToolProps } from './mcp-task-endpoint-props.js';
-import {
-  propsProblems,
-  throwIfProblems,
-  toolProblems,
-  usesOAuthProxy,
-  usesWebhooks,
-  type ToolEnvironment,
-} from './mcp-task-endpoint-validation.js';
+import { propsProblems, throwIfProblems, usesOAuthProxy, usesWebhooks } from './mcp-task-endpoint-validation.js';
 import { McpRestApi } from './mcp-rest-api.js';
 import { OAuthProxy } from './oauth-proxy.js';
 import { EndpointOperations } from './endpoint-operations.js';
-import { acknowledgeWildcardResource } from './nag-acknowledgements.js';
 import { ExpirySweepSchedule } from './expiry-sweep-schedule.js';
-import { createStatusDeadLetterAlarm, createStatusDeadLetterQueue, createStatusRule } from './status-events.js';
+import type { ExpressWrapper } from './express-wrapper.js';
+import { createStatusDeadLetterAlarm, createStatusDeadLetterQueue } from './status-events.js';
 import { TaskEvents } from './task-events.js';
-import { createTaskTable } from './task-table.js';
+import { createTaskTable, grantTaskTableAccess } from './task-table.js';
 import { pick } from './pick-props.js';
 import { createProgressFunction, progressInvoke, type ProgressStepProps } from './progress-step-function.js';
 import { createRequestStateKeySecret } from './request-state-key-secret.js';
-import { executionsOf } from './tool-executions.js';
+import type { ToolEnvironment } from './tool-problems.js';
+import { ToolRegistrations } from './tool-registrations.js';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 
 export type { McpTaskEndpointProps, McpToolProps } from './mcp-task-endpoint-props.js';
 export type { AskStepProps } from './ask-step-function.js';
 export type { ProgressStepProps } from './progress-step-function.js';
-
-const TABLE_ITEM_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
 
 export class McpTaskEndpoint extends Construct {
   /** Task ID to execution, status and result; TTL-swept. */
@@ -125,8 +114,9 @@ export class McpTaskEndpoint extends Construct {
   public readonly operations: EndpointOperations;
 
   private readonly tools: McpToolProps[] = [];
-  private readonly rules: events.Rule[] = [];
-  private readonly boundMachines = new Set<string>();
+  /** Per tool, in the order of `tools`: its entry of the MCP function's TOOL_STATE_MACHINE_ARNS. */
+  private readonly machineEntries: string[] = [];
+  private readonly registrations: ToolRegistrations;
   /** Where the functions run: a registered machine must be in the same account and region. */
   private readonly environment: ToolEnvironment;
 
@@ -156,7 +146,12 @@ export class McpTaskEndpoint extends Construct {
       ...(props.mcpFunctionReservedConcurrency !== undefined
         ? { reservedConcurrentExecutions: props.mcpFunctionReservedConcurrency }
         : {}),
-      environment: mcpFunctionEnvironment(props, { tableName: this.table.tableName, resultWait, tools: this.tools }),
+      environment: mcpFunctionEnvironment(props, {
+        tableName: this.table.tableName,
+        resultWait,
+        tools: this.tools,
+        machineEntries: this.machineEntries,
+      }),
     });
     this.mcpFunction = this.mcpHandler.function;
     this.requestStateKey = createRequestStateKeySecret(this, 'RequestStateKey', removalPolicy);
@@ -177,7 +172,7 @@ export class McpTaskEndpoint extends Construct {
       maxEventAge: defaults.STATUS_EVENT_MAX_AGE,
     });
     this.statusSyncFunction = this.statusSyncHandler.function;
-    this.grantTableAccess();
+    grantTaskTableAccess(this.table, { mcp: this.mcpFunction, statusSync: this.statusSyncFunction });
     this.progressHandler = createProgressFunction(this, 'ProgressHandler', {
       ...common,
       table: this.table,
@@ -273,13 +268,25 @@ export class McpTaskEndpoint extends Construct {
       ...pick(props, ['dashboard', 'alarmTopic']),
     });
 
+    this.registrations = new ToolRegistrations(this, {
+      tools: this.tools,
+      machineEntries: this.machineEntries,
+      parts: {
+        mcp: this.mcpHandler,
+        statusSync: this.statusSyncHandler,
+        expirySweep: this.expirySweep,
+        statusDeadLetterQueue: this.statusDeadLetterQueue,
+      },
+      environment: this.environment,
+      wrapperSettings: common,
+    });
     for (const tool of props.tools ?? []) this.addTool(tool);
     this.node.addValidation({ validate: () => this.synthProblems() });
   }
 
   /** EventBridge rules pushing execution status, one per registered state machine. */
   public get statusRules(): readonly events.Rule[] {
-    return [...this.rules];
+    return [...this.registrations.rules];
   }
 
   /**
@@ -296,50 +303,19 @@ export class McpTaskEndpoint extends Construct {
     return [...this.tools];
   }
 
+  /** The STANDARD wrapper the endpoint made for each EXPRESS tool, by tool name. */
+  public get expressWrappers(): Readonly<Record<string, ExpressWrapper>> {
+    return { ...this.registrations.wrappers };
+  }
+
   /**
    * Registers a state machine as an MCP tool: it is listed by tools/list, the MCP function may start it and
-   * describe or stop its executions, and its status changes are pushed to the task table. Names and machines are
-   * checked at synth, all problems reported together.
+   * describe or stop its executions, and its status changes are pushed to the task table. An EXPRESS machine gets a
+   * STANDARD wrapper that runs it for tasks, and the MCP function may run it synchronously for plain calls. Names and
+   * machines are checked at synth, all problems reported together.
    */
   public addTool(tool: McpToolProps): this {
-    const duplicate = this.tools.some((known) => known.name === tool.name);
-    this.tools.push(tool);
-    // A duplicate or malformed registration fails synth with the others; binding it now would fail alone, unclearly.
-    if (duplicate || toolProblems([tool], this.environment).length > 0) return this;
-    const machine =
-      typeof tool.stateMachine === 'string'
-        ? sfn.StateMachine.fromStateMachineArn(this, `Machine-${tool.name}`, tool.stateMachine)
-        : tool.stateMachine;
-    const key = JSON.stringify(Stack.of(this).resolve(machine.stateMachineArn));
-    if (this.boundMachines.has(key)) return this;
-    this.boundMachines.add(key);
-
-    machine.grantStartExecution(this.mcpFunction);
-    const executions = executionsOf(machine);
-    // GetExecutionHistory: a refresh of a running task reads the state it is in.
-    iam.Grant.addToPrincipal({
-      grantee: this.mcpFunction,
-      actions: ['states:DescribeExecution', 'states:GetExecutionHistory', 'states:StopExecution'],
-      resourceArns: [executions],
-    });
-    iam.Grant.addToPrincipal({
-      grantee: this.statusSyncFunction,
-      actions: ['states:DescribeExecution'],
-      resourceArns: [executions],
-    });
-    const reason =
-      `Execution names are made per task at run time (task-<key>-<nonce>); the wildcard covers ` +
-      `only this backend's executions of the machine behind tool '${tool.name}'.`;
-    acknowledgeWildcardResource(this.mcpHandler.role, executions, reason);
-    acknowledgeWildcardResource(this.statusSyncHandler.role, executions, reason);
-    this.expirySweep.grantStopExecutions(executions, reason);
-    this.rules.push(
-      createStatusRule(this, `StatusRule-${tool.name}`, {
-        stateMachineArn: machine.stateMachineArn,
-        handler: this.statusSyncFunction,
-        deadLetterQueue: this.statusDeadLetterQueue,
-      }),
-    );
+    this.registrations.add(tool);
     return this;
   }
 
@@ -389,31 +365,7 @@ export class McpTaskEndpoint extends Construct {
     return proxy;
   }
 
-  /** Per function, only the item and index actions its code performs. */
-  private grantTableAccess(): void {
-    iam.Grant.addToPrincipal({
-      grantee: this.mcpFunction,
-      actions: TABLE_ITEM_ACTIONS,
-      resourceArns: [this.table.tableArn],
-    });
-    iam.Grant.addToPrincipal({
-      grantee: this.mcpFunction,
-      actions: ['dynamodb:Query'],
-      resourceArns: [`${this.table.tableArn}/index/${OWNER_INDEX}`],
-    });
-    iam.Grant.addToPrincipal({
-      grantee: this.statusSyncFunction,
-      actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
-      resourceArns: [this.table.tableArn],
-    });
-    this.table.encryptionKey?.grantEncryptDecrypt(this.mcpFunction);
-    this.table.encryptionKey?.grantEncryptDecrypt(this.statusSyncFunction);
-  }
-
   private synthProblems(): string[] {
-    return [
-      ...toolProblems(this.tools, this.environment),
-      ...mcpFunctionEnvironmentProblems(this.mcpFunction, this.tools.length),
-    ];
+    return [...this.registrations.problems(), ...mcpFunctionEnvironmentProblems(this.mcpFunction, this.tools.length)];
   }
 }

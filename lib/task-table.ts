@@ -3,12 +3,13 @@
 // (local/dynamodb-local-tables.ts).
 import type { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import { EVENT_TABLE } from '../lambda/contract/event-table-schema.js';
 import { OAUTH_TABLE } from '../lambda/contract/oauth-table-schema.js';
 import type { KeyAttribute, TableDescriptor } from '../lambda/contract/table-descriptor.js';
-import { TASK_TABLE } from '../lambda/contract/task-table-schema.js';
+import { OWNER_INDEX, TASK_TABLE } from '../lambda/contract/task-table-schema.js';
 
 export interface TaskTableProps {
   readonly removalPolicy: RemovalPolicy;
@@ -84,4 +85,26 @@ export function createEventTable(scope: Construct, id: string, props: TaskTableP
  */
 export function createOAuthTable(scope: Construct, id: string, props: TaskTableProps): dynamodb.Table {
   return createTable(scope, id, OAUTH_TABLE, props);
+}
+
+const TABLE_ITEM_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
+
+/** The task table's grants to the endpoint's two task functions: per function, only the actions its code performs. */
+export function grantTaskTableAccess(
+  table: dynamodb.Table,
+  functions: { readonly mcp: iam.IGrantable; readonly statusSync: iam.IGrantable },
+): void {
+  iam.Grant.addToPrincipal({ grantee: functions.mcp, actions: TABLE_ITEM_ACTIONS, resourceArns: [table.tableArn] });
+  iam.Grant.addToPrincipal({
+    grantee: functions.mcp,
+    actions: ['dynamodb:Query'],
+    resourceArns: [`${table.tableArn}/index/${OWNER_INDEX}`],
+  });
+  iam.Grant.addToPrincipal({
+    grantee: functions.statusSync,
+    actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+    resourceArns: [table.tableArn],
+  });
+  table.encryptionKey?.grantEncryptDecrypt(functions.mcp);
+  table.encryptionKey?.grantEncryptDecrypt(functions.statusSync);
 }

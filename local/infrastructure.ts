@@ -3,6 +3,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateStateMachineCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { definitionWithArns, toolDescription, type StateMachineTool } from '../lambda/tools/state-machine-tool.js';
 import type { ToolDefinition } from '../lambda/contract/tool-definition.js';
+import { expressWrapperDefinition } from '../lambda/contract/express-wrapper.js';
 import { startDynamoDbLocal } from './dynamodb-local.js';
 import { LOCAL_ACCOUNT, LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
 import { startStepFunctionsEmulator } from './step-functions/emulator.js';
@@ -49,15 +50,36 @@ async function loadLambdaHandlers(tools: readonly StateMachineTool[]): Promise<R
   return handlers;
 }
 
-async function registerTool(stepFunctions: SFNClient, tool: StateMachineTool): Promise<ToolDefinition> {
+const LOCAL_STEP_FUNCTIONS_ROLE = `arn:aws:iam::${LOCAL_ACCOUNT}:role/local-step-functions`;
+
+async function createMachine(
+  stepFunctions: SFNClient,
+  name: string,
+  definition: string,
+  type: 'STANDARD' | 'EXPRESS',
+): Promise<string> {
   const { stateMachineArn } = await stepFunctions.send(
-    new CreateStateMachineCommand({
-      name: tool.name.replace(/_/g, '-'),
-      definition: definitionWithArns(tool, (step) => lambdaArn(step.functionName)),
-      roleArn: `arn:aws:iam::${LOCAL_ACCOUNT}:role/local-step-functions`,
-    }),
+    new CreateStateMachineCommand({ name, definition, type, roleArn: LOCAL_STEP_FUNCTIONS_ROLE }),
   );
-  return { ...toolDescription(tool), stateMachineArn: stateMachineArn! };
+  return stateMachineArn!;
+}
+
+/**
+ * A tool's machine on the emulator. An EXPRESS tool also gets the STANDARD wrapper its tasks run, from the same ASL
+ * the CDK construct deploys (lib/express-wrapper.ts).
+ */
+async function registerTool(stepFunctions: SFNClient, tool: StateMachineTool): Promise<ToolDefinition> {
+  const name = tool.name.replace(/_/g, '-');
+  const definition = definitionWithArns(tool, (step) => lambdaArn(step.functionName));
+  if (tool.type !== 'EXPRESS')
+    return {
+      ...toolDescription(tool),
+      stateMachineArn: await createMachine(stepFunctions, name, definition, 'STANDARD'),
+    };
+  const expressStateMachineArn = await createMachine(stepFunctions, name, definition, 'EXPRESS');
+  const wrapper = expressWrapperDefinition(expressStateMachineArn);
+  const stateMachineArn = await createMachine(stepFunctions, `${name}-wrapper`, wrapper, 'STANDARD');
+  return { ...toolDescription(tool), stateMachineArn, expressStateMachineArn };
 }
 
 export function localClients(endpoints: { dynamoDbEndpoint: string; stepFunctionsEndpoint: string }): {
@@ -67,7 +89,8 @@ export function localClients(endpoints: { dynamoDbEndpoint: string; stepFunction
   const common = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
   return {
     dynamoDb: new DynamoDBClient({ ...common, endpoint: endpoints.dynamoDbEndpoint }),
-    stepFunctions: new SFNClient({ ...common, endpoint: endpoints.stepFunctionsEndpoint }),
+    // StartSyncExecution goes to the `sync-` host of Step Functions' endpoint; the emulator has only the one host.
+    stepFunctions: new SFNClient({ ...common, endpoint: endpoints.stepFunctionsEndpoint, disableHostPrefix: true }),
   };
 }
 

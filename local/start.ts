@@ -4,7 +4,7 @@
 // `npm run start:oauth` (`--oauth`) puts the endpoint's own authorization server in front, as deployed, with a local
 // OpenID provider standing in for Cognito; it prints the test user's credentials.
 import { CONFORMANCE_PROMPTS, CONFORMANCE_TOOLS } from '../lambda/conformance-tools/conformance-tool-catalog.js';
-import { EXAMPLE_TOOLS } from '../lambda/example-tools/example-tool-catalog.js';
+import { EXAMPLE_EXPRESS_TOOLS, EXAMPLE_TOOLS } from '../lambda/example-tools/example-tool-catalog.js';
 import { createBackend } from '../lambda/handlers/backend.js';
 import { configFromEnvironment } from '../lambda/handlers/environment.js';
 import { ENV } from '../lambda/contract/environment-names.js';
@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   const port = Number(process.env['PORT'] ?? 3000);
   const conformance = process.argv.includes('--conformance');
   const withOAuth = process.argv.includes('--oauth');
-  const served = conformance ? CONFORMANCE_TOOLS : EXAMPLE_TOOLS;
+  const served = conformance ? CONFORMANCE_TOOLS : [...EXAMPLE_TOOLS, ...EXAMPLE_EXPRESS_TOOLS];
   const infrastructure = await startLocalInfrastructure({ served }, { progressTableName: TABLE_NAME });
   const tools = infrastructure.tools.served;
   let stopping = false;

@@ -116,3 +116,47 @@ export const EXAMPLE_TOOLS: readonly StateMachineTool[] = [
     },
   },
 ];
+
+/**
+ * The EXPRESS example: a plain call runs its EXPRESS machine with StartSyncExecution, a task runs it inside the
+ * STANDARD wrapper the construct (or the local stack) adds. `npm start` serves it beside {@link EXAMPLE_TOOLS}. It is
+ * apart because the example app cannot deploy it yet: the MCP function's environment carries every tool's machine
+ * ARNs, and with the tools above it is within a few bytes of Lambda's 4 KB (docs/deploy.md, Which engine for which
+ * tool).
+ */
+export const EXAMPLE_EXPRESS_TOOLS: readonly StateMachineTool[] = [
+  {
+    name: 'extract_keywords',
+    title: 'Extract keywords',
+    description:
+      'Picks the most frequent words of four letters or more of a text, with their counts. An EXPRESS ' +
+      'state machine: a plain call answers in moments; waitSeconds (default 0) makes it wait first. ' +
+      'A text without such words fails.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        text: { type: 'string', minLength: 1, maxLength: 100000, description: 'The text to pick keywords from.' },
+        maxKeywords: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 20,
+          description: 'How many keywords at most. Default 5.',
+        },
+        waitSeconds: {
+          type: 'integer',
+          minimum: 0,
+          maximum: 120,
+          description: 'How long to wait before picking, to watch (or cancel) a task of it. Default 0.',
+        },
+      },
+      required: ['text'],
+      additionalProperties: false,
+    },
+    // A plain call runs the EXPRESS machine itself (StartSyncExecution); a task runs it inside a STANDARD wrapper.
+    type: 'EXPRESS',
+    definitionPath: here('./asl/extract-keywords.asl.json'),
+    lambdaSteps: {
+      ExtractKeywordsFunctionArn: { functionName: 'extract-keywords', entry: here('./steps/extract-keywords.ts') },
+    },
+  },
+];

@@ -15,7 +15,12 @@ export interface LambdaStep {
 }
 
 /** A tool's description (everything a ToolDefinition has but the machine) plus the source its machine is made from. */
-export interface StateMachineTool extends Omit<ToolDefinition, 'stateMachineArn'> {
+export interface StateMachineTool extends Omit<ToolDefinition, 'stateMachineArn' | 'expressStateMachineArn'> {
+  /**
+   * The machine's type. An EXPRESS tool's plain calls run it with StartSyncExecution, and its tasks run a STANDARD
+   * wrapper around it (contract/express-wrapper.ts). @default 'STANDARD'
+   */
+  readonly type?: 'STANDARD' | 'EXPRESS';
   /** Absolute path of the ASL definition. */
   readonly definitionPath: string;
   /** ASL `${Placeholder}` -> the Lambda step whose ARN replaces it. */
@@ -28,8 +33,10 @@ export function pathsFrom(moduleUrl: string): (relative: string) => string {
 }
 
 /** What the tool tells clients, taskSupport included: the ToolDefinition once its machine's ARN is added. */
-export function toolDescription(tool: StateMachineTool): Omit<ToolDefinition, 'stateMachineArn'> {
-  const { definitionPath: _definition, lambdaSteps: _steps, ...description } = tool;
+export function toolDescription(
+  tool: StateMachineTool,
+): Omit<ToolDefinition, 'stateMachineArn' | 'expressStateMachineArn'> {
+  const { type: _type, definitionPath: _definition, lambdaSteps: _steps, ...description } = tool;
   return description;
 }
 

@@ -53,6 +53,7 @@ describe('McpTaskEndpoint tool validation (at synth)', () => {
       stateMachineType: sfn.StateMachineType.EXPRESS,
       definitionBody: sfn.DefinitionBody.fromChainable(new sfn.Pass(stack, 'Pass')),
     });
+    // A machine made in this app has its type read from it: here one that contradicts it.
     const endpoint = new McpTaskEndpoint(stack, 'Endpoint')
       .addTool(tool('has space'))
       .addTool(tool('x'.repeat(129)))
@@ -61,7 +62,7 @@ describe('McpTaskEndpoint tool validation (at synth)', () => {
       .addTool(tool('no_object', { inputSchema: { type: 'array' } as never }))
       .addTool(tool('bad_arn', { stateMachine: 'arn:aws:lambda:eu-west-1:123456789012:function:nope' }))
       .addTool(tool('alias_arn', { stateMachine: `${MACHINE_ARN}:live` }))
-      .addTool(tool('express', { stateMachine: express }));
+      .addTool(tool('express', { stateMachine: express, stateMachineType: sfn.StateMachineType.STANDARD }));
     const error = synthError(endpoint);
     expect(error).toContain("Tool name 'has space' must be 1-128 characters");
     expect(error).toContain(`Tool name '${'x'.repeat(129)}' must be 1-128 characters`);
@@ -71,7 +72,7 @@ describe('McpTaskEndpoint tool validation (at synth)', () => {
       "Tool 'bad_arn': 'arn:aws:lambda:eu-west-1:123456789012:function:nope' is not an unqualified state machine ARN",
     );
     expect(error).toContain("Tool 'alias_arn'");
-    expect(error).toContain("Tool 'express': its state machine is EXPRESS");
+    expect(error).toContain("Tool 'express': stateMachineType is STANDARD, but its state machine is EXPRESS");
   });
 
   it('grants and routes a machine shared by two tools once', () => {

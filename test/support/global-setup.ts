@@ -1,7 +1,7 @@
 // Starts the local stand-ins once for the whole test run and hands their endpoints to the test files.
 import type { TestProject } from 'vitest/node';
 import { CONFORMANCE_TOOLS } from '../../lambda/conformance-tools/conformance-tool-catalog.js';
-import { EXAMPLE_TOOLS } from '../../lambda/example-tools/example-tool-catalog.js';
+import { EXAMPLE_EXPRESS_TOOLS, EXAMPLE_TOOLS } from '../../lambda/example-tools/example-tool-catalog.js';
 import type { ToolDefinition } from '../../lambda/contract/tool-definition.js';
 import { startLocalInfrastructure, type LocalInfrastructure } from '../../local/infrastructure.js';
 
@@ -13,6 +13,8 @@ declare module 'vitest' {
     tools: ToolDefinition[];
     /** The conformance suite's fixture tools (what `npm run start:conformance` serves). */
     conformanceTools: ToolDefinition[];
+    /** The EXPRESS example tools (`npm start` serves them beside the example tools). */
+    expressTools: ToolDefinition[];
     /** The one table the emulator's progress step records on: a test that watches progress serves its tasks from it. */
     progressTableName: string;
   }
@@ -20,12 +22,12 @@ declare module 'vitest' {
 
 const PROGRESS_TABLE_NAME = 'tasks-progress';
 
-let infrastructure: LocalInfrastructure<'example' | 'conformance'> | undefined;
+let infrastructure: LocalInfrastructure<'example' | 'express' | 'conformance'> | undefined;
 
 export async function setup(project: TestProject): Promise<void> {
-  // Both catalogs on the one emulator, so a test can serve either.
+  // Every catalog on the one emulator, so a test can serve any.
   infrastructure = await startLocalInfrastructure(
-    { example: EXAMPLE_TOOLS, conformance: CONFORMANCE_TOOLS },
+    { example: EXAMPLE_TOOLS, express: EXAMPLE_EXPRESS_TOOLS, conformance: CONFORMANCE_TOOLS },
     { progressTableName: PROGRESS_TABLE_NAME },
   );
   await infrastructure.createTable(PROGRESS_TABLE_NAME);
@@ -34,6 +36,7 @@ export async function setup(project: TestProject): Promise<void> {
   project.provide('stepFunctionsEndpoint', infrastructure.stepFunctionsEndpoint);
   project.provide('tools', infrastructure.tools.example);
   project.provide('conformanceTools', infrastructure.tools.conformance);
+  project.provide('expressTools', infrastructure.tools.express);
 }
 
 export async function teardown(): Promise<void> {

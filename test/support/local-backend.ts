@@ -32,6 +32,11 @@ export function exampleTools(): ToolDefinition[] {
   return inject('tools');
 }
 
+/** The EXPRESS example tools on the shared emulator, each with its EXPRESS machine and its STANDARD wrapper. */
+export function expressTools(): ToolDefinition[] {
+  return inject('expressTools');
+}
+
 /**
  * The conformance suite's fixture tools on the shared emulator; `startTestServer({}, { tools: conformanceTools() })`
  * serves them.

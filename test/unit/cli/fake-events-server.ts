@@ -2,7 +2,7 @@
 // cursor each request names (Last-Event-ID first, then params.cursor), and ends each connection as its plan says
 // (the final response, a clean close without it, a network error, half a frame, or silence), so a test can drop the
 // connection anywhere and see what the client does next.
-import type { FetchLike } from '../../../cli/event-stream.js';
+import type { FetchLike } from '../../../cli/events-rpc.js';
 import type { TaskEventOccurrence, TaskStatus } from '../../../cli/task-client.js';
 
 export const TASK_ID = 'task-1';

@@ -1,0 +1,89 @@
+// The tools registered on an McpTaskEndpoint and what each registration made: the machine entries the MCP function's
+// environment carries, an EXPRESS tool's STANDARD wrapper, the grants and the status rules. A machine shared by
+// several tools is bound once.
+import { Stack, type RemovalPolicy } from 'aws-cdk-lib';
+import type * as events from 'aws-cdk-lib/aws-events';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import type { Construct } from 'constructs';
+import { stateMachineEntry } from '../lambda/contract/packed-tool-catalog.js';
+import { ExpressWrapper } from './express-wrapper.js';
+import type { McpToolProps } from './mcp-task-endpoint-props.js';
+import { bindTaskStateMachine, grantSyncRuns, type ToolBindingParts } from './tool-bindings.js';
+import { stateMachineArnOf } from './tool-executions.js';
+import { stateMachineTypeOf, toolProblems, type ToolEnvironment } from './tool-problems.js';
+
+export interface ToolRegistrationsProps {
+  /** The endpoint's tools, in registration order: appended to here, read by the MCP function's environment. */
+  readonly tools: McpToolProps[];
+  /** Per tool, in the same order: its entry of TOOL_STATE_MACHINE_ARNS (appended to here). */
+  readonly machineEntries: string[];
+  readonly parts: ToolBindingParts;
+  /** Where the endpoint runs: a registered machine must be in the same account and region. */
+  readonly environment: ToolEnvironment;
+  /** What an EXPRESS tool's wrapper shares with the endpoint's own resources. */
+  readonly wrapperSettings: {
+    readonly tracing: boolean;
+    readonly logRetention: logs.RetentionDays;
+    readonly removalPolicy: RemovalPolicy;
+  };
+}
+
+export class ToolRegistrations {
+  /** The STANDARD wrapper made for each EXPRESS tool, by tool name. */
+  readonly wrappers: Record<string, ExpressWrapper> = {};
+  /** One status rule per machine that runs tasks (a STANDARD tool's own, or a wrapper). */
+  readonly rules: events.Rule[] = [];
+  private readonly boundMachines = new Set<string>();
+
+  /** `scope`: the endpoint, under which the wrappers and rules are made. */
+  constructor(
+    private readonly scope: Construct,
+    private readonly props: ToolRegistrationsProps,
+  ) {}
+
+  /**
+   * Registers the tool. A STANDARD machine runs its tasks itself. An EXPRESS machine gets a STANDARD wrapper that runs
+   * it for tasks, and the MCP function may run it synchronously for plain calls. A duplicate or malformed registration
+   * is only recorded: it fails synth with the others (see {@link problems}), where binding it now would fail alone.
+   */
+  add(tool: McpToolProps): void {
+    const { tools, machineEntries, environment } = this.props;
+    const duplicate = tools.some((known) => known.name === tool.name);
+    tools.push(tool);
+    if (duplicate || toolProblems([tool], environment).length > 0) {
+      machineEntries.push(stateMachineArnOf(tool));
+      return;
+    }
+    const machine =
+      typeof tool.stateMachine === 'string'
+        ? sfn.StateMachine.fromStateMachineArn(this.scope, `Machine-${tool.name}`, tool.stateMachine)
+        : tool.stateMachine;
+    if (stateMachineTypeOf(tool) === sfn.StateMachineType.STANDARD) {
+      this.bindOnce(machine, tool.name);
+      machineEntries.push(stateMachineEntry(machine.stateMachineArn));
+      return;
+    }
+    const wrapper = new ExpressWrapper(this.scope, `ExpressWrapper-${tool.name}`, {
+      expressStateMachine: machine,
+      toolName: tool.name,
+      ...this.props.wrapperSettings,
+    });
+    this.wrappers[tool.name] = wrapper;
+    this.bindOnce(wrapper.stateMachine, tool.name);
+    grantSyncRuns(this.props.parts, machine);
+    machineEntries.push(stateMachineEntry(wrapper.stateMachine.stateMachineArn, machine.stateMachineArn));
+  }
+
+  /** Every problem with the registered tools, for synth. */
+  problems(): string[] {
+    return toolProblems(this.props.tools, this.props.environment);
+  }
+
+  private bindOnce(machine: sfn.IStateMachine, toolName: string): void {
+    const key = JSON.stringify(Stack.of(this.scope).resolve(machine.stateMachineArn));
+    if (this.boundMachines.has(key)) return;
+    this.boundMachines.add(key);
+    this.rules.push(bindTaskStateMachine(this.scope, this.props.parts, machine, toolName));
+  }
+}
