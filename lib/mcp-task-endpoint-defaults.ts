@@ -6,8 +6,15 @@ import { DEFAULT_ALLOWED_REDIRECT_URIS } from '../lambda/contract/redirect-uri-p
 
 export const DEFAULT_REMOVAL_POLICY = RemovalPolicy.RETAIN;
 export const DEFAULT_STAGE_NAME = 'prod';
-export const DEFAULT_THROTTLING_RATE_LIMIT = 50;
-export const DEFAULT_THROTTLING_BURST_LIMIT = 100;
+/**
+ * Requests per second the stage accepts: where the poll path meets Step Functions' DescribeExecution refill (15 a
+ * second in the large Regions) for tasks of five to ten minutes polled as hinted, each costing one describe on its
+ * first poll and one per refresh interval after (see docs/deploy.md, Capacity). Shorter tasks reach it later, longer
+ * ones sooner; past it polls still answer from the table, which status events keep current.
+ */
+export const DEFAULT_THROTTLING_RATE_LIMIT = 100;
+/** Two seconds of the rate: a burst of clients polling on the same tick. */
+export const DEFAULT_THROTTLING_BURST_LIMIT = 200;
 export const DEFAULT_RESULT_WAIT = Duration.seconds(50);
 /** API Gateway drops a regional response stream after 5 minutes without a byte; leave room to answer. */
 export const MAX_RESULT_WAIT = Duration.seconds(270);

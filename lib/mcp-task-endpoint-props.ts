@@ -143,9 +143,14 @@ export interface McpTaskEndpointProps {
 
   /** @default 'prod' */
   readonly stageName?: string;
-  /** Steady-state requests per second the stage accepts. @default 50 */
+  /**
+   * Steady-state requests per second the stage accepts, MCP and OAuth together: one bucket for every caller. The
+   * default is sized to Step Functions' DescribeExecution rate in the large Regions (see docs/deploy.md, Capacity);
+   * raise it together with that quota, `mcpFunctionReservedConcurrency` and a per-client limit (`webAclArn`).
+   * @default 100
+   */
   readonly throttlingRateLimit?: number;
-  /** Burst of requests the stage accepts. @default 100 */
+  /** Burst of requests the stage accepts. @default 200 */
   readonly throttlingBurstLimit?: number;
   /** Browser origins allowed to call the endpoint (CORS). @default - no CORS */
   readonly corsAllowOrigins?: readonly string[];
@@ -183,7 +188,7 @@ export interface McpTaskEndpointProps {
    * Reserved concurrency of the MCP function: both a guaranteed share and a ceiling, so the endpoint cannot take the
    * concurrency the account's other functions need. Every request holds one instance for its duration, and a
    * blocking `tasks/result` holds it for up to `resultWait`, so serving the full stage rate takes about
-   * `throttlingRateLimit × resultWait` (50/s × 50 s = 2,500 with the defaults, beyond the default account quota of
+   * `throttlingRateLimit × resultWait` (100/s × 50 s = 5,000 with the defaults, beyond the default account quota of
    * 1,000). Pick what the account can spare (Lambda keeps at least 100 unreserved): requests beyond it are
    * throttled instead of starving other functions. The webhook delivery function, which waits on receivers the
    * endpoint does not control, is capped separately (`webhookDeliveryMaxConcurrency`), so slow receivers cannot take

@@ -77,8 +77,8 @@ describe('REST API', () => {
       expect.objectContaining({
         HttpMethod: '*',
         ResourcePath: '/*',
-        ThrottlingRateLimit: 50,
-        ThrottlingBurstLimit: 100,
+        ThrottlingRateLimit: 100,
+        ThrottlingBurstLimit: 200,
       }),
     ]);
     expect(JSON.parse(stage['AccessLogSetting'].Format as string)).toMatchObject({
