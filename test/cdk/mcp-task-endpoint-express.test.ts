@@ -182,6 +182,23 @@ describe('McpTaskEndpoint EXPRESS forms and refusals', () => {
     expect(joined(variables[MCP_HTTP_ENV.toolStateMachineArns])).toBe(`\${${wrapper}}|${arn}`);
   });
 
+  it('adds nothing for a STANDARD tool: no wrapper, no StartSyncExecution, its own machine in the environment', () => {
+    const stack = testStack();
+    const machine = new sfn.StateMachine(stack, 'Report', {
+      definitionBody: sfn.DefinitionBody.fromChainable(new sfn.Pass(stack, 'ReportPass')),
+    });
+    const endpoint = new McpTaskEndpoint(stack, 'Endpoint', { tools: [tool('report', { stateMachine: machine })] });
+    const template = Template.fromStack(stack);
+    expect(endpoint.expressWrappers).toEqual({});
+    expect(Object.keys(template.findResources('AWS::StepFunctions::StateMachine'))).toEqual([
+      logicalId(stack, machine),
+    ]);
+    expect(JSON.stringify(template.toJSON())).not.toContain('states:StartSyncExecution');
+    const variables = template.toJSON()['Resources'][logicalId(stack, endpoint.mcpFunction)].Properties.Environment
+      .Variables as Record<string, unknown>;
+    expect(joined(variables[MCP_HTTP_ENV.toolStateMachineArns])).toBe(`\${${logicalId(stack, machine)}}`);
+  });
+
   it('takes a machine registered by ARN as STANDARD unless told otherwise', () => {
     const stack = testStack();
     const endpoint = new McpTaskEndpoint(stack, 'Endpoint', {

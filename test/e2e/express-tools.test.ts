@@ -1,7 +1,7 @@
 // End to end, MCP 2025-11-25: the EXPRESS example tool (extract_keywords) through the official 1.x MCP client over real
 // HTTP against the local stack. A plain call runs the EXPRESS machine with StartSyncExecution and stores no task; a
 // task runs it inside the STANDARD wrapper (`states:startExecution.sync:2`), which gives it status, cancel and the same
-// result. AWS calls are counted on the server's own clients.
+// result and the same task events. AWS calls are counted on the server's own clients.
 import { GetExecutionHistoryCommand, ListExecutionsCommand, type SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { countAwsCalls, type AwsCallCounter } from '../../local/aws-call-counter.js';
@@ -23,6 +23,7 @@ import {
   startTestServer,
   type TestServer,
 } from '../support/local-backend.js';
+import { createTask, rpc } from '../support/events-rpc.js';
 
 const TOOL = 'extract_keywords';
 const TEXT = 'Keywords come from text: the keywords repeat, the text repeats, and keywords win.';
@@ -188,5 +189,32 @@ describe('a task-augmented call of an EXPRESS tool', () => {
     await expect(client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)).resolves.toMatchObject({
       isError: true,
     });
+  });
+});
+
+describe('the task events of an EXPRESS tool’s task', () => {
+  let withEvents: TestServer;
+  beforeAll(async () => {
+    withEvents = await startTestServer({}, { tools: expressTools(), events: {} });
+  });
+  afterAll(async () => {
+    await withEvents?.close();
+  });
+
+  it('are logged as a STANDARD task’s are, numbered from 1 and ending with its end', async () => {
+    const taskId = await createTask(withEvents.url, TOOL, { text: TEXT });
+    let statuses: string[] = [];
+    await vi.waitUntil(async () => {
+      const answer = await rpc<{ events: { data: { seq: number; task: { status: string } } }[] }>(
+        withEvents.url,
+        'events/poll',
+        { name: 'task.events', arguments: { taskId }, cursor: '0' },
+      );
+      if ('error' in answer) throw new Error(answer.error.message);
+      statuses = answer.result.events.map((event) => event.data.task.status);
+      return statuses.includes('completed');
+    }, GENEROUS_WAIT);
+    expect(statuses[0]).toBe('submitted');
+    expect(statuses.at(-1)).toBe('completed');
   });
 });
