@@ -11,7 +11,7 @@ const LAYERS = {
   store: ['core', 'contract'],
   executor: ['core', 'contract'],
   outbound: ['core', 'contract'],
-  discovery: ['core', 'contract'],
+  discovery: ['store', 'core', 'contract'],
   service: ['input', 'store', 'executor', 'tools', 'core', 'contract'],
   events: ['outbound', 'store', 'core', 'contract'],
   prompts: ['tools', 'core', 'contract'],

@@ -35,12 +35,21 @@ export interface SelectableMachine {
   readonly tags: Readonly<Record<string, string>>;
 }
 
+/**
+ * Whether the name alone lets `selection` take a machine (its prefix or list names it, or it selects by tag only): a
+ * machine it does not let through needs no further read.
+ */
+export function nameIsSelected(selection: DiscoverySelection, name: string): boolean {
+  if (selection.namePrefix === undefined && selection.names === undefined) return true;
+  return (
+    (selection.namePrefix !== undefined && name.startsWith(selection.namePrefix)) ||
+    selection.names?.includes(name) === true
+  );
+}
+
 /** Whether `selection` selects `machine`: by name (when names or a prefix are given), then by tag (when given). */
 export function isSelected(selection: DiscoverySelection, machine: SelectableMachine): boolean {
-  const byName = selection.namePrefix !== undefined || selection.names !== undefined;
-  const byPrefix = selection.namePrefix !== undefined && machine.name.startsWith(selection.namePrefix);
-  const byList = selection.names?.includes(machine.name) === true;
-  if (byName && !byPrefix && !byList) return false;
+  if (!nameIsSelected(selection, machine.name)) return false;
   return selection.tag === undefined || machine.tags[selection.tag.key] === selection.tag.value;
 }
 

@@ -20,6 +20,11 @@ export function activeTasksKey(owner: string, shard = 0): string {
   return shard === 0 ? key : `${key}#${shard}`;
 }
 
+/** Key of the one item holding the tools discovered among the account's state machines. */
+export function discoveredCatalogKey(): string {
+  return 'catalog#discovered';
+}
+
 /** Key of the item counting an owner's task creations in the minute window starting at `windowStart` (epoch ms). */
 export function creationsKey(owner: string, windowStart: number): string {
   return `creations#${taskKey(owner, String(windowStart))}`;

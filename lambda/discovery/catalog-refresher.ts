@@ -1,0 +1,83 @@
+// The catalog refresher's use case: read the account's state machines, keep those the selection takes, turn them into
+// tools and store the catalog. It runs outside the request path (on a schedule, and when a machine changes), so the
+// MCP function never lists the account. A refresh that cannot read something the catalog depends on fails whole and
+// leaves the stored catalog as it was: a passing outage must not remove a tool that is still there.
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import { DISCOVERY_TAGS, nameIsSelected, type DiscoverySelection } from '../contract/discovery-selection.js';
+import type { DiscoveredCatalogStore } from '../store/discovered-catalog-store.js';
+import { discoveredCatalog, type DiscoveredMachine, type SkippedMachine } from './discovered-tools.js';
+import type { RegistrySchemaType } from './registry-schema.js';
+
+/** What the refresher reads of Step Functions (ListStateMachines, ListTagsForResource, DescribeStateMachine). */
+export interface StateMachineSource {
+  /** Every state machine in the account and region, all pages. */
+  list(): Promise<Array<Pick<DiscoveredMachine, 'name' | 'arn' | 'type'>>>;
+  tags(arn: string): Promise<Record<string, string>>;
+  /** The machine's ASL; `undefined` when it was deleted since it was listed. */
+  definition(arn: string): Promise<string | undefined>;
+}
+
+/** What the refresher reads of the EventBridge Schema Registry (DescribeSchema, latest version). */
+export interface SchemaSource {
+  /** The schema the ARN names, or `null` when there is none (a tool whose schema is missing is skipped). */
+  describe(schemaArn: string): Promise<{ content: string; type: RegistrySchemaType; version?: string } | null>;
+}
+
+export interface CatalogRefresherOptions {
+  readonly machines: StateMachineSource;
+  readonly schemas: SchemaSource;
+  readonly store: DiscoveredCatalogStore;
+  readonly selection: DiscoverySelection;
+  /** The tools written in code: a discovered machine never takes one of their names. */
+  readonly reservedNames: ReadonlySet<string>;
+  readonly clock: Pick<Clock, 'now'>;
+  readonly logger: Logger;
+}
+
+export interface RefreshReport {
+  readonly tools: number;
+  readonly skipped: readonly SkippedMachine[];
+  /** Whether the catalog's tools differ from the stored ones: then listening clients are to be told. */
+  readonly changed: boolean;
+}
+
+/** Reads of one kind in flight at once: Step Functions' control-plane APIs have small buckets. */
+const READS_AT_ONCE = 4;
+
+export class CatalogRefresher {
+  constructor(private readonly options: CatalogRefresherOptions) {}
+
+  async refresh(): Promise<RefreshReport> {
+    const { machines, store, selection, reservedNames, clock, logger } = this.options;
+    const named = (await machines.list()).filter((machine) => nameIsSelected(selection, machine.name));
+    const described = await inBatches(named, async (machine): Promise<DiscoveredMachine | undefined> => {
+      const tags = await machines.tags(machine.arn);
+      if (selection.tag !== undefined && tags[selection.tag.key] !== selection.tag.value) return undefined;
+      const definition = await machines.definition(machine.arn);
+      // Deleted between the listing and now: it is no tool.
+      if (definition === undefined) return undefined;
+      const registrySchema = await this.registrySchemaOf(tags);
+      return { ...machine, tags, definition, ...(registrySchema ? { registrySchema } : {}) };
+    });
+    const selected = described.filter((machine): machine is DiscoveredMachine => machine !== undefined);
+    const catalog = discoveredCatalog(selected, selection, reservedNames);
+    const { changed } = await store.write(catalog.tools, clock.now());
+    for (const skipped of catalog.skipped) logger.warn('State machine not made a tool', { ...skipped });
+    logger.info('Tool catalog refreshed', { tools: catalog.tools.length, skipped: catalog.skipped.length, changed });
+    return { tools: catalog.tools.length, skipped: catalog.skipped, changed };
+  }
+
+  private async registrySchemaOf(tags: Record<string, string>) {
+    const schemaArn = tags[this.options.selection.inputSchemaArnTagKey ?? DISCOVERY_TAGS.inputSchemaArn];
+    return schemaArn === undefined ? undefined : ((await this.options.schemas.describe(schemaArn)) ?? undefined);
+  }
+}
+
+/** `work` over every item, {@link READS_AT_ONCE} at a time, in order. */
+async function inBatches<T, R>(items: readonly T[], work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (let start = 0; start < items.length; start += READS_AT_ONCE)
+    results.push(...(await Promise.all(items.slice(start, start + READS_AT_ONCE).map(work))));
+  return results;
+}

@@ -1,0 +1,20 @@
+// DiscoveredCatalogStore in memory, for fast unit tests: the contract suite (test/contract) holds it to the same
+// guarantees as the DynamoDB store. Not for production: one process only.
+import { catalogDigest } from './catalog-digest.js';
+import type { DiscoveredCatalogStore, StoredCatalog } from './discovered-catalog-store.js';
+import type { ToolDefinition } from '../contract/tool-definition.js';
+
+export class InMemoryDiscoveredCatalog implements DiscoveredCatalogStore {
+  #stored: StoredCatalog | null = null;
+
+  async read(): Promise<StoredCatalog | null> {
+    return this.#stored === null ? null : structuredClone(this.#stored);
+  }
+
+  async write(tools: readonly ToolDefinition[], at: number): Promise<{ changed: boolean }> {
+    const digest = catalogDigest(tools);
+    const changed = this.#stored?.digest !== digest;
+    this.#stored = { tools: structuredClone(tools), digest, refreshedAt: at };
+    return { changed };
+  }
+}

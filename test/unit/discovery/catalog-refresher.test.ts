@@ -1,0 +1,127 @@
+// The catalog refresher on in-memory parts: it reads only what the selection needs, stores the catalog, tells a
+// change from a refresh that found the same tools, and leaves the stored catalog alone when a read fails.
+import { describe, expect, it } from 'vitest';
+import { DISCOVERY_TAGS } from '../../../lambda/contract/discovery-selection.js';
+import {
+  CatalogRefresher,
+  type SchemaSource,
+  type StateMachineSource,
+} from '../../../lambda/discovery/catalog-refresher.js';
+import { InMemoryDiscoveredCatalog } from '../../../lambda/store/in-memory-discovered-catalog.js';
+import { RecordingLogger } from '../../support/in-memory-backend.js';
+
+const ARN = 'arn:aws:states:us-east-1:123456789012:stateMachine:';
+const SCHEMA_ARN = 'arn:aws:schemas:us-east-1:123456789012:schema/orders/Refund';
+
+interface FakeMachine {
+  type?: 'STANDARD' | 'EXPRESS';
+  tags: Record<string, string>;
+  definition?: string;
+}
+
+/** An account of machines by name, counting the reads the refresher makes. */
+function account(machines: Record<string, FakeMachine>) {
+  const reads = { tags: [] as string[], definition: [] as string[] };
+  let failTags = false;
+  const source: StateMachineSource = {
+    list: async () =>
+      Object.entries(machines).map(([name, machine]) => ({ name, arn: ARN + name, type: machine.type ?? 'STANDARD' })),
+    tags: async (arn) => {
+      reads.tags.push(arn);
+      if (failTags) throw new Error('ThrottlingException');
+      return machines[arn.slice(ARN.length)]?.tags ?? {};
+    },
+    definition: async (arn) => {
+      reads.definition.push(arn);
+      return machines[arn.slice(ARN.length)]?.definition;
+    },
+  };
+  return { source, reads, failTagsFromNowOn: () => (failTags = true) };
+}
+
+const schemas: SchemaSource = {
+  describe: async (arn) =>
+    arn === SCHEMA_ARN
+      ? { type: 'JSONSchemaDraft4', content: JSON.stringify({ type: 'object', required: ['orderId'] }), version: '3' }
+      : null,
+};
+
+function refresher(source: StateMachineSource, store = new InMemoryDiscoveredCatalog()) {
+  const logger = new RecordingLogger();
+  const refresh = new CatalogRefresher({
+    machines: source,
+    schemas,
+    store,
+    selection: { namePrefix: 'orders-', tag: { key: 'mcp:tool', value: 'true' } },
+    reservedNames: new Set(['text_stats']),
+    clock: { now: () => 1_000 },
+    logger,
+  });
+  return { refresh, store, logger };
+}
+
+const ASL = JSON.stringify({ Comment: 'Refunds an order.', StartAt: 'x', States: {} });
+
+describe('CatalogRefresher', () => {
+  it('stores the tools of the machines the selection takes, with their registry schemas', async () => {
+    const { source } = account({
+      'orders-refund': { tags: { 'mcp:tool': 'true', [DISCOVERY_TAGS.inputSchemaArn]: SCHEMA_ARN }, definition: ASL },
+      'orders-internal': { tags: {}, definition: ASL },
+    });
+    const { refresh, store } = refresher(source);
+    expect(await refresh.refresh()).toEqual({ tools: 1, skipped: [], changed: true });
+    expect((await store.read())?.tools).toEqual([
+      expect.objectContaining({
+        name: 'orders-refund',
+        description: 'Refunds an order.',
+        inputSchema: expect.objectContaining({ required: ['orderId'] }),
+      }),
+    ]);
+  });
+
+  it('reads no tags nor definition of a machine its name leaves out, nor a definition of one its tag leaves out', async () => {
+    const { source, reads } = account({
+      'billing-run': { tags: { 'mcp:tool': 'true' }, definition: ASL },
+      'orders-untagged': { tags: {}, definition: ASL },
+    });
+    await refresher(source).refresh.refresh();
+    expect(reads.tags).toEqual([`${ARN}orders-untagged`]);
+    expect(reads.definition).toEqual([]);
+  });
+
+  it('tells a refresh that found the same tools from one that did not', async () => {
+    const machines: Record<string, FakeMachine> = {
+      'orders-refund': { tags: { 'mcp:tool': 'true' }, definition: ASL },
+    };
+    const { source } = account(machines);
+    const { refresh, store } = refresher(source);
+    await refresh.refresh();
+    expect((await refresh.refresh()).changed).toBe(false);
+    machines['orders-refund']!.tags = {};
+    expect(await refresh.refresh()).toMatchObject({ tools: 0, changed: true });
+    expect((await store.read())?.tools).toEqual([]);
+  });
+
+  it('passes over a machine deleted since it was listed, and logs each machine it could not make a tool', async () => {
+    const { source } = account({
+      'orders-gone': { tags: { 'mcp:tool': 'true' } },
+      'orders-bad': { tags: { 'mcp:tool': 'true', [DISCOVERY_TAGS.inputSchemaArn]: 'arn:missing' }, definition: ASL },
+    });
+    const { refresh, logger } = refresher(source);
+    const report = await refresh.refresh();
+    expect(report).toMatchObject({ tools: 0, skipped: [{ arn: `${ARN}orders-bad` }] });
+    expect(logger.warnings()).toEqual(['State machine not made a tool']);
+  });
+
+  it('fails whole when a read fails, leaving the stored catalog as it was', async () => {
+    const { source, failTagsFromNowOn } = account({
+      'orders-refund': { tags: { 'mcp:tool': 'true' }, definition: ASL },
+    });
+    const { refresh, store } = refresher(source);
+    await refresh.refresh();
+    const before = await store.read();
+    failTagsFromNowOn();
+    await expect(refresh.refresh()).rejects.toThrow('ThrottlingException');
+    expect(await store.read()).toEqual(before);
+  });
+});
