@@ -126,6 +126,30 @@ function executionArnOf(body: RequestBody): string {
   return arn;
 }
 
+function resourceArnOf(body: RequestBody): string {
+  const arn = requireString(body, 'resourceArn');
+  assertStateMachineArn(arn);
+  return arn;
+}
+
+/** A request's `tags` ([{key, value}], absent for none), checked against the Tagging API's lengths. */
+function tagsOf(body: RequestBody): Map<string, string> {
+  const tags = body['tags'] ?? [];
+  const valid = (tag: unknown): tag is { key: string; value: string } => {
+    const { key, value } = (tag ?? {}) as { key?: unknown; value?: unknown };
+    return (
+      typeof key === 'string' &&
+      key.length >= 1 &&
+      key.length <= 128 &&
+      typeof value === 'string' &&
+      value.length <= 256
+    );
+  };
+  if (!Array.isArray(tags) || !tags.every(valid))
+    throw new SfnApiError('ValidationException', 'tags must be a list of {key (1-128 characters), value (0-256)}');
+  return new Map(tags.map((tag) => [tag.key, tag.value]));
+}
+
 export function createOperations(registry: Registry): Readonly<Record<string, Operation>> {
   return {
     CreateStateMachine: (body) => {
@@ -136,6 +160,7 @@ export function createOperations(registry: Registry): Readonly<Record<string, Op
         definition: requireString(body, 'definition'),
         roleArn,
         type: optionalEnum(body, 'type', TYPES) ?? 'STANDARD',
+        tags: tagsOf(body),
       });
       return { stateMachineArn: machine.arn, creationDate: epochSeconds(machine.creationDate) };
     },
@@ -149,6 +174,26 @@ export function createOperations(registry: Registry): Readonly<Record<string, Op
       const { items, nextToken } = page(registry.listStateMachines(), body, false);
       return { stateMachines: items.map(machineSummary), ...(nextToken === undefined ? {} : { nextToken }) };
     },
+
+    // Tags of state machines only: the emulator has no activities.
+    TagResource: (body) => {
+      const { tags } = registry.machine(resourceArnOf(body));
+      for (const [key, value] of tagsOf(body)) tags.set(key, value);
+      return {};
+    },
+
+    UntagResource: (body) => {
+      const { tags } = registry.machine(resourceArnOf(body));
+      const keys = body['tagKeys'];
+      if (!Array.isArray(keys) || keys.some((key) => typeof key !== 'string'))
+        throw new SfnApiError('ValidationException', 'tagKeys must be a list of strings');
+      for (const key of keys as string[]) tags.delete(key);
+      return {};
+    },
+
+    ListTagsForResource: (body) => ({
+      tags: [...registry.machine(resourceArnOf(body)).tags].map(([key, value]) => ({ key, value })),
+    }),
 
     DeleteStateMachine: (body) => {
       registry.deleteStateMachine(machineArnOf(body));

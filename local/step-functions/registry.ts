@@ -31,6 +31,8 @@ export interface MachineRecord {
   readonly creationDate: Date;
   readonly runnable: StateMachine;
   readonly taskResources: ReadonlyMap<string, string>;
+  /** Its tags, by key: TagResource and UntagResource change them in place, as they do in AWS. */
+  readonly tags: Map<string, string>;
 }
 
 export interface ExecutionRecord {
@@ -57,6 +59,7 @@ export interface CreateMachineRequest {
   readonly definition: string;
   readonly roleArn: string;
   readonly type: StateMachineType;
+  readonly tags?: ReadonlyMap<string, string>;
 }
 
 export interface StartExecutionRequest {
@@ -163,6 +166,7 @@ export class Registry {
       creationDate: new Date(),
       runnable,
       taskResources,
+      tags: new Map(request.tags),
     };
     this.machines.set(arn, record);
     return record;
