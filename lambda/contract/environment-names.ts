@@ -22,6 +22,8 @@ export const ENV = {
    * at first use; unset: a random key per instance. Only its ARN is configuration: the key itself is a secret.
    */
   requestStateKeySecretArn: 'REQUEST_STATE_KEY_SECRET_ARN',
+  /** 'true' serves the tools discovered among the account's state machines beside TOOL_CATALOG's; unset: none. */
+  discoveredTools: 'DISCOVERED_TOOLS',
   /** The most expired tasks one expiry sweep run handles. */
   expirySweepMaxTasks: 'EXPIRY_SWEEP_MAX_TASKS',
   /** 'true' loads Powertools Tracer (see handlers/tracing.ts); Powertools' own variable, but here unset means off. */

@@ -3,6 +3,7 @@
 // first call that needs AWS, not at cold start.
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { StepFunctionsExecutor } from '../executor/step-functions-executor.js';
+import { DynamoDbDiscoveredCatalog } from '../store/dynamodb-discovered-catalog.js';
 import { DynamoDbInputRequests } from '../store/dynamodb-input-requests.js';
 import { DynamoDbOwnerQuotas } from '../store/dynamodb-owner-quotas.js';
 import { DynamoDbTaskStore } from '../store/dynamodb-task-store.js';
@@ -18,5 +19,6 @@ export function createAwsTaskParts(clients: BackendClients, tableName: string) {
     quotas: new DynamoDbOwnerQuotas({ client, tableName, tasks: store }),
     executor: new StepFunctionsExecutor({ client: clients.stepFunctions }),
     inputRequests: new DynamoDbInputRequests({ client, tableName }),
+    catalog: new DynamoDbDiscoveredCatalog({ client, tableName }),
   };
 }

@@ -79,6 +79,7 @@ export function createBackend(
     logger,
     ...(config.allowedHosts ? { allowedHosts: config.allowedHosts } : {}),
     ...(config.requestStateKey ? { requestStateKey: config.requestStateKey } : {}),
+    ...(core.discoveredTools ? { discoveredTools: core.discoveredTools } : {}),
     ...(events
       ? {
           events: {

@@ -34,6 +34,7 @@ export function configFromEnvironment(env: NodeJS.ProcessEnv): BackendConfig {
     ...(events ? { events } : {}),
     ...(allowedHosts && allowedHosts.length > 0 ? { allowedHosts } : {}),
     ...(requestStateKey ? { requestStateKey } : {}),
+    ...(env[ENV.discoveredTools] === 'true' ? { discoveredTools: true } : {}),
   };
 }
 

@@ -18,12 +18,20 @@ import { ToolRegistry } from '../tools/tool-registry.js';
 import { onceLoaded } from '../core/once-loaded.js';
 import type { BackendClients } from './aws-clients.js';
 import { loadedOnFirstCall } from './loaded-on-first-call.js';
+import { SYSTEM_CLOCK } from '../core/clock.js';
+import { DiscoveredToolsFollower } from '../service/discovered-tools-follower.js';
+import type { DiscoveredCatalogStore } from '../store/discovered-catalog-store.js';
 
 export interface TaskCoreConfig {
   readonly tableName: string;
   readonly settings: TaskServiceSettings;
   /** The tools calls may start; none for a function that only records status. */
   readonly tools?: readonly ToolDefinition[];
+  /**
+   * Also serve the tools discovered among the account's state machines (the catalog the refresher keeps in the table).
+   * @default false
+   */
+  readonly discoveredTools?: boolean;
 }
 
 /** The clients, or how to make them when the first AWS call comes (the Lambda handlers: the SDK loads then). */
@@ -39,6 +47,8 @@ export interface TaskCore {
   readonly tools: ToolRegistry;
   /** Answers to the input requests of tasks. */
   readonly inputs: InputService;
+  /** Brings `tools` up to the discovered-tools catalog; present when the config asks for discovered tools. */
+  readonly discoveredTools?: DiscoveredToolsFollower;
 }
 
 export const SERVICE_NAME = 'mcp-tasks';
@@ -74,5 +84,13 @@ export function createTaskCore(
     metrics,
   });
   const inputs = new InputService({ service, inputs: inputRequests, executor, logger, metrics });
-  return { service, store, tools, inputs };
+  const discoveredTools = config.discoveredTools
+    ? new DiscoveredToolsFollower({
+        catalog: loadedOnFirstCall<DiscoveredCatalogStore>(async () => (await awsParts()).catalog, {}),
+        tools,
+        clock: SYSTEM_CLOCK,
+        logger,
+      })
+    : undefined;
+  return { service, store, tools, inputs, ...(discoveredTools ? { discoveredTools } : {}) };
 }

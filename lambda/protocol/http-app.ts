@@ -29,6 +29,8 @@ export interface McpHttpAppOptions extends McpServerDependencies {
    * loopback. Unset accepts any, as behind API Gateway, whose own domain routing already pins the host.
    */
   readonly allowedHosts?: readonly string[];
+  /** Brings the tools up to the discovered-tools catalog before a request is served (read at most twice a minute). */
+  readonly discoveredTools?: { freshen(): Promise<unknown> };
 }
 
 export interface McpHttpApp {
@@ -178,6 +180,7 @@ export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
           ...options,
           events: options.events,
         });
+      await options.discoveredTools?.freshen();
       const sdkRule = async () => (await modernEndpoint()).isLegacy;
       if ((await eraOf(request, parsedBody, sdkRule)) === 'legacy') return serveLegacy(request, parsedBody, owner);
       const answer = await (await modernEndpoint()).serve(request, parsedBody, owner);

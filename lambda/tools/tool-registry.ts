@@ -10,7 +10,9 @@ import {
 } from '../contract/tool-definition.js';
 
 export class ToolRegistry {
-  private readonly tools: ReadonlyMap<string, ToolDefinition>;
+  /** The tools written in code, then those discovered among the account's state machines (replaced as a whole). */
+  private tools: ReadonlyMap<string, ToolDefinition>;
+  private readonly codeTools: ReadonlyMap<string, ToolDefinition>;
   private readonly validators = new Map<string, ValidateFunction>();
   // One Ajv per dialect a schema may name, made on first use; strict off, so that annotations such as `x-mcp-header`
   // pass.
@@ -19,7 +21,26 @@ export class ToolRegistry {
   constructor(tools: readonly ToolDefinition[]) {
     const problems = toolDefinitionProblems(tools);
     if (problems.length > 0) throw new Error(`Invalid tool definitions:\n- ${problems.join('\n- ')}`);
-    this.tools = new Map(tools.map((tool) => [tool.name, tool]));
+    this.codeTools = new Map(tools.map((tool) => [tool.name, tool]));
+    this.tools = this.codeTools;
+  }
+
+  /**
+   * Serves `discovered` beside the tools written in code, in place of the discovered tools served before. A tool whose
+   * name a code tool has, or whose definition is invalid, is left out and returned, so the caller can say so; the
+   * catalog refresher never stores one, so this guards against a catalog written by another version.
+   */
+  replaceDiscovered(discovered: readonly ToolDefinition[]): ToolDefinition[] {
+    const tools = new Map(this.codeTools);
+    const refused: ToolDefinition[] = [];
+    for (const tool of discovered) {
+      if (tools.has(tool.name) || toolDefinitionProblems([tool]).length > 0) refused.push(tool);
+      else tools.set(tool.name, tool);
+    }
+    // A discovered tool's schema may have changed under the same name: its validator is compiled again on first use.
+    for (const name of this.tools.keys()) if (!this.codeTools.has(name)) this.validators.delete(name);
+    this.tools = tools;
+    return refused;
   }
 
   list(): ToolDefinition[] {

@@ -99,6 +99,8 @@ export async function startTestServer(
     metrics?: TaskMetrics;
     /** Serve the Events extension: a fresh event table and the pipeline that fills it. */
     events?: TestEventsOptions;
+    /** Also serve the tools discovered among the emulator's machines (the catalog item in the table). */
+    discoveredTools?: boolean;
   } = {},
 ): Promise<TestServer> {
   const tableName = options.tableName ?? (await createTestTable());
@@ -124,6 +126,7 @@ export async function startTestServer(
       settings: { ...DEFAULT_SETTINGS, pollIntervalMs: 200, refreshIntervalMs: 200, ...settings },
       allowedHosts: LOOPBACK_HOSTS,
       ...(events ? { events: events.config } : {}),
+      ...(options.discoveredTools ? { discoveredTools: true } : {}),
     },
     clients,
     silentLogger,

@@ -1,0 +1,42 @@
+// The registry's discovered tools: served beside the tools written in code, replaced as a whole, never in place of a
+// code tool, each validated against its latest schema.
+import { describe, expect, it } from 'vitest';
+import { InvalidToolArgumentsError, ToolNotFoundError } from '../../../lambda/core/errors.js';
+import type { ToolDefinition } from '../../../lambda/contract/tool-definition.js';
+import { ToolRegistry } from '../../../lambda/tools/tool-registry.js';
+
+const tool = (name: string, required: string[] = []): ToolDefinition => ({
+  name,
+  description: `The ${name} tool.`,
+  inputSchema: { type: 'object', properties: { id: { type: 'string' }, note: { type: 'string' } }, required },
+  stateMachineArn: `arn:aws:states:us-east-1:000000000000:stateMachine:${name}`,
+});
+
+describe('discovered tools in the registry', () => {
+  it('are served beside the code tools, and replaced as a whole', () => {
+    const registry = new ToolRegistry([tool('code')]);
+    registry.replaceDiscovered([tool('refund'), tool('invoice')]);
+    expect(registry.list().map((each) => each.name)).toEqual(['code', 'refund', 'invoice']);
+    registry.replaceDiscovered([tool('invoice')]);
+    expect(registry.list().map((each) => each.name)).toEqual(['code', 'invoice']);
+    expect(() => registry.get('refund')).toThrow(ToolNotFoundError);
+  });
+
+  it('never take a code tool’s name, nor enter with an invalid definition, and say which were left out', () => {
+    const registry = new ToolRegistry([tool('code')]);
+    const invalid = { ...tool('bad name!') };
+    expect(registry.replaceDiscovered([{ ...tool('code'), description: 'Impostor' }, invalid])).toEqual([
+      expect.objectContaining({ name: 'code', description: 'Impostor' }),
+      invalid,
+    ]);
+    expect(registry.get('code').description).toBe('The code tool.');
+  });
+
+  it('are validated against their latest schema after a replacement', () => {
+    const registry = new ToolRegistry([]);
+    registry.replaceDiscovered([tool('refund')]);
+    registry.validateArguments('refund', {});
+    registry.replaceDiscovered([tool('refund', ['id'])]);
+    expect(() => registry.validateArguments('refund', {})).toThrow(InvalidToolArgumentsError);
+  });
+});
