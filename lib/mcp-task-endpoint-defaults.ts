@@ -153,3 +153,11 @@ export function defaultUserPoolProps(removalPolicy: RemovalPolicy): cognito.User
  * the child and the wait for its end (`.sync:2` learns it through EventBridge).
  */
 export const EXPRESS_WRAPPER_TIMEOUT = Duration.minutes(10);
+
+/**
+ * How often the tool catalog refresher reads the account when nothing told it of a change: the longest a machine
+ * change waits to show when its CloudTrail event is lost or there is no trail to deliver it.
+ */
+export const DEFAULT_DISCOVERY_REFRESH_RATE = Duration.minutes(5);
+/** One refresh lists the account and reads a few calls per selected machine, four at a time; a minute is ample. */
+export const DISCOVERY_REFRESH_FUNCTION_TIMEOUT = Duration.minutes(1);

@@ -30,11 +30,13 @@ import { createProgressFunction, progressInvoke, type ProgressStepProps } from '
 import { createRequestStateKeySecret } from './request-state-key-secret.js';
 import type { ToolEnvironment } from './tool-problems.js';
 import { ToolRegistrations } from './tool-registrations.js';
+import { ToolDiscovery, type DiscoverToolsProps, type ToolDiscoveryProps } from './tool-discovery.js';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 
 export type { McpTaskEndpointProps, McpToolProps } from './mcp-task-endpoint-props.js';
 export type { AskStepProps } from './ask-step-function.js';
 export type { ProgressStepProps } from './progress-step-function.js';
+export type { DiscoverToolsProps } from './tool-discovery.js';
 
 export class McpTaskEndpoint extends Construct {
   /** Task ID to execution, status and result; TTL-swept. */
@@ -119,6 +121,8 @@ export class McpTaskEndpoint extends Construct {
   private readonly registrations: ToolRegistrations;
   /** Where the functions run: a registered machine must be in the same account and region. */
   private readonly environment: ToolEnvironment;
+  private readonly discoveryParts: Omit<ToolDiscoveryProps, keyof DiscoverToolsProps | 'reservedToolNames'>;
+  private discovery?: ToolDiscovery;
 
   constructor(scope: Construct, id: string, props: McpTaskEndpointProps = {}) {
     super(scope, id);
@@ -268,15 +272,17 @@ export class McpTaskEndpoint extends Construct {
       ...pick(props, ['dashboard', 'alarmTopic']),
     });
 
+    const parts = {
+      mcp: this.mcpHandler,
+      statusSync: this.statusSyncHandler,
+      expirySweep: this.expirySweep,
+      statusDeadLetterQueue: this.statusDeadLetterQueue,
+    };
+    this.discoveryParts = { ...common, table: this.table, parts };
     this.registrations = new ToolRegistrations(this, {
       tools: this.tools,
       machineEntries: this.machineEntries,
-      parts: {
-        mcp: this.mcpHandler,
-        statusSync: this.statusSyncHandler,
-        expirySweep: this.expirySweep,
-        statusDeadLetterQueue: this.statusDeadLetterQueue,
-      },
+      parts,
       environment: this.environment,
       wrapperSettings: common,
     });
@@ -319,6 +325,25 @@ export class McpTaskEndpoint extends Construct {
     return this;
   }
 
+  /**
+   * Makes the account's own state machines tools without code: those the names and tag select, each with its
+   * description and input schema from the account, in a catalog a refresher keeps in the task table (on a schedule,
+   * and when a machine changes). The MCP function may start only the selected machines. Once per endpoint.
+   */
+  public discoverTools(props: DiscoverToolsProps): ToolDiscovery {
+    if (this.discovery) throw new Error('discoverTools is called once per endpoint: put the whole selection in one');
+    this.discovery = new ToolDiscovery(this, 'ToolDiscovery', {
+      ...props,
+      ...this.discoveryParts,
+      reservedToolNames: () => this.tools.map((tool) => tool.name),
+    });
+    return this.discovery;
+  }
+
+  /** The refresher and rules discoverTools made; absent until it is called. */
+  public get toolDiscovery(): ToolDiscovery | undefined {
+    return this.discovery;
+  }
   /**
    * A state that asks a person for input with a form and waits for the answer, for a team's own state machine: the
    * task shows the question (`input_required`) until a client answers it; the state's output at `resultPath` is the
@@ -366,6 +391,7 @@ export class McpTaskEndpoint extends Construct {
   }
 
   private synthProblems(): string[] {
-    return [...this.registrations.problems(), ...mcpFunctionEnvironmentProblems(this.mcpFunction, this.tools.length)];
+    const toolProblems = [...this.registrations.problems(), ...(this.discovery?.problems(this.tools) ?? [])];
+    return [...toolProblems, ...mcpFunctionEnvironmentProblems(this.mcpFunction, this.tools.length)];
   }
 }

@@ -65,14 +65,29 @@ export interface StatusRuleProps {
  * Delivery is best effort, so the backend still refreshes a task from Step Functions when an event goes missing.
  */
 export function createStatusRule(scope: Construct, id: string, props: StatusRuleProps): events.Rule {
-  return new events.Rule(scope, id, {
+  return createStatusRuleMatching(scope, id, {
+    ...props,
+    stateMachineArns: [props.stateMachineArn],
     description: 'Step Functions execution status changes of one MCP tool, pushed into the task table',
+  });
+}
+
+export interface StatusRuleMatchingProps extends Omit<StatusRuleProps, 'stateMachineArn'> {
+  /** EventBridge matchers of the machine ARN: an ARN, or `{ prefix }` for every machine whose ARN starts so. */
+  readonly stateMachineArns: ReadonlyArray<string | { readonly prefix: string }>;
+  readonly description: string;
+}
+
+/** The status rule for the machines the matchers name: one ARN, or (for discovered tools) ARN prefixes and names. */
+export function createStatusRuleMatching(scope: Construct, id: string, props: StatusRuleMatchingProps): events.Rule {
+  return new events.Rule(scope, id, {
+    description: props.description,
     eventPattern: {
       source: [STEP_FUNCTIONS_EVENT_SOURCE],
       detailType: [EXECUTION_STATUS_CHANGE],
       // Only executions this backend started: another user of a shared machine never invokes status-sync.
       detail: {
-        stateMachineArn: [props.stateMachineArn],
+        stateMachineArn: [...props.stateMachineArns],
         name: [{ prefix: EXECUTION_NAME_PREFIX }],
         status: [...PUSHED_EXECUTION_STATUSES],
       },

@@ -98,3 +98,11 @@ export const EVENTS_ENV = {
    */
   trustedCallbackOrigins: 'WEBHOOK_TRUSTED_CALLBACK_ORIGINS',
 } as const;
+
+/** The tool catalog refresher: which machines become tools, and the names they may not take. */
+export const DISCOVERY_ENV = {
+  /** JSON of the DiscoverySelection (see discovery-selection.ts), as the construct was given it. */
+  selection: 'DISCOVERY_SELECTION',
+  /** JSON array of the tool names written in code (addTool): a discovered machine never takes one. */
+  reservedToolNames: 'DISCOVERY_RESERVED_TOOL_NAMES',
+} as const;

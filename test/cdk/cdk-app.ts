@@ -4,6 +4,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { ExampleToolsStack, type ExampleToolsStackProps } from '../../bin/example-tools-stack.js';
 import { AWS_CUSTOM_RESOURCE_PROVIDER_ID } from '../../lib/oauth-proxy.js';
+import type { DiscoverToolsProps } from '../../lib/tool-discovery.js';
 
 const CDK_JSON = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
   context: Record<string, unknown>;
@@ -25,13 +26,17 @@ export function testStack(app: App = testApp(), id = 'TestStack'): Stack {
   return new Stack(app, id, { env: TEST_ENV });
 }
 
-export function exampleStack(options: { bundling?: boolean; props?: ExampleToolsStackProps } = {}): {
+/** `discover`: the endpoint also discovers the account's machines with this selection. */
+export function exampleStack(
+  options: { bundling?: boolean; props?: ExampleToolsStackProps; discover?: DiscoverToolsProps } = {},
+): {
   app: App;
   stack: ExampleToolsStack;
   template: Template;
 } {
   const app = testApp(options);
   const stack = new ExampleToolsStack(app, 'McpTasks', { env: TEST_ENV, ...options.props });
+  if (options.discover) stack.endpoint.discoverTools(options.discover);
   return { app, stack, template: Template.fromStack(stack) };
 }
 

@@ -5,6 +5,8 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
 import { exampleStack } from './cdk-app.js';
+import type { ExampleToolsStackProps } from '../../bin/example-tools-stack.js';
+import type { DiscoverToolsProps } from '../../lib/tool-discovery.js';
 
 type Finding = `${string} ${string}`;
 
@@ -69,27 +71,45 @@ describe.each([
       },
     },
   },
-])('cdk-nag AwsSolutionsChecks on $name', ({ props }) => {
-  const { app } = exampleStack(props ? { props } : {});
+  {
+    name: 'tools discovered by prefix and tag',
+    props: undefined,
+    discover: { namePrefix: 'orders-', tag: { key: 'mcp:tool', value: 'true' } },
+  },
+  {
+    name: 'tools discovered by tag alone, with tracing',
+    props: { endpoint: { tracing: true } },
+    discover: { tag: { key: 'team', value: 'a' } },
+  },
+  {
+    name: 'tools discovered by names, any machine allowed',
+    props: undefined,
+    discover: { names: ['billing'], allowAnyStateMachine: true },
+  },
+])(
+  'cdk-nag AwsSolutionsChecks on $name',
+  ({ props, discover }: { props?: ExampleToolsStackProps; discover?: DiscoverToolsProps }) => {
+    const { app } = exampleStack({ ...(props ? { props } : {}), ...(discover ? { discover } : {}) });
 
-  it('leaves no unacknowledged finding', () => {
-    expect(findings(app)).toEqual([]);
-  });
+    it('leaves no unacknowledged finding', () => {
+      expect(findings(app)).toEqual([]);
+    });
 
-  it('has no acknowledgement without a finding it answers', () => {
-    const raw = findings(app, { ignoreAcknowledgements: true });
-    for (const { id, path } of acknowledgements(app)) {
-      expect(
-        raw.some((finding) => finding.startsWith(`${id} ${path}/`) || finding === `${id} ${path}`),
-        `${id} on ${path}`,
-      ).toBe(true);
-    }
-  });
+    it('has no acknowledgement without a finding it answers', () => {
+      const raw = findings(app, { ignoreAcknowledgements: true });
+      for (const { id, path } of acknowledgements(app)) {
+        expect(
+          raw.some((finding) => finding.startsWith(`${id} ${path}/`) || finding === `${id} ${path}`),
+          `${id} on ${path}`,
+        ).toBe(true);
+      }
+    });
 
-  it('gives every acknowledgement a reason a reviewer can check', () => {
-    for (const { id, reason } of acknowledgements(app)) expect(reason.length, id).toBeGreaterThan(40);
-  });
-});
+    it('gives every acknowledgement a reason a reviewer can check', () => {
+      for (const { id, reason } of acknowledgements(app)) expect(reason.length, id).toBeGreaterThan(40);
+    });
+  },
+);
 
 describe('cdk-nag as the CDK app registers it', () => {
   it('lets the example app synthesize with the plugin on', () => {
