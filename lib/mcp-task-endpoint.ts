@@ -337,6 +337,8 @@ export class McpTaskEndpoint extends Construct {
       ...this.discoveryParts,
       reservedToolNames: () => this.tools.map((tool) => tool.name),
     });
+    // The MCP function serves the catalog the refresher keeps (one GetItem on its table, at most twice a minute).
+    this.mcpFunction.addEnvironment(ENV.discoveredTools, 'true');
     return this.discovery;
   }
 

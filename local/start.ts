@@ -18,6 +18,7 @@ import { freePort } from './free-port.js';
 import { createEventTable, createOAuthTable } from './dynamodb-local-tables.js';
 import { startLocalTaskEvents } from './task-events-stack.js';
 import { startLocalOAuth, type LocalOAuth } from './oauth-stack.js';
+import { startLocalDiscovery } from './discovery-stack.js';
 
 const TABLE_NAME = 'mcp-tasks-local';
 const EVENT_TABLE_NAME = 'mcp-tasks-events-local';
@@ -34,6 +35,8 @@ const CONFORMANCE_CREATIONS_PER_MINUTE = 10_000;
  * How often the expiry sweep runs locally (every 5 minutes in AWS): an expired task's execution is stopped within this.
  */
 const LOCAL_EXPIRY_SWEEP_INTERVAL_MS = 10_000;
+/** How often the local catalog refresher reads the emulator (every 5 minutes, and on each change, in AWS). */
+const LOCAL_DISCOVERY_REFRESH_MS = 5_000;
 
 async function main(): Promise<void> {
   const port = Number(process.env['PORT'] ?? 3000);
@@ -86,6 +89,19 @@ async function main(): Promise<void> {
       logger: localLogger,
     });
     stopAll.push(events.stop);
+    // The team's own machines as tools, found by their tags (not in conformance mode: the suite expects its fixtures).
+    const discovery = conformance
+      ? undefined
+      : await startLocalDiscovery({
+          stepFunctions: localClients(infrastructure).stepFunctions,
+          dynamoDb,
+          tableName: TABLE_NAME,
+          reservedNames: new Set(tools.map((tool) => tool.name)),
+          intervalMs: LOCAL_DISCOVERY_REFRESH_MS,
+          logger: localLogger,
+        });
+    if (discovery) stopAll.push(discovery.stop);
+    if (discovery) process.env[ENV.discoveredTools] = 'true';
     // Prompts are code (each renders its messages), so they are handed over here rather than through the environment.
     const prompts = conformance ? CONFORMANCE_PROMPTS : [];
     const backend = createBackend({ ...configFromEnvironment(process.env), prompts, events: events.config });
@@ -114,6 +130,11 @@ async function main(): Promise<void> {
     stopAll.push(server.close);
     console.log(`MCP endpoint: ${server.url}`);
     console.log(`Tools: ${tools.map((tool) => tool.name).join(', ')}`);
+    if (discovery) {
+      console.log(`Step Functions (local): ${infrastructure.stepFunctionsEndpoint}`);
+      console.log(`Schema Registry (local): ${discovery.schemaRegistryEndpoint}`);
+      console.log(`Discovery: ${discovery.description} (tools/list shows greet-discovered)`);
+    }
     if (prompts.length > 0) console.log(`Prompts: ${prompts.map((prompt) => prompt.name).join(', ')}`);
     if (oauth) {
       console.log(

@@ -57,6 +57,11 @@ describe('discoverTools: the refresher', () => {
     expect(fn['Timeout']).toBe(60);
   });
 
+  it('has the MCP function serve the catalog the refresher keeps', () => {
+    const variables = template.toJSON()['Resources'][ids.mcp].Properties['Environment'].Variables;
+    expect(variables[ENV.discoveredTools]).toBe('true');
+  });
+
   it('runs the refresher every 5 minutes by default, and at the rate asked for', () => {
     template.hasResourceProperties('AWS::Events::Rule', {
       ScheduleExpression: 'rate(5 minutes)',
@@ -213,6 +218,8 @@ describe('without discoverTools', () => {
   it('makes no refresher, no discovery rule and no grant beyond the registered tools', () => {
     const { stack, template } = exampleStack();
     expect(stack.endpoint.toolDiscovery).toBeUndefined();
-    expect(JSON.stringify(template.toJSON())).not.toMatch(/ToolDiscovery|ListStateMachines|DISCOVERY_|CloudTrail/);
+    expect(JSON.stringify(template.toJSON())).not.toMatch(
+      /ToolDiscovery|ListStateMachines|DISCOVERY_|DISCOVERED_TOOLS|CloudTrail/,
+    );
   });
 });

@@ -1,0 +1,106 @@
+// Tool discovery on the local stack: the Schema Registry stand-in, one example machine created the way a team's own
+// would be (tagged, its input schema in the registry, no addTool), and the catalog refresher run on a timer in place
+// of the deployed refresher's schedule and CloudTrail trigger. A machine created or tagged by hand on the emulator
+// (the AWS CLI with --endpoint-url) becomes a tool within a refresh and the MCP function's catalog read.
+import { CreateSchemaCommand, SchemasClient } from '@aws-sdk/client-schemas';
+import { CreateStateMachineCommand, type SFNClient } from '@aws-sdk/client-sfn';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Logger } from '../lambda/core/logger.js';
+import { DISCOVERY_TAGS, type DiscoverySelection } from '../lambda/contract/discovery-selection.js';
+import { CatalogRefresher } from '../lambda/discovery/catalog-refresher.js';
+import { SchemaRegistrySource } from '../lambda/discovery/schema-registry-source.js';
+import { StepFunctionsMachineSource } from '../lambda/discovery/step-functions-machine-source.js';
+import { DynamoDbDiscoveredCatalog } from '../lambda/store/dynamodb-discovered-catalog.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
+import { startSchemaRegistryStandIn } from './schema-registry-stand-in.js';
+
+/** What the local stack selects: machines tagged as a team would tag its own. */
+const LOCAL_TAG = { key: 'mcp:tool', value: 'true' };
+export const LOCAL_DISCOVERY: DiscoverySelection = { tag: LOCAL_TAG };
+
+const EXAMPLE_MACHINE = 'greet-discovered';
+const EXAMPLE_REGISTRY = 'mcp-examples';
+const EXAMPLE_SCHEMA = 'GreetInput';
+
+export interface LocalDiscovery {
+  readonly schemaRegistryEndpoint: string;
+  /** The selection in force, as a person would type it. */
+  readonly description: string;
+  stop(): Promise<void>;
+}
+
+export async function startLocalDiscovery(options: {
+  readonly stepFunctions: SFNClient;
+  readonly dynamoDb: DynamoDBClient;
+  readonly tableName: string;
+  /** The tools written in code, whose names a discovered machine never takes. */
+  readonly reservedNames: ReadonlySet<string>;
+  readonly intervalMs: number;
+  readonly logger: Logger;
+}): Promise<LocalDiscovery> {
+  const registry = await startSchemaRegistryStandIn();
+  const schemas = new SchemasClient({
+    endpoint: registry.endpoint,
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+  });
+  await schemas.send(
+    new CreateSchemaCommand({
+      RegistryName: EXAMPLE_REGISTRY,
+      SchemaName: EXAMPLE_SCHEMA,
+      Type: 'JSONSchemaDraft4',
+      Content: JSON.stringify({
+        $schema: 'http://json-schema.org/draft-04/schema#',
+        type: 'object',
+        properties: { name: { type: 'string', minLength: 1, description: 'Who to greet.' } },
+        required: ['name'],
+        additionalProperties: false,
+      }),
+    }),
+  );
+  await options.stepFunctions.send(
+    new CreateStateMachineCommand({
+      name: EXAMPLE_MACHINE,
+      roleArn: 'arn:aws:iam::000000000000:role/local',
+      definition: JSON.stringify({
+        Comment: 'Greets someone by name. A machine of its own, made a tool by its tags, not by code.',
+        StartAt: 'Greet',
+        States: {
+          Greet: { Type: 'Pass', Parameters: { 'greeting.$': "States.Format('Hello, {}!', $.name)" }, End: true },
+        },
+      }),
+      tags: [
+        { key: 'mcp:tool', value: 'true' },
+        { key: DISCOVERY_TAGS.inputSchemaArn, value: registry.schemaArn(EXAMPLE_REGISTRY, EXAMPLE_SCHEMA) },
+      ],
+    }),
+  );
+  const refresher = new CatalogRefresher({
+    machines: new StepFunctionsMachineSource(options.stepFunctions),
+    schemas: new SchemaRegistrySource(schemas),
+    store: new DynamoDbDiscoveredCatalog({
+      client: DynamoDBDocumentClient.from(options.dynamoDb),
+      tableName: options.tableName,
+    }),
+    selection: LOCAL_DISCOVERY,
+    reservedNames: options.reservedNames,
+    clock: { now: () => Date.now() },
+    logger: options.logger,
+  });
+  await refresher.refresh();
+  const timer = setInterval(() => {
+    refresher
+      .refresh()
+      .catch((error: unknown) => options.logger.warn('Tool catalog refresh failed', { error: String(error) }));
+  }, options.intervalMs);
+  timer.unref();
+  return {
+    schemaRegistryEndpoint: registry.endpoint,
+    description: `tag ${LOCAL_TAG.key}=${LOCAL_TAG.value}, schema ARN tag ${DISCOVERY_TAGS.inputSchemaArn}`,
+    stop: async () => {
+      clearInterval(timer);
+      await registry.stop();
+    },
+  };
+}
