@@ -14,6 +14,7 @@ import { CatalogRefresher } from '../../lambda/discovery/catalog-refresher.js';
 import { SchemaRegistrySource } from '../../lambda/discovery/schema-registry-source.js';
 import { StepFunctionsMachineSource } from '../../lambda/discovery/step-functions-machine-source.js';
 import { DynamoDbDiscoveredCatalog } from '../../lambda/store/dynamodb-discovered-catalog.js';
+import { countAwsCalls } from '../../local/aws-call-counter.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/local-aws.js';
 import { startSchemaRegistryStandIn, type SchemaRegistryStandIn } from '../../local/schema-registry-stand-in.js';
 import {
@@ -34,14 +35,14 @@ let tableName: string;
 let refresher: CatalogRefresher;
 let machineArn: string;
 const servers: TestServer[] = [];
-const clients: Client[] = [];
+const mcpClients: Client[] = [];
 
 /** A new MCP server instance on the table, and a client of it: it reads the catalog on its first request. */
-async function freshInstance(): Promise<Client> {
-  const server = await startTestServer({}, { tableName, discoveredTools: true });
+async function freshInstance(aws = localAwsClients()): Promise<Client> {
+  const server = await startTestServer({}, { tableName, discoveredTools: true, clients: aws });
   servers.push(server);
   const client = await connectClient(server.url);
-  clients.push(client);
+  mcpClients.push(client);
   return client;
 }
 
@@ -80,7 +81,7 @@ beforeAll(async () => {
   await refresher.refresh();
 });
 afterAll(async () => {
-  for (const client of clients) await client.close();
+  for (const client of mcpClients) await client.close();
   for (const server of servers) await server.close();
   await registry?.stop();
 });
@@ -132,5 +133,16 @@ describe('a machine made a tool without code', () => {
     expect((await later.listTools()).tools.map((tool) => tool.name)).not.toContain(TOOL);
     await expect(later.callTool({ name: TOOL, arguments: { word: 'late' } })).rejects.toThrow(/-32602: Unknown tool/);
     expect(await later.experimental.tasks.getTask(taskId)).toMatchObject({ taskId, status: 'completed' });
+  });
+
+  it('costs an instance one catalog read in its first request, none in tools/list within the interval, and never a listing of the account', async () => {
+    const aws = localAwsClients();
+    const counter = countAwsCalls(aws);
+    const counted = await freshInstance(aws);
+    expect(counter.calls).toEqual({ GetItemCommand: 1 });
+    counter.reset();
+    await counted.listTools();
+    await counted.listTools();
+    expect(counter.total()).toBe(0);
   });
 });
