@@ -4,6 +4,8 @@
 // names and the protocol layer answers every one of them the same retryable way.
 import type { InitializeMiddleware } from '@smithy/types';
 import { ServiceBusyError } from '../core/errors.js';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SFNClient } from '@aws-sdk/client-sfn';
 import type { BackendClients } from './aws-clients.js';
 
 /** Error names AWS services give a throttled call (DynamoDB, Step Functions, EC2-style and HTTP 429). */
@@ -37,9 +39,14 @@ export function isThrottling(error: unknown): boolean {
  * the retries are spent. Adding it again replaces it (override), so clients shared by several parts translate once.
  */
 export function busyWhenThrottled(clients: BackendClients): BackendClients {
-  clients.dynamoDb.middlewareStack.add(translator('DynamoDB'), TRANSLATOR);
-  clients.stepFunctions.middlewareStack.add(translator('Step Functions'), TRANSLATOR);
+  translateThrottles(clients.dynamoDb, 'DynamoDB');
+  translateThrottles(clients.stepFunctions, 'Step Functions');
   return clients;
+}
+
+/** The same translation on one client (the OAuth proxy has only its table's). */
+export function translateThrottles(client: DynamoDBClient | SFNClient, service: string): void {
+  (client as DynamoDBClient).middlewareStack.add(translator(service), TRANSLATOR);
 }
 
 const TRANSLATOR = { step: 'initialize', priority: 'high', name: 'busyWhenThrottled', override: true } as const;

@@ -23,6 +23,7 @@ import {
   type OAuthProxyMetrics,
   type SourceLimits,
 } from '../oauth/source-limits.js';
+import { translateThrottles } from './aws-throttling.js';
 
 export const DEFAULT_REGISTRATION_LIMITS: RegistrationLimits = { perSourcePerHour: 10, perDay: 1000 };
 
@@ -53,6 +54,8 @@ export interface OAuthProxyPorts {
 
 export function createOAuthProxyFromConfig(config: OAuthProxyConfig, ports: OAuthProxyPorts): OAuthProxy {
   const { dynamoDb, logger, metrics = NO_OAUTH_METRICS, now = Date.now } = ports;
+  // A throttled table read or write answers 503 with when to retry (oauth-proxy-app.ts), not a 500.
+  translateThrottles(dynamoDb, 'DynamoDB');
   const store = new DynamoDbOAuthStore({
     client: DynamoDBDocumentClient.from(dynamoDb, { marshallOptions: { removeUndefinedValues: true } }),
     tableName: config.tableName,

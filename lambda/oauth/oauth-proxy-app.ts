@@ -1,7 +1,12 @@
 // The authorization server in front of the upstream provider, as a Web-standard app (Request in, Response out): the
 // Lambda handler and the local dev server are thin adapters around it. Paths are matched without API Gateway's stage
 // (as the Lambda adapter builds request URLs); every URL it hands out starts with the configured issuer.
-import { MethodNotAllowedError, ServerError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import {
+  MethodNotAllowedError,
+  ServerError,
+  TemporarilyUnavailableError,
+} from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { ServiceBusyError } from '../core/errors.js';
 import { authorize, completeSignIn, decide } from './authorization-endpoint.js';
 import { errorPage, json, oauthErrorResponse, publicDocument } from './oauth-responses.js';
 import { OAUTH_PROXY_SCOPE, type OAuthProxyContext } from './oauth-proxy-context.js';
@@ -106,6 +111,14 @@ async function serveRoute(
   try {
     return await serve(request, source);
   } catch (error) {
+    if (error instanceof ServiceBusyError) {
+      // The table refused for load: a definite answer with when to try again, for a person and a client alike.
+      const busy = new TemporarilyUnavailableError(
+        `The authorization server is busy: try again in ${error.retryAfterSeconds} s`,
+      );
+      const retryAfter = { 'retry-after': String(error.retryAfterSeconds) };
+      return route.browserApi ? oauthErrorResponse(busy, 503, retryAfter) : errorPage(busy, 503);
+    }
     // Never a stack trace to the client: the log has it.
     context.logger.error('OAuth request failed', { path: new URL(request.url).pathname, error: String(error) });
     const failure = new ServerError('The authorization server failed: try again');

@@ -39,10 +39,14 @@ export interface OAuthTestServerOptions {
   readonly now?: () => number;
   /** The access-token signing key. @default random */
   readonly signingKey?: Uint8Array;
+  /** The AWS clients, for a test that injects faults into them. @default fresh ones */
+  readonly clients?: ReturnType<typeof localAwsClients>;
 }
 
-export async function startOAuthTestServer(options: OAuthTestServerOptions = {}): Promise<OAuthTestServer> {
-  const clients = localAwsClients();
+export async function startOAuthTestServer({
+  clients = localAwsClients(),
+  ...options
+}: OAuthTestServerOptions = {}): Promise<OAuthTestServer> {
   const tableName = await createTestTable();
   const oauthTableName = `oauth-${randomUUID()}`;
   await createOAuthTable(clients.dynamoDb, oauthTableName);

@@ -16,7 +16,7 @@ export let server: OAuthTestServer;
 export const signingKey = randomBytes(32);
 
 /** Registers beforeAll/afterAll hooks that start and stop `server`. `now`: the proxy's clock. @default Date.now */
-export function useOAuthProxyServer(options: Pick<OAuthTestServerOptions, 'now'> = {}): void {
+export function useOAuthProxyServer(options: Pick<OAuthTestServerOptions, 'now' | 'clients'> = {}): void {
   beforeAll(async () => {
     server = await startOAuthTestServer({
       registration: { perSourcePerHour: 1000, perDay: 10_000 },
