@@ -5,13 +5,9 @@
 import { CreateSchemaCommand, SchemasClient } from '@aws-sdk/client-schemas';
 import { CreateStateMachineCommand, type SFNClient } from '@aws-sdk/client-sfn';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Logger } from '../lambda/core/logger.js';
+import { createCatalogRefresher } from '../lambda/handlers/tool-catalog-refresh-core.js';
 import { DISCOVERY_TAGS, type DiscoverySelection } from '../lambda/contract/discovery-selection.js';
-import { CatalogRefresher } from '../lambda/discovery/catalog-refresher.js';
-import { SchemaRegistrySource } from '../lambda/discovery/schema-registry-source.js';
-import { StepFunctionsMachineSource } from '../lambda/discovery/step-functions-machine-source.js';
-import { DynamoDbDiscoveredCatalog } from '../lambda/store/dynamodb-discovered-catalog.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
 import { startSchemaRegistryStandIn } from './schema-registry-stand-in.js';
 
@@ -76,18 +72,12 @@ export async function startLocalDiscovery(options: {
       ],
     }),
   );
-  const refresher = new CatalogRefresher({
-    machines: new StepFunctionsMachineSource(options.stepFunctions),
-    schemas: new SchemaRegistrySource(schemas),
-    store: new DynamoDbDiscoveredCatalog({
-      client: DynamoDBDocumentClient.from(options.dynamoDb),
-      tableName: options.tableName,
-    }),
-    selection: LOCAL_DISCOVERY,
-    reservedNames: options.reservedNames,
-    clock: { now: () => Date.now() },
-    logger: options.logger,
-  });
+  // The deployed refresher's composition root, on the stand-ins' clients.
+  const refresher = createCatalogRefresher(
+    { tableName: options.tableName, selection: LOCAL_DISCOVERY, reservedNames: options.reservedNames },
+    { dynamoDb: options.dynamoDb, stepFunctions: options.stepFunctions, schemas },
+    options.logger,
+  );
   await refresher.refresh();
   const timer = setInterval(() => {
     refresher

@@ -57,8 +57,18 @@ function translator<Input extends object, Output extends object>(service: string
       return await next(args);
     } catch (error) {
       if (!isThrottling(error)) throw error;
-      const operation = (context.commandName ?? 'Unknown').replace(/Command$/, '');
-      throw new ServiceBusyError(service, operation, THROTTLED_RETRY_AFTER_SECONDS, { cause: error });
+      throw new ServiceBusyError(service, operationName(context.commandName), THROTTLED_RETRY_AFTER_SECONDS, {
+        cause: error,
+      });
     }
   };
+}
+
+/**
+ * `DescribeExecutionCommand` → `DescribeExecution`: the API name, as CloudWatch and IAM spell it. The document client's
+ * commands (`GetCommand`) reach the DynamoDB client's stack as the command they wrap (`GetItemCommand`), so DynamoDB
+ * calls are named by their API names too (`GetItem`), whichever client the store sends them with.
+ */
+export function operationName(commandName: string | undefined): string {
+  return (commandName ?? 'Unknown').replace(/Command$/, '');
 }

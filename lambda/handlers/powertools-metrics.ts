@@ -6,7 +6,7 @@ import { AuditEvent } from '../core/audit-event.js';
 import type { TaskMetrics } from '../core/task-metrics.js';
 import { DIMENSION, METRIC, METRICS_ENV, METRICS_NAMESPACE } from '../contract/metric-names.js';
 import type { BackendClients } from './aws-clients.js';
-import { THROTTLING_ERROR_NAMES } from './aws-throttling.js';
+import { operationName, THROTTLING_ERROR_NAMES } from './aws-throttling.js';
 
 /** The lifecycle events counted, by audit event; retrieved and deleted are client reads, not task outcomes. */
 const COUNTED: Partial<Record<AuditEvent, string>> = {
@@ -114,13 +114,4 @@ function failureCounter<Input extends object, Output extends object>(
       throw error;
     }
   };
-}
-
-/**
- * `DescribeExecutionCommand` → `DescribeExecution`: the API name, as CloudWatch and IAM spell it. The document client's
- * commands (`GetCommand`) reach the DynamoDB client's stack as the command they wrap (`GetItemCommand`), so DynamoDB
- * calls count under their API names too (`GetItem`), whichever client the store sends them with.
- */
-function operationName(commandName: string | undefined): string {
-  return (commandName ?? 'Unknown').replace(/Command$/, '');
 }

@@ -2,12 +2,12 @@
 // demand (an SDK middleware, inside the translation the server installs, as a throttle left after the SDK's retries
 // arrives). A throttled start is refused in every dialect with when to retry, and leaves no task and no held slot; a
 // throttled read answers a retryable error, never -32603; a throttled webhook-status read leaves tasks/get whole.
-import type { InitializeMiddleware } from '@smithy/types';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { call, createTask, rpc } from '../support/events-rpc.js';
 import { localAwsClients, startTestServer, TOKENS, type TestServer } from '../support/local-backend.js';
 import { callModern, modernRequest } from '../support/modern-client.js';
 import { Sep1686Client } from '../support/sep-1686-client.js';
+import { throttleWhen, type InjectableCall } from '../support/injected-throttle.js';
 
 /** The operations refused now, by command name (`StartExecutionCommand`), and on which table for DynamoDB. */
 const throttled = new Map<string, string | undefined>();
@@ -16,23 +16,14 @@ function throttle(command: string, tableName?: string): void {
   throttled.set(command, tableName);
 }
 
-/** Throws `name` for the throttled operations, as a service does once the SDK's retries are spent. */
-function injectedThrottle<Input extends object, Output extends object>(
-  name: string,
-): InitializeMiddleware<Input, Output> {
-  return (next, context) => async (args) => {
-    const command = context.commandName ?? '';
-    const table = (args.input as { TableName?: string }).TableName;
-    if (!throttled.has(command) || (throttled.get(command) ?? table) !== table) return next(args);
-    throw Object.assign(new Error('Rate exceeded'), { name, $metadata: { httpStatusCode: 400 } });
-  };
-}
+/** Whether a call is one of the throttled operations (on the named table, for DynamoDB). */
+const isThrottled = ({ command, input }: InjectableCall): boolean =>
+  throttled.has(command) && (throttled.get(command) ?? input['TableName']) === input['TableName'];
 
 function throttlingClients(): ReturnType<typeof localAwsClients> {
   const clients = localAwsClients();
-  const at = { step: 'initialize', name: 'injectedThrottle' } as const;
-  clients.dynamoDb.middlewareStack.add(injectedThrottle('ProvisionedThroughputExceededException'), at);
-  clients.stepFunctions.middlewareStack.add(injectedThrottle('ThrottlingException'), at);
+  throttleWhen(clients.dynamoDb, 'dynamoDb', isThrottled);
+  throttleWhen(clients.stepFunctions, 'stepFunctions', isThrottled);
   return clients;
 }
 

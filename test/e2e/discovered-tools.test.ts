@@ -5,15 +5,12 @@
 import { randomUUID } from 'node:crypto';
 import { CreateStateMachineCommand, UntagResourceCommand } from '@aws-sdk/client-sfn';
 import { SchemasClient } from '@aws-sdk/client-schemas';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DISCOVERY_TAGS } from '../../lambda/contract/discovery-selection.js';
-import { CatalogRefresher } from '../../lambda/discovery/catalog-refresher.js';
-import { SchemaRegistrySource } from '../../lambda/discovery/schema-registry-source.js';
-import { StepFunctionsMachineSource } from '../../lambda/discovery/step-functions-machine-source.js';
-import { DynamoDbDiscoveredCatalog } from '../../lambda/store/dynamodb-discovered-catalog.js';
+import type { CatalogRefresher } from '../../lambda/discovery/catalog-refresher.js';
+import { createCatalogRefresher } from '../../lambda/handlers/tool-catalog-refresh-core.js';
 import { countAwsCalls } from '../../local/aws-call-counter.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/local-aws.js';
 import { startSchemaRegistryStandIn, type SchemaRegistryStandIn } from '../../local/schema-registry-stand-in.js';
@@ -49,20 +46,15 @@ async function freshInstance(aws = localAwsClients()): Promise<Client> {
 beforeAll(async () => {
   registry = await startSchemaRegistryStandIn();
   tableName = await createTestTable();
-  refresher = new CatalogRefresher({
-    machines: new StepFunctionsMachineSource(stepFunctions),
-    schemas: new SchemaRegistrySource(
-      new SchemasClient({ endpoint: registry.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS }),
-    ),
-    store: new DynamoDbDiscoveredCatalog({
-      client: DynamoDBDocumentClient.from(localAwsClients().dynamoDb),
-      tableName,
-    }),
-    selection: { namePrefix: prefix, tag: { key: 'mcp:tool', value: 'true' } },
-    reservedNames: new Set(),
-    clock: { now: () => Date.now() },
-    logger: silentLogger,
-  });
+  refresher = createCatalogRefresher(
+    { tableName, selection: { namePrefix: prefix, tag: { key: 'mcp:tool', value: 'true' } }, reservedNames: new Set() },
+    {
+      dynamoDb: localAwsClients().dynamoDb,
+      stepFunctions,
+      schemas: new SchemasClient({ endpoint: registry.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS }),
+    },
+    silentLogger,
+  );
   ({ stateMachineArn: machineArn = '' } = await stepFunctions.send(
     new CreateStateMachineCommand({
       name: TOOL,

@@ -7,9 +7,8 @@ import { CreateStateMachineCommand, TagResourceCommand, UntagResourceCommand } f
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DISCOVERY_TAGS } from '../../lambda/contract/discovery-selection.js';
-import { CatalogRefresher } from '../../lambda/discovery/catalog-refresher.js';
-import { SchemaRegistrySource } from '../../lambda/discovery/schema-registry-source.js';
-import { StepFunctionsMachineSource } from '../../lambda/discovery/step-functions-machine-source.js';
+import type { CatalogRefresher } from '../../lambda/discovery/catalog-refresher.js';
+import { createCatalogRefresher } from '../../lambda/handlers/tool-catalog-refresh-core.js';
 import { DynamoDbDiscoveredCatalog } from '../../lambda/store/dynamodb-discovered-catalog.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/local-aws.js';
 import { startSchemaRegistryStandIn, type SchemaRegistryStandIn } from '../../local/schema-registry-stand-in.js';
@@ -47,19 +46,14 @@ async function createMachine(name: string, tags: Record<string, string>, type: '
 beforeAll(async () => {
   registry = await startSchemaRegistryStandIn();
   schemas = new SchemasClient({ endpoint: registry.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-  store = new DynamoDbDiscoveredCatalog({
-    client: DynamoDBDocumentClient.from(localAwsClients().dynamoDb),
-    tableName: await createTestTable(),
-  });
-  refresher = new CatalogRefresher({
-    machines: new StepFunctionsMachineSource(stepFunctions),
-    schemas: new SchemaRegistrySource(schemas),
-    store,
-    selection,
-    reservedNames: new Set(),
-    clock: { now: () => Date.now() },
-    logger: silentLogger,
-  });
+  const tableName = await createTestTable();
+  // The catalog as the MCP function reads it.
+  store = new DynamoDbDiscoveredCatalog({ client: DynamoDBDocumentClient.from(localAwsClients().dynamoDb), tableName });
+  refresher = createCatalogRefresher(
+    { tableName, selection, reservedNames: new Set() },
+    { dynamoDb: localAwsClients().dynamoDb, stepFunctions, schemas },
+    silentLogger,
+  );
 });
 afterAll(async () => {
   await registry?.stop();

@@ -1,7 +1,6 @@
 // The local stand-in for status events, on DynamoDB Local and the Step Functions emulator, with the table made to fail
 // for a while through the SDK middleware (as a throttle left after the SDK's retries): a task whose every read fails
 // during its last moments is still seen to its end by the watcher, with no client polling.
-import type { InitializeMiddleware } from '@smithy/types';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TaskOrigin } from '../../lambda/core/task.js';
 import { createTaskCore } from '../../lambda/handlers/task-core.js';
@@ -14,19 +13,9 @@ import {
   localAwsClients,
   silentLogger,
 } from '../support/local-backend.js';
+import { throttleWhen } from '../support/injected-throttle.js';
 
 let failUntil = 0;
-const failingReads =
-  <Input extends object, Output extends object>(): InitializeMiddleware<Input, Output> =>
-  (next, context) =>
-  async (args) => {
-    if (context.commandName === 'GetItemCommand' && Date.now() < failUntil)
-      throw Object.assign(new Error('Rate exceeded'), {
-        name: 'ProvisionedThroughputExceededException',
-        $metadata: {},
-      });
-    return next(args);
-  };
 
 let tableName: string;
 let watcher: ExecutionStatusWatcher | undefined;
@@ -40,7 +29,7 @@ describe('the execution status watcher through a DynamoDB outage', () => {
     const settings = { ...DEFAULT_SETTINGS, refreshIntervalMs: 100, pollIntervalMs: 100 };
     const caller = createTaskCore({ tableName, settings, tools: exampleTools() }, localAwsClients(), silentLogger);
     const faulty = localAwsClients();
-    faulty.dynamoDb.middlewareStack.add(failingReads(), { step: 'initialize', name: 'failingReads' });
+    throttleWhen(faulty.dynamoDb, 'dynamoDb', ({ command }) => command === 'GetItemCommand' && Date.now() < failUntil);
     const status = createTaskCore({ tableName, settings }, faulty, silentLogger);
     watcher = startExecutionStatusWatcher({
       read: (owner, taskId) => status.service.getTask(owner, taskId),

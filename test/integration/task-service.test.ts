@@ -18,6 +18,7 @@ import { DynamoDbTaskStore } from '../../lambda/store/dynamodb-task-store.js';
 import type { TaskStore } from '../../lambda/store/task-store.js';
 import { ToolRegistry } from '../../lambda/tools/tool-registry.js';
 import { bind } from '../support/bind-methods.js';
+import { throttleWhen } from '../support/injected-throttle.js';
 import {
   createTestTable,
   exampleTools,
@@ -35,16 +36,7 @@ beforeAll(async () => {
 function realStore(failing?: { operations: readonly string[]; now: () => boolean }): TaskStore {
   const { dynamoDb } = localAwsClients();
   if (failing !== undefined)
-    dynamoDb.middlewareStack.add(
-      (next, context) => async (args) => {
-        if (!failing.operations.includes(context.commandName ?? '') || !failing.now()) return next(args);
-        throw Object.assign(new Error('Rate exceeded'), {
-          name: 'ProvisionedThroughputExceededException',
-          $metadata: { httpStatusCode: 400 },
-        });
-      },
-      { step: 'initialize', name: 'throttleFault' },
-    );
+    throttleWhen(dynamoDb, 'dynamoDb', ({ command }) => failing.operations.includes(command) && failing.now());
   return new DynamoDbTaskStore({ client: DynamoDBDocumentClient.from(dynamoDb), tableName });
 }
 const realExecutor = (): TaskExecutor => new StepFunctionsExecutor({ client: localAwsClients().stepFunctions });

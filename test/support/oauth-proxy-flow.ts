@@ -30,8 +30,9 @@ export function useOAuthProxyServer(options: Pick<OAuthTestServerOptions, 'now' 
   });
 }
 
-export async function register(metadata: Record<string, unknown> = {}): Promise<Response> {
-  return fetch(`${server.issuer}/register`, {
+/** A dynamic client registration on `on` (the shared server unless a test runs its own). */
+export async function register(metadata: Record<string, unknown> = {}, on = server): Promise<Response> {
+  return fetch(`${on.issuer}/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({
@@ -43,14 +44,19 @@ export async function register(metadata: Record<string, unknown> = {}): Promise<
   });
 }
 
-export async function registeredClientId(): Promise<string> {
-  const response = await register();
+export async function registeredClientId(on = server): Promise<string> {
+  const response = await register({}, on);
   expect(response.status).toBe(201);
   return ((await response.json()) as { client_id: string }).client_id;
 }
 
-export function authorizationUrl(clientId: string, challenge: string, extra: Record<string, string> = {}): string {
-  const url = new URL(`${server.issuer}/authorize`);
+export function authorizationUrl(
+  clientId: string,
+  challenge: string,
+  extra: Record<string, string> = {},
+  on = server,
+): string {
+  const url = new URL(`${on.issuer}/authorize`);
   for (const [name, value] of Object.entries({
     response_type: 'code',
     client_id: clientId,
@@ -59,7 +65,7 @@ export function authorizationUrl(clientId: string, challenge: string, extra: Rec
     code_challenge_method: 'S256',
     state: 'client-state',
     scope: 'mcp',
-    resource: server.url,
+    resource: on.url,
     ...extra,
   }))
     url.searchParams.set(name, value);

@@ -9,7 +9,7 @@ import {
   startOAuthTestServer,
   type OAuthTestServer,
 } from '../../support/oauth-backend.js';
-import { REDIRECT_URI } from '../../support/oauth-proxy-flow.js';
+import { authorizationUrl, REDIRECT_URI, registeredClientId } from '../../support/oauth-proxy-flow.js';
 
 /** A server with the given per-source limits, whose refusals are recorded in `limited`. */
 async function limitedServer(
@@ -28,30 +28,10 @@ async function limitedServer(
   return { server, limited };
 }
 
-async function registeredOn(server: OAuthTestServer): Promise<string> {
-  const response = await fetch(`${server.issuer}/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' }),
-  });
-  return ((await response.json()) as { client_id: string }).client_id;
-}
-
 /** GET /authorize on `server` as if from `sourceIp`. */
 async function authorizeFrom(server: OAuthTestServer, sourceIp: string, clientId: string): Promise<Response> {
   const { challenge } = await pkcePair();
-  const url = new URL(`${server.issuer}/authorize`);
-  for (const [name, value] of Object.entries({
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: REDIRECT_URI,
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-    state: 'client-state',
-    resource: server.url,
-  }))
-    url.searchParams.set(name, value);
-  return server.oauth.proxy.handle(new Request(url), { sourceIp });
+  return server.oauth.proxy.handle(new Request(authorizationUrl(clientId, challenge, {}, server)), { sourceIp });
 }
 
 const pendingKeys = async (server: OAuthTestServer) =>
@@ -61,7 +41,7 @@ describe('per-source limits on what needs no sign-in', () => {
   it('refuses sign-ins past the limit: temporarily_unavailable back to the client, nothing more stored', async () => {
     const { server, limited } = await limitedServer({ signIns: 2 });
     try {
-      const clientId = await registeredOn(server);
+      const clientId = await registeredClientId(server);
       const answers = [];
       for (let attempt = 0; attempt < 3; attempt++) answers.push(await authorizeFrom(server, '203.0.113.7', clientId));
       expect(answers.map((answer) => answer.status)).toEqual([200, 200, 302]);
@@ -81,7 +61,7 @@ describe('per-source limits on what needs no sign-in', () => {
   it('counts sign-ins from one IPv6 /64 together', async () => {
     const { server, limited } = await limitedServer({ signIns: 1 });
     try {
-      const clientId = await registeredOn(server);
+      const clientId = await registeredClientId(server);
       expect((await authorizeFrom(server, '2001:db8:5:6::1', clientId)).status).toBe(200);
       expect((await authorizeFrom(server, '2001:db8:5:6::2', clientId)).status).toBe(302);
       expect(limited).toEqual(['sign-ins-per-source']);

@@ -1,25 +1,14 @@
 // The OAuth proxy when its table throttles (injected through the SDK middleware, as a throttle left after the SDK's
 // retries arrives): a definite 503 temporarily_unavailable with when to try again, never a 500, and the proxy serves
 // again as soon as the table does.
-import type { InitializeMiddleware } from '@smithy/types';
 import { afterEach, describe, expect, it } from 'vitest';
+import { throttleWhen } from '../../support/injected-throttle.js';
 import { localAwsClients } from '../../support/local-backend.js';
 import { register, registeredClientId, useOAuthProxyServer } from '../../support/oauth-proxy-flow.js';
 
 let throttling = false;
-const throttle =
-  <Input extends object, Output extends object>(): InitializeMiddleware<Input, Output> =>
-  (next) =>
-  async (args) => {
-    if (!throttling) return next(args);
-    throw Object.assign(new Error('Rate exceeded'), {
-      name: 'ProvisionedThroughputExceededException',
-      $metadata: { httpStatusCode: 400 },
-    });
-  };
-
 const clients = localAwsClients();
-clients.dynamoDb.middlewareStack.add(throttle(), { step: 'initialize', name: 'injectedThrottle' });
+throttleWhen(clients.dynamoDb, 'dynamoDb', () => throttling);
 useOAuthProxyServer({ clients });
 afterEach(() => {
   throttling = false;
