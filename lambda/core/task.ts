@@ -44,6 +44,11 @@ export interface TaskRecord {
   readonly lastUpdatedAt: number;
   /** When the execution was last described; bounds how often a poll may call Step Functions. */
   readonly lastCheckedAt?: number;
+  /**
+   * While the task is active: when the reconciler describes its execution next, should no status event have ended the
+   * task by then (see {@link nextCheckAt}). Absent on a terminal task, and on tasks stored before it existed.
+   */
+  readonly nextCheckAt?: number;
   /** Set when the task reached a terminal status. */
   readonly completedAt?: number;
   readonly retention: Retention;
@@ -122,6 +127,25 @@ export function retentionFromCreationMs(
 export function isExpired(task: Pick<TaskRecord, 'retention' | 'createdAt' | 'completedAt'>, now: number): boolean {
   const end = expiresAt(task);
   return end !== null && now >= end;
+}
+
+/**
+ * How long after its creation a task's execution is first described by the reconciler. Its status events come within
+ * seconds, so a task that ends sooner is never described at all.
+ */
+export const FIRST_CHECK_AFTER_MS = 60_000;
+/** The longest pause between two reconciler checks of one execution. */
+export const MAX_CHECK_INTERVAL_MS = 60 * 60_000;
+
+/**
+ * When the reconciler describes an active task's execution again after looking at it at `now`: half the task's age
+ * later, from a minute to an hour. A task is then checked about ten times in its first hour and hourly after, so the
+ * checks of many long tasks cost a bounded, shrinking share of Step Functions' throttle, and a lost status event is
+ * still seen within half the time the task had run.
+ */
+export function nextCheckAt(task: Pick<TaskRecord, 'createdAt'>, now: number): number {
+  const pause = Math.min(MAX_CHECK_INTERVAL_MS, Math.max(FIRST_CHECK_AFTER_MS, Math.ceil((now - task.createdAt) / 2)));
+  return now + pause;
 }
 
 /**

@@ -60,6 +60,19 @@ export interface TaskStore {
   claimRefresh(task: TaskRecord, now: number, intervalMs: number): Promise<boolean>;
 
   /**
+   * The keys (core/task-key) of active tasks whose next check (`TaskRecord.nextCheckAt`) is due at `now`, at most
+   * `limit`, those due longest first. May be slightly stale (an index): {@link claimCheck} re-checks.
+   */
+  findCheckDue(now: number, limit: number): Promise<string[]>;
+
+  /**
+   * Claims the check of the task's execution that is due, for one caller across all instances: conditionally on the
+   * very task read (same execution), still active, with the same `nextCheckAt`; records `lastCheckedAt: now` and the
+   * check after this one, `next`. False when another caller claimed it first, or the task ended or is gone.
+   */
+  claimCheck(task: TaskRecord, now: number, next: number): Promise<boolean>;
+
+  /**
    * Records the state the task's execution is in (`TaskRecord.currentStep`), conditionally: only on the very task
    * read (same execution) while it is active, so a late write never touches a finished or recreated task. A lost
    * condition is not an error: the step is a hint, refreshed with the next look at the execution.
