@@ -7,7 +7,7 @@ import {
   TaskExpiredError,
   TaskLimitExceededError,
 } from '../core/errors.js';
-import { RetentionClock, TaskOrigin, type Retention, type TaskRecord } from '../core/task.js';
+import { FIRST_CHECK_AFTER_MS, RetentionClock, TaskOrigin, type Retention, type TaskRecord } from '../core/task.js';
 import { isTerminal, TaskStatus } from '../core/task-status.js';
 import { executionNameFor, executionNameOf, newExecutionNonce, taskKey } from '../core/task-key.js';
 import type { StartRequest } from '../executor/task-executor.js';
@@ -74,6 +74,7 @@ export class TaskCreation {
       status: TaskStatus.Submitted,
       createdAt: now,
       lastUpdatedAt: now,
+      nextCheckAt: now + FIRST_CHECK_AFTER_MS,
       retention: this.retentionFor(request),
       pollIntervalMs: settings.pollIntervalMs,
       inputDigest: createHash('sha256').update(tool.name).update('\u0000').update(start.input).digest('hex'),

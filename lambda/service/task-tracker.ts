@@ -8,6 +8,7 @@ import { inputNeverCameMessage } from '../core/input-request.js';
 import {
   FIRST_WAIT_STEP_MS,
   isRefreshDue,
+  nextCheckAt,
   nextWaitStepMs,
   pollRefreshIntervalMs,
   type TaskRecord,
@@ -169,34 +170,39 @@ export class TaskTracker {
       return task;
     }
     if (!claimed) return task;
-    let execution;
     try {
-      execution = await this.context.executor.describe(task.executionArn);
-    } catch (error) {
-      // Throttled or unreachable: answer with what is stored; the next poll tries again.
-      this.context.logger.warn('Could not describe execution', { taskId: task.taskId, error: String(error) });
-      return task;
-    }
-    // DescribeExecution is eventually consistent: a just-started execution may not be visible yet.
-    if (execution === null && now - task.createdAt < this.context.settings.startGraceMs)
-      return { ...task, lastCheckedAt: now };
-    // Only a running execution has a current step worth showing; the refresh claim above bounds this call too.
-    const step = execution?.status === 'RUNNING' ? await this.currentStepOf(task) : null;
-    const checked = { ...task, lastCheckedAt: now };
-    try {
-      return await this.applyOutcome(
-        checked,
-        execution,
-        now,
-        step !== null && step !== task.currentStep ? step : undefined,
-      );
+      return await this.recordExecution({ ...task, lastCheckedAt: now }, now);
     } catch (error) {
       if (error instanceof TaskNotFoundError || error instanceof TaskExpiredError) throw error;
-      // The store could not record the news (throttled, unreachable): answer with what is stored; the next
-      // poll sees the execution again and retries the write.
-      this.context.logger.warn('Could not record the execution status', { taskId: task.taskId, error: String(error) });
-      return checked;
+      // Throttled or unreachable (the describe, or the write of its news): answer with what is stored; the next poll
+      // tries again.
+      this.context.logger.warn('Could not refresh the task', { taskId: task.taskId, error: String(error) });
+      return task;
     }
+  }
+
+  /**
+   * The reconciler's check of an active task whose check is due: claimed across instances (moving the task to its
+   * next check first, so a check that fails half-way is not retried before then), the execution described, and what
+   * it shows recorded. False when another caller claimed it, or the task ended meanwhile. Throws when Step Functions
+   * or the store fails; the reconciler counts that and goes on.
+   */
+  async reconcile(task: TaskRecord): Promise<boolean> {
+    const now = this.context.clock.now();
+    const next = nextCheckAt(task, now);
+    if (!(await this.context.store.claimCheck(task, now, next))) return false;
+    await this.recordExecution({ ...task, lastCheckedAt: now, nextCheckAt: next }, now);
+    return true;
+  }
+
+  /** Describes the task's execution and records what it shows: its status, and a running execution's current step. */
+  private async recordExecution(task: TaskRecord, now: number): Promise<TaskRecord> {
+    const execution = await this.context.executor.describe(task.executionArn);
+    // DescribeExecution is eventually consistent: a just-started execution may not be visible yet.
+    if (execution === null && now - task.createdAt < this.context.settings.startGraceMs) return task;
+    // Only a running execution has a current step worth showing; the claim that led here bounds this call too.
+    const step = execution?.status === 'RUNNING' ? await this.currentStepOf(task) : null;
+    return this.applyOutcome(task, execution, now, step !== null && step !== task.currentStep ? step : undefined);
   }
 
   /** The state the task's execution is in, or `null`. Never fails the poll: the step is a hint. */

@@ -59,7 +59,7 @@ describe('polling a task', () => {
     };
     const task = await b.service().createTask(analyze('throttled'));
     expect((await b.service({ executor: throttled }).getTask('throttled', task.taskId)).status).toBe('submitted');
-    expect(b.logger.warnings()).toEqual(['Could not describe execution']);
+    expect(b.logger.warnings()).toEqual(['Could not refresh the task']);
   });
 
   it('answers with the stored status when recording a status change fails, and records it on a later poll', async () => {
@@ -71,7 +71,7 @@ describe('polling a task', () => {
     };
     expect((await b.service({ store: failingWrites }).getTask('write-fails', task.taskId)).status).toBe('submitted');
     expect((await b.store.get('write-fails', task.taskId))?.status).toBe('submitted');
-    expect(b.logger.warnings()).toContain('Could not record the execution status');
+    expect(b.logger.warnings()).toContain('Could not refresh the task');
     await vi.advanceTimersByTimeAsync(b.settings.refreshIntervalMs);
     expect((await b.service().getTask('write-fails', task.taskId)).status).toBe('working');
   });
