@@ -68,6 +68,8 @@ export const STATUS_FUNCTION_RETRY_ATTEMPTS = 2;
  * How often the expiry sweep runs: a task that expires unread has its execution stopped within this plus its timeout.
  */
 export const DEFAULT_EXPIRY_SWEEP_RATE = Duration.minutes(5);
+/** The reconciler's budget: a small share of DescribeExecution's refill (15 a second in us-east-1). */
+export const DEFAULT_RECONCILER_CALLS_PER_SECOND = 2;
 /** One sweep run at most; it starts no task in its last 15 s (lambda/handlers/expiry-sweep.ts). */
 export const EXPIRY_SWEEP_FUNCTION_TIMEOUT = Duration.minutes(1);
 

@@ -20,7 +20,9 @@ import { propsProblems, throwIfProblems, usesOAuthProxy, usesWebhooks } from './
 import { McpRestApi } from './mcp-rest-api.js';
 import { OAuthProxy } from './oauth-proxy.js';
 import { EndpointOperations } from './endpoint-operations.js';
-import { ExpirySweepSchedule } from './expiry-sweep-schedule.js';
+import type { ExecutionReconcilerSchedule } from './execution-reconciler-schedule.js';
+import type { ExpirySweepSchedule } from './expiry-sweep-schedule.js';
+import { createTaskSchedules } from './task-schedules.js';
 import type { ExpressWrapper } from './express-wrapper.js';
 import { createStatusDeadLetterAlarm, createStatusDeadLetterQueue } from './status-events.js';
 import { TaskEvents } from './task-events.js';
@@ -52,16 +54,16 @@ export class McpTaskEndpoint extends Construct {
   public readonly statusDeadLetterQueue: sqs.Queue;
   /**
    * In alarm while the status dead-letter queue holds a message: a status change could not be applied, so a task
-   * may only catch up by a poll's refresh. Notifies `alarmTopic` when one is given; add more with `addAlarmAction`.
+   * catches up only at the reconciler's next check of it. Notifies `alarmTopic`; add more with `addAlarmAction`.
    */
   public readonly statusDeadLetterAlarm: cloudwatch.Alarm;
-  /**
-   * Records the progress state machines report on their tasks (see {@link progressStep}); may update task items only.
-   */
+  /** Records the progress state machines report on their tasks (see {@link progressStep}); updates task items only. */
   public readonly progressFunction: lambda.Function;
   public readonly progressHandler: HandlerFunction;
   /** Stops the executions of tasks that expired unread, every `expirySweepRate`. */
   public readonly expirySweep: ExpirySweepSchedule;
+  /** Checks, every minute and within `reconcilerCallsPerSecond`, the executions of tasks whose status news is old. */
+  public readonly reconciler: ExecutionReconcilerSchedule;
   public readonly restApi: McpRestApi;
   /** Cognito user pool, clients, domain and (without the OAuth proxy) authorizer; absent when the endpoint is open. */
   public readonly auth?: CognitoAuth;
@@ -93,14 +95,9 @@ export class McpTaskEndpoint extends Construct {
   public readonly taskEventStreamHandler: HandlerFunction;
   /** The stream mapping's on-failure destination: the shard and sequence numbers of the records given up on. */
   public readonly taskEventStreamFailureQueue: sqs.Queue;
-  /**
-   * Webhook deliveries (SQS FIFO; one message group per subscription and task, so each task's events arrive in
-   * order). Absent with `webhooks: false`.
-   */
+  /** Webhook deliveries (SQS FIFO; a message group per subscription and task: in order). Absent without webhooks. */
   public readonly webhookDeliveryQueue?: sqs.Queue;
-  /**
-   * Deliveries the delivery function failed on (crashed or timed out) too often; FIFO. Absent with `webhooks: false`.
-   */
+  /** Deliveries the delivery function failed on (crashed, timed out) too often; FIFO. Absent with `webhooks: false`. */
   public readonly webhookDeliveryDeadLetterQueue?: sqs.Queue;
   /** POSTs the queued deliveries to the subscribers' URLs, signed. Absent with `webhooks: false`. */
   public readonly webhookDeliveryHandler?: HandlerFunction;
@@ -186,11 +183,11 @@ export class McpTaskEndpoint extends Construct {
     // Input requests: the ask function writes the question; the MCP function resumes executions with answers.
     this.askHandler = createAskFunction(this, 'AskHandler', { table: this.table, ...common });
     grantTaskTokenAnswers(this.mcpHandler.function);
-    this.expirySweep = new ExpirySweepSchedule(this, 'ExpirySweep', {
+    ({ expirySweep: this.expirySweep, reconciler: this.reconciler } = createTaskSchedules(this, {
       ...common,
+      ...pick(props, ['expirySweepRate', 'reconcilerCallsPerSecond']),
       table: this.table,
-      rate: props.expirySweepRate ?? defaults.DEFAULT_EXPIRY_SWEEP_RATE,
-    });
+    }));
 
     const taskEvents = new TaskEvents(this, 'Events', {
       ...common,
@@ -258,6 +255,7 @@ export class McpTaskEndpoint extends Construct {
         mcp: this.mcpFunction,
         statusSync: this.statusSyncFunction,
         expirySweep: this.expirySweep.function,
+        reconciler: this.reconciler.function,
         taskEventStream: this.taskEventStreamHandler.function,
         ...(this.webhookDeliveryHandler ? { webhookDelivery: this.webhookDeliveryHandler.function } : {}),
         ...(this.oauthProxy ? { oauth: this.oauthProxy.function } : {}),
@@ -276,6 +274,7 @@ export class McpTaskEndpoint extends Construct {
       mcp: this.mcpHandler,
       statusSync: this.statusSyncHandler,
       expirySweep: this.expirySweep,
+      reconciler: this.reconciler,
       statusDeadLetterQueue: this.statusDeadLetterQueue,
     };
     this.discoveryParts = { ...common, table: this.table, parts };

@@ -6,6 +6,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import type { ExecutionReconcilerSchedule } from './execution-reconciler-schedule.js';
 import type { ExpirySweepSchedule } from './expiry-sweep-schedule.js';
 import type { HandlerFunction } from './handler-function.js';
 import { acknowledgeWildcardResource } from './nag-acknowledgements.js';
@@ -17,13 +18,14 @@ export interface ToolBindingParts {
   readonly mcp: HandlerFunction;
   readonly statusSync: HandlerFunction;
   readonly expirySweep: ExpirySweepSchedule;
+  readonly reconciler: ExecutionReconcilerSchedule;
   readonly statusDeadLetterQueue: sqs.IQueue;
 }
 
 /**
  * A STANDARD machine that runs a tool's tasks (the tool's own, or an EXPRESS tool's wrapper): the MCP function may
- * start it and describe, read the history of or stop its executions; status-sync may describe them and the expiry
- * sweep stop them; a rule pushes their status changes.
+ * start it and describe, read the history of or stop its executions; status-sync may describe them, the reconciler
+ * describe them and read their history, and the expiry sweep stop them; a rule pushes their status changes.
  */
 export function bindTaskStateMachine(
   scope: Construct,
@@ -50,6 +52,7 @@ export function bindTaskStateMachine(
   acknowledgeWildcardResource(parts.mcp.role, executions, reason);
   acknowledgeWildcardResource(parts.statusSync.role, executions, reason);
   parts.expirySweep.grantStopExecutions(executions, reason);
+  parts.reconciler.grantCheckExecutions(executions, reason);
   return createStatusRule(scope, `StatusRule-${toolName}`, {
     stateMachineArn: machine.stateMachineArn,
     handler: parts.statusSync.function,

@@ -224,7 +224,7 @@ export class ToolDiscovery extends Construct {
    * executions are never described: their plain calls answer synchronously.
    */
   private grantExecutions(machineNames: readonly string[]): void {
-    const { mcp, statusSync, expirySweep } = this.props.parts;
+    const { mcp, statusSync, expirySweep, reconciler } = this.props.parts;
     const reason =
       'Discovered machines are chosen at run time: the pattern covers only the selection’s machine names (and ' +
       'execution names this backend makes, task-<key>-<nonce>), narrowed by the selection’s tag where IAM allows.';
@@ -236,6 +236,7 @@ export class ToolDiscovery extends Construct {
     this.grant(mcp.role, executionActions, executions, reason);
     this.grant(statusSync.role, ['states:DescribeExecution'], executions, reason);
     for (const arn of executions) expirySweep.grantStopExecutions(arn, reason);
+    for (const arn of executions) reconciler.grantCheckExecutions(arn, reason);
   }
 
   private grant(

@@ -11,7 +11,7 @@ import { ENV } from '../lambda/contract/environment-names.js';
 import { createExpirySweep } from '../lambda/handlers/expiry-sweep-core.js';
 import { bearerTokenOwners, LOOPBACK_HOSTS, singleOwner, startDevServer } from './dev-server.js';
 import { JavaMissingError } from './dynamodb-local.js';
-import { startExpirySweepTimer } from './expiry-sweep-timer.js';
+import { startScheduleTimer } from './schedule-timer.js';
 import { localClients, startLocalInfrastructure } from './infrastructure.js';
 import { localAwsEnvironment } from './local-aws.js';
 import { freePort } from './free-port.js';
@@ -19,6 +19,7 @@ import { createEventTable, createOAuthTable } from './dynamodb-local-tables.js';
 import { startLocalTaskEvents } from './task-events-stack.js';
 import { startLocalOAuth, type LocalOAuth } from './oauth-stack.js';
 import { startLocalDiscovery } from './discovery-stack.js';
+import { DEFAULT_RECONCILER_MAX_CHECKS } from '../lambda/service/execution-reconciler.js';
 
 const TABLE_NAME = 'mcp-tasks-local';
 const EVENT_TABLE_NAME = 'mcp-tasks-events-local';
@@ -35,6 +36,7 @@ const CONFORMANCE_CREATIONS_PER_MINUTE = 10_000;
  * How often the expiry sweep runs locally (every 5 minutes in AWS): an expired task's execution is stopped within this.
  */
 const LOCAL_EXPIRY_SWEEP_INTERVAL_MS = 10_000;
+const LOCAL_RECONCILER_INTERVAL_MS = 60_000;
 /** How often the local catalog refresher reads the emulator (every 5 minutes, and on each change, in AWS). */
 const LOCAL_DISCOVERY_REFRESH_MS = 5_000;
 
@@ -106,11 +108,22 @@ async function main(): Promise<void> {
     const prompts = conformance ? CONFORMANCE_PROMPTS : [];
     const backend = createBackend({ ...configFromEnvironment(process.env), prompts, events: events.config });
     events.followExecutions(backend.service);
-    const sweep = startExpirySweepTimer(createExpirySweep({ tableName: TABLE_NAME }), {
+    const expirySweep = createExpirySweep({ tableName: TABLE_NAME });
+    const sweep = startScheduleTimer(() => expirySweep.run(), {
       intervalMs: Number(process.env['EXPIRY_SWEEP_INTERVAL_MS'] ?? LOCAL_EXPIRY_SWEEP_INTERVAL_MS),
       onError: (error) => console.error('Expiry sweep failed:', error),
     });
     stopAll.push(sweep.stop);
+    // The reconciler as deployed (a run a minute, its default budget), so a status change the local watcher missed is
+    // still caught.
+    const reconciler = startScheduleTimer(
+      () => backend.service.reconcileDue({ maxChecks: DEFAULT_RECONCILER_MAX_CHECKS }),
+      {
+        intervalMs: Number(process.env['RECONCILER_INTERVAL_MS'] ?? LOCAL_RECONCILER_INTERVAL_MS),
+        onError: (error) => console.error('Reconciler failed:', error),
+      },
+    );
+    stopAll.push(reconciler.stop);
     const tokens = process.env['LOCAL_TOKENS'];
     const resolveOwner = tokens ? bearerTokenOwners(JSON.parse(tokens) as Record<string, string>) : singleOwner();
     let oauth: LocalOAuth | undefined;

@@ -26,6 +26,8 @@ export const ENV = {
   discoveredTools: 'DISCOVERED_TOOLS',
   /** The most expired tasks one expiry sweep run handles. */
   expirySweepMaxTasks: 'EXPIRY_SWEEP_MAX_TASKS',
+  /** The most task executions one reconciler run (one a minute) checks: its budget of Step Functions calls. */
+  reconcilerMaxChecks: 'RECONCILER_MAX_CHECKS',
   /** 'true' loads Powertools Tracer (see handlers/tracing.ts); Powertools' own variable, but here unset means off. */
   tracing: 'POWERTOOLS_TRACE_ENABLED',
 } as const;

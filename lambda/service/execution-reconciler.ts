@@ -7,6 +7,12 @@ import { isTerminal } from '../core/task-status.js';
 import type { TaskContext } from './task-context.js';
 import type { TaskTracker } from './task-tracker.js';
 
+/**
+ * Checks per run when the deployment sets none: one run a minute, each check at most two Step Functions calls, so
+ * about 2 calls a second on average, a small share of DescribeExecution's refill (15 a second in us-east-1).
+ */
+export const DEFAULT_RECONCILER_MAX_CHECKS = 60;
+
 export interface ReconcileOptions {
   /** The most tasks one run checks: each check is one DescribeExecution and, while it runs, one GetExecutionHistory. */
   readonly maxChecks: number;

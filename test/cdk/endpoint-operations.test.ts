@@ -23,11 +23,11 @@ function synth(props: McpTaskEndpointProps = {}, withTopic = false) {
 }
 
 /**
- * An open endpoint's alarms: errors and throttles of its five functions (MCP, status sync, expiry sweep, task event
- * stream, webhook delivery), the API 5xx rate, DescribeExecution throttles, the status dead letters, and the task
+ * An open endpoint's alarms: errors and throttles of its six functions (MCP, status sync, expiry sweep, reconciler,
+ * task event stream, webhook delivery), the API 5xx rate, DescribeExecution throttles, the status dead letters, and the task
  * events' four (stream failures, iterator age, delivery dead letters, delivery age).
  */
-const ALARM_COUNT = 5 * 2 + 3 + 4;
+const ALARM_COUNT = 6 * 2 + 3 + 4;
 
 type AlarmProperties = Record<string, unknown>;
 function alarmOf(

@@ -79,8 +79,8 @@ describe('McpTaskEndpoint tool validation (at synth)', () => {
     const stack = testStack();
     const endpoint = new McpTaskEndpoint(stack, 'Endpoint', { tools: [tool('first'), tool('second')] });
     expect(endpoint.statusRules).toHaveLength(1);
-    // One status rule, beside the expiry sweep's schedule.
-    Template.fromStack(stack).resourceCountIs('AWS::Events::Rule', 2);
+    // One status rule, beside the expiry sweep's and the reconciler's schedules.
+    Template.fromStack(stack).resourceCountIs('AWS::Events::Rule', 3);
   });
 
   it('includes a tool added after something already resolved the function’s environment', () => {

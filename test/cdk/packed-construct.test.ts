@@ -163,6 +163,7 @@ const CONSTRUCT_HANDLERS = [
   'mcp-http',
   'status-sync',
   'expiry-sweep',
+  'execution-reconciler',
   'report-progress',
   'ask-step',
   'oauth-http',
