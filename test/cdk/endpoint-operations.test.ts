@@ -24,8 +24,8 @@ function synth(props: McpTaskEndpointProps = {}, withTopic = false) {
 
 /**
  * An open endpoint's alarms: errors and throttles of its six functions (MCP, status sync, expiry sweep, reconciler,
- * task event stream, webhook delivery), the API 5xx rate, DescribeExecution throttles, the status dead letters, and the task
- * events' four (stream failures, iterator age, delivery dead letters, delivery age).
+ * task event stream, webhook delivery), the API 5xx rate, DescribeExecution throttles, the status dead letters, and
+ * the task events' four (stream failures, iterator age, delivery dead letters, delivery age).
  */
 const ALARM_COUNT = 6 * 2 + 3 + 4;
 

@@ -75,8 +75,8 @@ describe('task table', () => {
 describe('functions', () => {
   it('run every handler on Node.js 22, arm64, with JSON logs in its own log group', () => {
     const functions = Object.values(ownResources(template, 'AWS::Lambda::Function'));
-    // MCP, status sync, expiry sweep, reconciler, the ask step, the OAuth proxy, the task event stream and webhook delivery, then
-    // the example tools' own steps (their ask steps are the endpoint's).
+    // MCP, status sync, expiry sweep, reconciler, the ask step, the OAuth proxy, the task event stream and webhook
+    // delivery, then the example tools' own steps (their ask steps are the endpoint's).
     const ownSteps = EXAMPLE_TOOLS.flatMap((tool) => Object.values(tool.lambdaSteps)).filter(
       (step) => step.functionName !== ASK_STEP.functionName,
     );
