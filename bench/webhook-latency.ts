@@ -22,6 +22,7 @@ import { createEventTable } from '../local/dynamodb-local-tables.js';
 import { localClients, startLocalInfrastructure } from '../local/infrastructure.js';
 import { localAwsEnvironment } from '../local/local-aws.js';
 import { startLocalTaskEvents } from '../local/task-events-stack.js';
+import { startLocalStatusEvents } from '../local/status-events-stand-in.js';
 import { isVerification, startWebhookReceiver, type ReceivedRequest } from '../test/support/webhook-receiver.js';
 import { storedTask } from './seed-tasks.js';
 
@@ -110,7 +111,13 @@ async function main(): Promise<void> {
     stopAll.push(events.stop);
     const settings = configFromEnvironment(process.env);
     const backend = createBackend({ ...settings, events: events.config });
-    events.followExecutions(backend.service);
+    const statusEvents = await startLocalStatusEvents({
+      dynamoDb: aws.dynamoDb,
+      dynamoDbEndpoint: infrastructure.dynamoDbEndpoint,
+      taskTableName: TABLE_NAME,
+      service: backend.service,
+    });
+    stopAll.push(statusEvents.stop);
     const server = await startDevServer(backend.app, { resolveOwner: singleOwner(OWNER) });
     stopAll.push(server.close);
     const receiver = await startWebhookReceiver();

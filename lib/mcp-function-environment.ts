@@ -50,9 +50,6 @@ export function mcpFunctionEnvironment(
   return {
     [ENV.tableName]: tableName,
     [ENV.resultWaitMs]: String(resultWait.toMilliseconds()),
-    // Status changes are pushed by EventBridge; describing an execution on a poll is only the fallback for a missed
-    // event.
-    [ENV.refreshIntervalMs]: String(defaults.REFRESH_INTERVAL.toMilliseconds()),
     // Produced afresh at each resolution (not cached), so tools added after any early resolution still count.
     [MCP_HTTP_ENV.packedToolCatalog]: Lazy.uncachedString({ produce: packedCatalog }),
     [MCP_HTTP_ENV.toolStateMachineArns]: Lazy.uncachedString({

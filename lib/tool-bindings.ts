@@ -24,8 +24,8 @@ export interface ToolBindingParts {
 
 /**
  * A STANDARD machine that runs a tool's tasks (the tool's own, or an EXPRESS tool's wrapper): the MCP function may
- * start it and describe, read the history of or stop its executions; status-sync may describe them, the reconciler
- * describe them and read their history, and the expiry sweep stop them; a rule pushes their status changes.
+ * start it and describe or stop its executions; status-sync may describe them, the reconciler describe them and read
+ * their history, and the expiry sweep stop them; a rule pushes their status changes.
  */
 export function bindTaskStateMachine(
   scope: Construct,
@@ -35,10 +35,10 @@ export function bindTaskStateMachine(
 ): events.Rule {
   machine.grantStartExecution(parts.mcp.function);
   const executions = executionsOf(machine);
-  // GetExecutionHistory: a refresh of a running task reads the state it is in.
+  // DescribeExecution: a cancel records an end that came before its stop. Polls read only the table.
   iam.Grant.addToPrincipal({
     grantee: parts.mcp.function,
-    actions: ['states:DescribeExecution', 'states:GetExecutionHistory', 'states:StopExecution'],
+    actions: ['states:DescribeExecution', 'states:StopExecution'],
     resourceArns: [executions],
   });
   iam.Grant.addToPrincipal({

@@ -232,7 +232,7 @@ export class ToolDiscovery extends Construct {
     const condition = this.props.allowAnyStateMachine ? undefined : this.tagCondition();
     this.grant(mcp.role, ['states:StartExecution', 'states:StartSyncExecution'], machines, reason, condition);
     const executions = machineNames.map((name) => this.arnOf('execution', `${name}:${EXECUTION_NAME_PREFIX}*`));
-    const executionActions = ['states:DescribeExecution', 'states:GetExecutionHistory', 'states:StopExecution'];
+    const executionActions = ['states:DescribeExecution', 'states:StopExecution'];
     this.grant(mcp.role, executionActions, executions, reason);
     this.grant(statusSync.role, ['states:DescribeExecution'], executions, reason);
     for (const arn of executions) expirySweep.grantStopExecutions(arn, reason);

@@ -19,6 +19,7 @@ import { createEventTable, createOAuthTable } from './dynamodb-local-tables.js';
 import { startLocalTaskEvents } from './task-events-stack.js';
 import { startLocalOAuth, type LocalOAuth } from './oauth-stack.js';
 import { startLocalDiscovery } from './discovery-stack.js';
+import { startLocalStatusEvents } from './status-events-stand-in.js';
 import { DEFAULT_RECONCILER_MAX_CHECKS } from '../lambda/service/execution-reconciler.js';
 
 const TABLE_NAME = 'mcp-tasks-local';
@@ -72,7 +73,6 @@ async function main(): Promise<void> {
       ...(conformance
         ? {
             [ENV.pollIntervalMs]: process.env[ENV.pollIntervalMs] ?? String(CONFORMANCE_POLL_INTERVAL_MS),
-            [ENV.refreshIntervalMs]: process.env[ENV.refreshIntervalMs] ?? String(CONFORMANCE_POLL_INTERVAL_MS),
             [ENV.maxTaskCreationsPerMinute]:
               process.env[ENV.maxTaskCreationsPerMinute] ?? String(CONFORMANCE_CREATIONS_PER_MINUTE),
           }
@@ -107,7 +107,15 @@ async function main(): Promise<void> {
     // Prompts are code (each renders its messages), so they are handed over here rather than through the environment.
     const prompts = conformance ? CONFORMANCE_PROMPTS : [];
     const backend = createBackend({ ...configFromEnvironment(process.env), prompts, events: events.config });
-    events.followExecutions(backend.service);
+    // Step Functions' status events, which the emulator does not send: every unfinished task's execution, looked at.
+    const statusEvents = await startLocalStatusEvents({
+      dynamoDb,
+      dynamoDbEndpoint: infrastructure.dynamoDbEndpoint,
+      taskTableName: TABLE_NAME,
+      service: backend.service,
+      onError: (error) => localLogger.warn('Task table stream read failed', { error: String(error) }),
+    });
+    stopAll.push(statusEvents.stop);
     const expirySweep = createExpirySweep({ tableName: TABLE_NAME });
     const sweep = startScheduleTimer(() => expirySweep.run(), {
       intervalMs: Number(process.env['EXPIRY_SWEEP_INTERVAL_MS'] ?? LOCAL_EXPIRY_SWEEP_INTERVAL_MS),

@@ -8,7 +8,6 @@ export const ENV = {
   /** JSON array of ToolDefinition. */
   toolCatalog: 'TOOL_CATALOG',
   pollIntervalMs: 'POLL_INTERVAL_MS',
-  refreshIntervalMs: 'REFRESH_INTERVAL_MS',
   defaultTtlMs: 'DEFAULT_TTL_MS',
   maxTtlMs: 'MAX_TTL_MS',
   directCallTimeoutMs: 'DIRECT_CALL_TIMEOUT_MS',

@@ -42,7 +42,7 @@ export interface TaskRecord {
   /** Epoch milliseconds. */
   readonly createdAt: number;
   readonly lastUpdatedAt: number;
-  /** When the execution was last described; bounds how often a poll may call Step Functions. */
+  /** When the reconciler last described the execution. */
   readonly lastCheckedAt?: number;
   /**
    * While the task is active: when the reconciler describes its execution next, should no status event have ended the
@@ -146,28 +146,6 @@ export const MAX_CHECK_INTERVAL_MS = 60 * 60_000;
 export function nextCheckAt(task: Pick<TaskRecord, 'createdAt'>, now: number): number {
   const pause = Math.min(MAX_CHECK_INTERVAL_MS, Math.max(FIRST_CHECK_AFTER_MS, Math.ceil((now - task.createdAt) / 2)));
   return now + pause;
-}
-
-/**
- * Whether an active task's execution is due to be described again, `intervalMs` after it last was. A task whose
- * execution was never described is due at once: a fast tool's result must not wait a whole interval.
- */
-export function isRefreshDue(
-  task: Pick<TaskRecord, 'status' | 'lastCheckedAt'>,
-  now: number,
-  intervalMs: number,
-): boolean {
-  if (isTerminal(task.status)) return false;
-  return task.lastCheckedAt === undefined || now - task.lastCheckedAt >= intervalMs;
-}
-
-/**
- * The least time between two refreshes a poll may claim: a quarter less than the refresh interval. A client polling at
- * the hinted interval arrives a little early or late (timers, network); with the exact interval, every early poll
- * would find the refresh not yet due and see news a whole interval late.
- */
-export function pollRefreshIntervalMs(refreshIntervalMs: number): number {
-  return Math.ceil(refreshIntervalMs * 0.75);
 }
 
 /** The longest poll interval hinted to a client: however long a task has run, its end is seen within half a minute. */

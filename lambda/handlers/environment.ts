@@ -73,7 +73,6 @@ function settingsFromEnvironment(env: NodeJS.ProcessEnv): TaskServiceSettings {
   return {
     ...DEFAULT_SETTINGS,
     pollIntervalMs: positiveInteger(env, ENV.pollIntervalMs, DEFAULT_SETTINGS.pollIntervalMs),
-    refreshIntervalMs: positiveInteger(env, ENV.refreshIntervalMs, DEFAULT_SETTINGS.refreshIntervalMs),
     defaultTtlMs: positiveInteger(env, ENV.defaultTtlMs, DEFAULT_SETTINGS.defaultTtlMs),
     maxTtlMs: positiveInteger(env, ENV.maxTtlMs, DEFAULT_SETTINGS.maxTtlMs),
     directCallTimeoutMs: positiveInteger(env, ENV.directCallTimeoutMs, DEFAULT_SETTINGS.directCallTimeoutMs),

@@ -96,7 +96,7 @@ export class TaskCreation {
         throw error;
       }
       started = false;
-      logger.warn('Execution start outcome unknown; the next poll reconciles the task', {
+      logger.warn('Execution start outcome unknown; the status events or the reconciler settle the task', {
         taskId,
         error: String(error),
       });

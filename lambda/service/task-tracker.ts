@@ -1,18 +1,12 @@
-// Keeps a task's stored status in step with its execution: reads refreshed from Step Functions when due, waits for a
-// terminal status, execution status events, and what follows a terminal status (audit, the owner's active-task slot).
-// The task service builds one and delegates to it; reads never call Step Functions more often than the refresh
-// policy in core/task.ts allows, so DescribeExecution's account-wide throttle stays out of reach.
+// Keeps a task's stored status in step with its execution: reads, waits for a terminal status, execution status
+// events, the reconciler's checks, and what follows a terminal status (audit, the owner's active-task slot). Reads and
+// waits call no Step Functions API: the status events keep the table current, and the reconciler (bounded by its
+// budget) catches what an event lost would leave behind, so DescribeExecution's account-wide throttle is never met by
+// the number of clients polling.
 import { IllegalTransitionError, TaskExpiredError, TaskNotFoundError } from '../core/errors.js';
 import { outcomeOfExecution, type ExecutionSnapshot, type TaskOutcome } from '../core/execution-status.js';
 import { inputNeverCameMessage } from '../core/input-request.js';
-import {
-  FIRST_WAIT_STEP_MS,
-  isRefreshDue,
-  nextCheckAt,
-  nextWaitStepMs,
-  pollRefreshIntervalMs,
-  type TaskRecord,
-} from '../core/task.js';
+import { FIRST_WAIT_STEP_MS, nextCheckAt, nextWaitStepMs, type TaskRecord } from '../core/task.js';
 import { isTerminal, TaskStatus } from '../core/task-status.js';
 import { activityChanged } from '../core/task-progress.js';
 import { executionNameOf, taskKeyFromExecutionName } from '../core/task-key.js';
@@ -36,26 +30,17 @@ export interface WaitOptions {
 }
 
 export class TaskTracker {
-  /** The least time between two refreshes that polls claim (see {@link pollRefreshIntervalMs}). */
-  private readonly pollRefreshMs: number;
+  constructor(private readonly context: TaskContext) {}
 
-  constructor(private readonly context: TaskContext) {
-    this.pollRefreshMs = pollRefreshIntervalMs(context.settings.refreshIntervalMs);
-  }
-
-  /**
-   * The task as it stands, refreshed from its execution when a refresh is due. Throws `TaskNotFoundError` or
-   * `TaskExpiredError`.
-   */
+  /** The task as stored. Throws `TaskNotFoundError` or `TaskExpiredError`. */
   getTask(owner: string, taskId: string): Promise<TaskRecord> {
-    return this.read(owner, taskId, this.pollRefreshMs);
+    return this.read(owner, taskId);
   }
 
   /**
-   * Polls until the task is terminal, the wait bound passes or `signal` aborts; returns the task as last seen
-   * (non-terminal when the bound passed first). The pauses start at {@link FIRST_WAIT_STEP_MS} and grow to the
-   * refresh interval; each one may describe the execution (claimed in the store, so several waiters on one task
-   * share it), and the store is read at least once per poll interval, where status events land.
+   * Reads the task until it is terminal, the wait bound passes or `signal` aborts; returns the task as last seen
+   * (non-terminal when the bound passed first). The pauses start at {@link FIRST_WAIT_STEP_MS} and grow to the poll
+   * interval, so the status event of a quick task is seen within moments of its landing in the table.
    */
   async waitForTerminal(owner: string, taskId: string, options: WaitOptions): Promise<TaskRecord> {
     const deadline = this.context.clock.now() + options.timeoutMs;
@@ -63,9 +48,9 @@ export class TaskTracker {
     let seen: TaskRecord | undefined;
     let task: TaskRecord | undefined;
     let failure: unknown;
-    const readOnce = async (refreshAfterMs: number): Promise<void> => {
+    const readOnce = async (): Promise<void> => {
       try {
-        task = await this.read(owner, taskId, refreshAfterMs);
+        task = await this.read(owner, taskId);
       } catch (error) {
         if (error instanceof TaskNotFoundError || error instanceof TaskExpiredError) throw error;
         // A read that failed (throttled, unreachable) says nothing of the task: the wait goes on and reads again.
@@ -79,7 +64,7 @@ export class TaskTracker {
       }
       await options.onRead?.(task);
     };
-    await readOnce(this.pollRefreshMs);
+    await readOnce();
     let step = FIRST_WAIT_STEP_MS;
     while (
       (task === undefined || (!isTerminal(task.status) && !options.until?.(task))) &&
@@ -90,8 +75,8 @@ export class TaskTracker {
         Math.min(step, task?.pollIntervalMs ?? step, deadline - this.context.clock.now()),
         options.signal,
       );
-      await readOnce(Math.min(step, this.pollRefreshMs));
-      step = nextWaitStepMs(step, this.context.settings.refreshIntervalMs);
+      await readOnce();
+      step = nextWaitStepMs(step, this.context.settings.pollIntervalMs);
     }
     // Not one read succeeded in the whole wait: that failure is the answer.
     if (task === undefined) throw failure;
@@ -100,9 +85,10 @@ export class TaskTracker {
 
   /**
    * Records what an execution status event reports (pushed by EventBridge in AWS) on the task the execution
-   * belongs to. `execution` is described afresh when the event left its output out. Duplicate, late and
-   * out-of-order events are harmless: a terminal status is never overwritten. Returns `null` when the
-   * execution belongs to no live task.
+   * belongs to. `execution` is described afresh when the event left its output out (then, as for any look at a
+   * running execution, its current step is read too; one not visible yet within the start grace is not news).
+   * Duplicate, late and out-of-order events are harmless: a terminal status is never overwritten. Returns `null`
+   * when the execution belongs to no live task.
    */
   async recordExecutionEvent(
     executionArn: string,
@@ -113,8 +99,8 @@ export class TaskTracker {
     // Another execution than the task's own (an older task under a reused ID, another machine): not this task's news.
     if (task === null || task.executionArn !== executionArn) return null;
     if (isTerminal(task.status)) return task;
-    const snapshot = execution === 'describe' ? await this.context.executor.describe(task.executionArn) : execution;
-    return this.applyOutcome(task, snapshot, this.context.clock.now());
+    const now = this.context.clock.now();
+    return execution === 'describe' ? this.recordExecution(task, now) : this.applyOutcome(task, execution, now);
   }
 
   /**
@@ -142,8 +128,8 @@ export class TaskTracker {
     });
   }
 
-  /** The stored task, refreshed when its execution was not described within `refreshAfterMs`. */
-  private async read(owner: string, taskId: string, refreshAfterMs: number): Promise<TaskRecord> {
+  /** The stored task; an expired one that was still active has its execution stopped, since nobody can read it now. */
+  private async read(owner: string, taskId: string): Promise<TaskRecord> {
     let task;
     try {
       task = await this.context.store.get(owner, taskId);
@@ -156,29 +142,7 @@ export class TaskTracker {
       throw error;
     }
     if (task === null) throw new TaskNotFoundError(taskId);
-    return isRefreshDue(task, this.context.clock.now(), refreshAfterMs) ? this.refresh(task, refreshAfterMs) : task;
-  }
-
-  private async refresh(task: TaskRecord, intervalMs: number): Promise<TaskRecord> {
-    const now = this.context.clock.now();
-    let claimed;
-    try {
-      claimed = await this.context.store.claimRefresh(task, now, intervalMs);
-    } catch (error) {
-      // The claim could not be written (throttled, unreachable): answer with what is stored, as a lost claim would.
-      this.context.logger.warn('Could not claim the refresh', { taskId: task.taskId, error: String(error) });
-      return task;
-    }
-    if (!claimed) return task;
-    try {
-      return await this.recordExecution({ ...task, lastCheckedAt: now }, now);
-    } catch (error) {
-      if (error instanceof TaskNotFoundError || error instanceof TaskExpiredError) throw error;
-      // Throttled or unreachable (the describe, or the write of its news): answer with what is stored; the next poll
-      // tries again.
-      this.context.logger.warn('Could not refresh the task', { taskId: task.taskId, error: String(error) });
-      return task;
-    }
+    return task;
   }
 
   /**
@@ -205,7 +169,7 @@ export class TaskTracker {
     return this.applyOutcome(task, execution, now, step !== null && step !== task.currentStep ? step : undefined);
   }
 
-  /** The state the task's execution is in, or `null`. Never fails the poll: the step is a hint. */
+  /** The state the task's execution is in, or `null`. Never fails the check: the step is a hint. */
   private async currentStepOf(task: TaskRecord): Promise<string | null> {
     try {
       return await this.context.executor.currentStep(task.executionArn);
@@ -215,7 +179,7 @@ export class TaskTracker {
     }
   }
 
-  /** Stores a new current step on a task whose status stays as it is. Never fails the poll: the step is a hint. */
+  /** Stores a new current step on a task whose status stays as it is. Never fails the check: the step is a hint. */
   private async recordCurrentStep(task: TaskRecord, step: string): Promise<TaskRecord> {
     try {
       await this.context.store.recordCurrentStep(task, step);

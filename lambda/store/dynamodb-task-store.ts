@@ -196,15 +196,6 @@ export class DynamoDbTaskStore implements TaskStore {
     }
   }
 
-  claimRefresh(task: TaskRecord, now: number, intervalMs: number): Promise<boolean> {
-    return this.updateActive(task, {
-      set: `#${A.lastCheckedAt} = :now`,
-      condition: `(attribute_not_exists(#${A.lastCheckedAt}) OR #${A.lastCheckedAt} <= :dueBefore)`,
-      names: { [`#${A.lastCheckedAt}`]: A.lastCheckedAt },
-      values: { ':now': now, ':dueBefore': now - intervalMs },
-    });
-  }
-
   async findCheckDue(now: number, limit: number): Promise<string[]> {
     // Each shard's most overdue `limit`, merged: the most overdue `limit` overall, whichever shards they sit in.
     const perShard = await Promise.all(activeExpiryShards().map((shard) => this.checksDueIn(shard, now, limit)));

@@ -112,14 +112,6 @@ export class InMemoryTaskStore implements TaskStore {
     return shown(next);
   }
 
-  async claimRefresh(task: TaskRecord, now: number, intervalMs: number): Promise<boolean> {
-    return this.updateActive(task, (stored) =>
-      stored.lastCheckedAt === undefined || stored.lastCheckedAt <= now - intervalMs
-        ? { ...stored, lastCheckedAt: now }
-        : undefined,
-    );
-  }
-
   async findCheckDue(now: number, limit: number): Promise<string[]> {
     return [...this.tasks]
       .filter(([, task]) => !isTerminal(task.status) && task.nextCheckAt !== undefined && task.nextCheckAt <= now)

@@ -54,12 +54,6 @@ export interface TaskStore {
   update(task: TaskRecord, change: TaskChange): Promise<TaskRecord>;
 
   /**
-   * Claims the right to describe the task's execution now: succeeds (true) for at most one caller per
-   * `intervalMs` across all instances, false when another caller checked it within that time or it is terminal.
-   */
-  claimRefresh(task: TaskRecord, now: number, intervalMs: number): Promise<boolean>;
-
-  /**
    * The keys (core/task-key) of active tasks whose next check (`TaskRecord.nextCheckAt`) is due at `now`, at most
    * `limit`, those due longest first. May be slightly stale (an index): {@link claimCheck} re-checks.
    */

@@ -135,7 +135,7 @@ describe('discoverTools: what the endpoint may do with the selected machines', (
       statement.arns.includes(executions),
     );
     // CDK merges this grant with the registered tools' own (same actions, no condition).
-    expect(grant!.Action).toEqual(['states:DescribeExecution', 'states:GetExecutionHistory', 'states:StopExecution']);
+    expect(grant!.Action).toEqual(['states:DescribeExecution', 'states:StopExecution']);
     expect(grant!.Condition).toBeUndefined();
     expect(grantsOf(template, ids.statusSync, 'states:DescribeExecution').flatMap((s) => s.arns)).toContain(executions);
     expect(grantsOf(template, ids.sweep, 'states:StopExecution').flatMap((s) => s.arns)).toContain(executions);

@@ -113,7 +113,7 @@ describe('McpTaskEndpoint with an EXPRESS state machine tool', () => {
         { Effect: 'Allow', Action: ['states:StartExecution'], Resource: [{ Ref: ids.wrapper }] },
         {
           Effect: 'Allow',
-          Action: ['states:DescribeExecution', 'states:GetExecutionHistory', 'states:StopExecution'],
+          Action: ['states:DescribeExecution', 'states:StopExecution'],
           Resource: [executionsOf(ids.wrapper, 'task-*')],
         },
       ]),

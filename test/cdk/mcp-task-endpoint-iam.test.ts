@@ -55,7 +55,7 @@ describe('IAM', () => {
         },
         {
           Effect: 'Allow',
-          Action: ['states:DescribeExecution', 'states:GetExecutionHistory', 'states:StopExecution'],
+          Action: ['states:DescribeExecution', 'states:StopExecution'],
           Resource: sortedResources(ids.machines.map(executionsOf)),
         },
         // Task events: poll, stream and subscribe (mcp-task-endpoint-events.test.ts).

@@ -96,7 +96,7 @@ describe('functions', () => {
     const variables = resource(ids.mcpFunction).Properties['Environment'].Variables as Record<string, unknown>;
     expect(variables[ENV.tableName]).toEqual({ Ref: ids.table });
     expect(variables[ENV.resultWaitMs]).toBe('50000');
-    expect(variables[ENV.refreshIntervalMs]).toBe('60000');
+    expect(variables).not.toHaveProperty('REFRESH_INTERVAL_MS');
     expect(joined(variables[MCP_HTTP_ENV.toolStateMachineArns])).toBe(ids.machines.map((id) => `\${${id}}`).join(','));
     const tools = unpackToolCatalog(variables[MCP_HTTP_ENV.packedToolCatalog] as string, ids.machines.join(','));
     expect(tools).toEqual(

@@ -179,7 +179,7 @@ export function taskStoreContract(name: string, make: MakeFixture<TaskStoreFixtu
         await expect(store().update(old, { status: TaskStatus.Failed, at: now })).rejects.toBeInstanceOf(
           TaskNotFoundError,
         );
-        expect(await store().claimRefresh(old, now + 10_000, 1_000)).toBe(false);
+        expect(await store().claimCheck(old, now + 10_000, now + 70_000)).toBe(false);
         expect((await store().get(old.owner, old.taskId))?.status).toBe('working');
       });
 
@@ -197,26 +197,6 @@ export function taskStoreContract(name: string, make: MakeFixture<TaskStoreFixtu
         const back = await store().update(created, { status: TaskStatus.Working, at: clock().now() });
         expect(back.statusMessage).toBeUndefined();
         expect((await store().get(created.owner, created.taskId))?.statusMessage).toBeUndefined();
-      });
-    });
-
-    describe('claimRefresh', () => {
-      it('grants one refresh per interval across concurrent callers', async () => {
-        const created = task();
-        await store().create(created);
-        const at = clock().now();
-        const claims = await Promise.all([1, 2, 3, 4].map(() => store().claimRefresh(created, at + 1_000, 1_000)));
-        expect(claims.filter(Boolean)).toHaveLength(1);
-        expect(await store().claimRefresh(created, at + 1_500, 1_000)).toBe(false);
-        expect(await store().claimRefresh(created, at + 2_000, 1_000)).toBe(true);
-        expect((await store().get(created.owner, created.taskId))?.lastCheckedAt).toBe(at + 2_000);
-      });
-
-      it('grants none for a terminal task', async () => {
-        const created = task();
-        await store().create(created);
-        await store().update(created, { status: TaskStatus.Failed, at: clock().now() });
-        expect(await store().claimRefresh(created, clock().now() + 10_000, 1_000)).toBe(false);
       });
     });
 

@@ -2,12 +2,13 @@
 // context, on the local stack; its output is read back the way API Gateway reads a streamed integration response.
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { ENV, MCP_HTTP_ENV } from '../../lambda/contract/environment-names.js';
 import { packToolCatalog } from '../../lambda/contract/packed-tool-catalog.js';
 import { HTTP_INTEGRATION_CONTENT_TYPE, type StreamingHandler } from '../../lambda/handlers/response-streaming.js';
 import { localAwsEnvironment } from '../../local/local-aws.js';
-import { createTestTable, exampleTools, GENEROUS_WAIT } from '../support/local-backend.js';
+import type { LocalStatusEvents } from '../../local/status-events-stand-in.js';
+import { createTestTable, exampleTools, GENEROUS_WAIT, startTestStatusEvents } from '../support/local-backend.js';
 import { modernRequest, sseMessagesOf, standardHeaders, type JsonRpcMessage } from '../support/modern-client.js';
 import { UNAUTHORIZED_ERROR_CODE } from '../../lambda/contract/unauthorized-error.js';
 import {
@@ -30,7 +31,7 @@ async function loadHandler(extraEnv: Record<string, string> = {}): Promise<McpHa
       dynamoDbEndpoint: inject('dynamoDbEndpoint'),
       stepFunctionsEndpoint: inject('stepFunctionsEndpoint'),
     }),
-    [ENV.tableName]: await createTestTable(),
+    [ENV.tableName]: await tableWithStatusEvents(),
     [ENV.pollIntervalMs]: '200',
     [ENV.resultWaitMs]: '30000',
     // The catalog exactly as the construct packs it into the function's environment.
@@ -48,6 +49,18 @@ async function loadHandler(extraEnv: Record<string, string> = {}): Promise<McpHa
 afterEach(() => {
   for (const name of [MCP_HTTP_ENV.openEndpointOwner, MCP_HTTP_ENV.corsAllowOrigins]) delete process.env[name];
 });
+
+const statusEvents: LocalStatusEvents[] = [];
+afterAll(async () => {
+  for (const each of statusEvents) await each.stop();
+});
+
+/** A fresh task table, with the status events (EventBridge and status sync in AWS) recording what executions do. */
+async function tableWithStatusEvents(): Promise<string> {
+  const tableName = await createTestTable();
+  statusEvents.push(await startTestStatusEvents(tableName));
+  return tableName;
+}
 
 let nextId = 1;
 function rpc(method: string, params: Record<string, unknown> = {}): Record<string, unknown> {

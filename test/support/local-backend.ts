@@ -12,6 +12,7 @@ import type { ToolDefinition } from '../../lambda/contract/tool-definition.js';
 import { bearerTokenOwners, LOOPBACK_HOSTS, startDevServer, type OwnerResolver } from '../../local/dev-server.js';
 import { localClients } from '../../local/infrastructure.js';
 import { createEventTable, createTaskTable } from '../../local/dynamodb-local-tables.js';
+import { startLocalStatusEvents, type LocalStatusEvents } from '../../local/status-events-stand-in.js';
 import {
   startLocalTaskEvents,
   type LocalTaskEvents,
@@ -70,6 +71,23 @@ export async function createTestEventTable(): Promise<string> {
   return tableName;
 }
 
+/**
+ * The status events of a test table (EventBridge and the status-sync function in AWS), on clients and a task core of
+ * their own, so that what a test counts or throttles on its server's clients is the MCP function's alone.
+ */
+export async function startTestStatusEvents(
+  tableName: string,
+  stepFunctionsEndpoint: string = inject('stepFunctionsEndpoint'),
+): Promise<LocalStatusEvents> {
+  const clients = localClients({ dynamoDbEndpoint: inject('dynamoDbEndpoint'), stepFunctionsEndpoint });
+  return startLocalStatusEvents({
+    dynamoDb: clients.dynamoDb,
+    dynamoDbEndpoint: inject('dynamoDbEndpoint'),
+    taskTableName: tableName,
+    service: createTaskCore({ tableName, settings: DEFAULT_SETTINGS }, clients, silentLogger).service,
+  });
+}
+
 /** Tokens the test servers accept, each naming its owner. */
 export const TOKENS = { alice: 'token-alice', bob: 'token-bob' } as const;
 
@@ -101,6 +119,11 @@ export async function startTestServer(
     events?: TestEventsOptions;
     /** Also serve the tools discovered among the emulator's machines (the catalog item in the table). */
     discoveredTools?: boolean;
+    /**
+     * Where the status events look at executions: the emulator the tools run on. `false` runs none (a table that
+     * does not exist has no stream to follow). @default the shared emulator
+     */
+    statusEvents?: { stepFunctionsEndpoint: string } | false;
   } = {},
 ): Promise<TestServer> {
   const tableName = options.tableName ?? (await createTestTable());
@@ -123,7 +146,7 @@ export async function startTestServer(
       tableName,
       tools: options.tools ?? exampleTools(),
       ...(options.prompts ? { prompts: options.prompts } : {}),
-      settings: { ...DEFAULT_SETTINGS, pollIntervalMs: 200, refreshIntervalMs: 200, ...settings },
+      settings: { ...DEFAULT_SETTINGS, pollIntervalMs: 200, ...settings },
       allowedHosts: LOOPBACK_HOSTS,
       ...(events ? { events: events.config } : {}),
       ...(options.discoveredTools ? { discoveredTools: true } : {}),
@@ -132,14 +155,16 @@ export async function startTestServer(
     silentLogger,
     options.metrics,
   );
-  // Status sync reads each execution's news as it comes, whatever refresh interval the MCP function polls with.
-  const statusSync = { tableName, settings: { ...DEFAULT_SETTINGS, pollIntervalMs: 200, refreshIntervalMs: 200 } };
-  events?.followExecutions(createTaskCore(statusSync, pipelineClients, silentLogger).service);
+  const statusEvents =
+    options.statusEvents === false
+      ? undefined
+      : await startTestStatusEvents(tableName, options.statusEvents?.stepFunctionsEndpoint);
   const server = await startDevServer(backend.app, {
     resolveOwner: options.resolveOwner ?? bearerTokenOwners({ [TOKENS.alice]: 'alice', [TOKENS.bob]: 'bob' }),
   });
   const close = async (): Promise<void> => {
     await server.close();
+    await statusEvents?.stop();
     await events?.stop();
   };
   return { url: server.url, backend, tableName, ...(events ? { events } : {}), close };
