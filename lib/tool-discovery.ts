@@ -128,10 +128,11 @@ export class ToolDiscovery extends Construct {
     this.function = this.handler.function;
     const machineNames = selectedMachineNames(props);
     this.grantRefresherReads(machineNames);
-    // One PutItem that returns the item it replaced (to tell whether the tools changed): nothing else.
+    // One conditional PutItem when the tools changed, one UpdateItem of the refresh time when they did not: nothing
+    // else.
     iam.Grant.addToPrincipal({
       grantee: this.function,
-      actions: ['dynamodb:PutItem'],
+      actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
       resourceArns: [props.table.tableArn],
     });
     props.table.encryptionKey?.grantEncryptDecrypt(this.function);
