@@ -278,7 +278,7 @@ export class McpTaskEndpoint extends Construct {
       expirySweep: this.expirySweep,
       statusDeadLetterQueue: this.statusDeadLetterQueue,
     };
-    this.discoveryParts = { ...common, table: this.table, parts };
+    this.discoveryParts = { ...common, table: this.table, parts, ...pick(props, ['alarmTopic']) };
     this.registrations = new ToolRegistrations(this, {
       tools: this.tools,
       machineEntries: this.machineEntries,
