@@ -277,7 +277,7 @@ export class McpTaskEndpoint extends Construct {
       reconciler: this.reconciler,
       statusDeadLetterQueue: this.statusDeadLetterQueue,
     };
-    this.discoveryParts = { ...common, table: this.table, parts };
+    this.discoveryParts = { ...common, table: this.table, parts, ...pick(props, ['alarmTopic']) };
     this.registrations = new ToolRegistrations(this, {
       tools: this.tools,
       machineEntries: this.machineEntries,

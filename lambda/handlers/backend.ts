@@ -80,6 +80,7 @@ export function createBackend(
     ...(config.allowedHosts ? { allowedHosts: config.allowedHosts } : {}),
     ...(config.requestStateKey ? { requestStateKey: config.requestStateKey } : {}),
     ...(core.discoveredTools ? { discoveredTools: core.discoveredTools } : {}),
+    ...(core.toolListChanges ? { toolListChanges: core.toolListChanges } : {}),
     ...(events
       ? {
           events: {

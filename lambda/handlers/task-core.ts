@@ -19,7 +19,8 @@ import { onceLoaded } from '../core/once-loaded.js';
 import type { BackendClients } from './aws-clients.js';
 import { loadedOnFirstCall } from './loaded-on-first-call.js';
 import { SYSTEM_CLOCK } from '../core/clock.js';
-import { DiscoveredToolsFollower } from '../service/discovered-tools-follower.js';
+import { DISCOVERED_TOOLS_READ_INTERVAL_MS, DiscoveredToolsFollower } from '../service/discovered-tools-follower.js';
+import { ToolListChanges } from '../service/tool-list-changes.js';
 import type { DiscoveredCatalogStore } from '../store/discovered-catalog-store.js';
 
 export interface TaskCoreConfig {
@@ -32,6 +33,11 @@ export interface TaskCoreConfig {
    * @default false
    */
   readonly discoveredTools?: boolean;
+  /**
+   * How long one read of the discovered-tools catalog serves an instance (and so how long after a change a listening
+   * client is told of it). @default DISCOVERED_TOOLS_READ_INTERVAL_MS
+   */
+  readonly discoveredToolsReadIntervalMs?: number;
 }
 
 /** The clients, or how to make them when the first AWS call comes (the Lambda handlers: the SDK loads then). */
@@ -49,6 +55,8 @@ export interface TaskCore {
   readonly inputs: InputService;
   /** Brings `tools` up to the discovered-tools catalog; present when the config asks for discovered tools. */
   readonly discoveredTools?: DiscoveredToolsFollower;
+  /** Tells listening clients of a change of the discovered tools; present with `discoveredTools`. */
+  readonly toolListChanges?: ToolListChanges;
 }
 
 export const SERVICE_NAME = 'mcp-tasks';
@@ -84,13 +92,15 @@ export function createTaskCore(
     metrics,
   });
   const inputs = new InputService({ service, inputs: inputRequests, executor, logger, metrics });
-  const discoveredTools = config.discoveredTools
-    ? new DiscoveredToolsFollower({
-        catalog: loadedOnFirstCall<DiscoveredCatalogStore>(async () => (await awsParts()).catalog, {}),
-        tools,
-        clock: SYSTEM_CLOCK,
-        logger,
-      })
-    : undefined;
-  return { service, store, tools, inputs, ...(discoveredTools ? { discoveredTools } : {}) };
+  if (!config.discoveredTools) return { service, store, tools, inputs };
+  const catalog = loadedOnFirstCall<DiscoveredCatalogStore>(async () => (await awsParts()).catalog, {});
+  const readIntervalMs = config.discoveredToolsReadIntervalMs ?? DISCOVERED_TOOLS_READ_INTERVAL_MS;
+  return {
+    service,
+    store,
+    tools,
+    inputs,
+    discoveredTools: new DiscoveredToolsFollower({ catalog, tools, clock: SYSTEM_CLOCK, logger, readIntervalMs }),
+    toolListChanges: new ToolListChanges({ catalog, clock: SYSTEM_CLOCK, settleMs: readIntervalMs }),
+  };
 }

@@ -86,11 +86,12 @@ describe('discoverTools: the refresher', () => {
     expect(MACHINE_CHANGE_EVENT_NAMES).toHaveLength(5);
   });
 
-  it('lets the refresher list machines, read only the selected ones, describe schemas and put one item', () => {
+  it('lets the refresher list machines, read only the selected ones, describe schemas and write one item', () => {
     const statements = statementsOf(template, ids.refresher);
     const actions = statements.flatMap((statement) => statement.Action).sort();
     expect(actions).toEqual([
       'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
       'logs:CreateLogStream',
       'logs:PutLogEvents',
       'schemas:DescribeSchema',

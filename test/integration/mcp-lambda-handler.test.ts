@@ -47,7 +47,8 @@ async function loadHandler(extraEnv: Record<string, string> = {}): Promise<McpHa
 }
 
 afterEach(() => {
-  for (const name of [MCP_HTTP_ENV.openEndpointOwner, MCP_HTTP_ENV.corsAllowOrigins]) delete process.env[name];
+  for (const name of [MCP_HTTP_ENV.openEndpointOwner, MCP_HTTP_ENV.corsAllowOrigins, ENV.discoveredTools])
+    delete process.env[name];
 });
 
 const statusEvents: LocalStatusEvents[] = [];
@@ -370,5 +371,23 @@ describe('MCP Lambda handler with CORS origins', () => {
     );
     expect(allowed.headers['access-control-allow-origin']).toBe('https://app.example.com');
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
+describe('MCP Lambda handler: GET /mcp, the standalone stream', () => {
+  const get = proxyEvent({ method: 'GET', headers: { Accept: 'text/event-stream' } });
+
+  it('answers 405 where the tools are only declared', async () => {
+    const response = await invoke(await loadHandler(), get);
+    expect(response.statusCode).toBe(405);
+    expect(response.headers['allow']).toBe('POST, DELETE');
+  });
+
+  it('streams where tools are discovered: when to reconnect, the catalog told of, and an end within its lifetime', async () => {
+    const handler = await loadHandler({ [ENV.discoveredTools]: 'true', [ENV.resultWaitMs]: '1000' });
+    const response = await invoke(handler, get);
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('text/event-stream');
+    expect(response.body).toMatch(/^retry: 200\n\nid: none\.[0-9a-f]{8}\ndata: \n\n/);
   });
 });

@@ -124,6 +124,8 @@ export async function startTestServer(
      * does not exist has no stream to follow). @default the shared emulator
      */
     statusEvents?: { stepFunctionsEndpoint: string } | false;
+    /** How long an instance's read of the catalog serves it. @default 30 s, as deployed */
+    discoveredToolsReadIntervalMs?: number;
   } = {},
 ): Promise<TestServer> {
   const tableName = options.tableName ?? (await createTestTable());
@@ -150,6 +152,9 @@ export async function startTestServer(
       allowedHosts: LOOPBACK_HOSTS,
       ...(events ? { events: events.config } : {}),
       ...(options.discoveredTools ? { discoveredTools: true } : {}),
+      ...(options.discoveredToolsReadIntervalMs !== undefined
+        ? { discoveredToolsReadIntervalMs: options.discoveredToolsReadIntervalMs }
+        : {}),
     },
     clients,
     silentLogger,
@@ -170,11 +175,24 @@ export async function startTestServer(
   return { url: server.url, backend, tableName, ...(events ? { events } : {}), close };
 }
 
-/** The official MCP client, connected over Streamable HTTP with a bearer token. */
-export async function connectClient(url: string, token: string = TOKENS.alice): Promise<Client> {
+/**
+ * The official MCP client, connected over Streamable HTTP with a bearer token. It opens the standalone GET stream
+ * once initialized, as the SDK does, unless `listens` is false (its GET then meets a 405, as from a server that offers
+ * no stream), for a test that counts only what requests cost.
+ */
+export async function connectClient(
+  url: string,
+  token: string = TOKENS.alice,
+  options: { listens?: boolean } = {},
+): Promise<Client> {
   const client = new Client({ name: 'test-client', version: '1.0.0' }, { capabilities: {} });
+  const noStream: typeof fetch = async (input, init) =>
+    init?.method === 'GET' ? new Response(null, { status: 405 }) : fetch(input, init);
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+    new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+      ...(options.listens === false ? { fetch: noStream } : {}),
+    }),
   );
   return client;
 }
