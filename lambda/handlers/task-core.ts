@@ -21,12 +21,19 @@ import { loadedOnFirstCall } from './loaded-on-first-call.js';
 import { SYSTEM_CLOCK } from '../core/clock.js';
 import { DiscoveredToolsFollower } from '../service/discovered-tools-follower.js';
 import type { DiscoveredCatalogStore } from '../store/discovered-catalog-store.js';
+import { DeclaredToolsLoader } from '../service/declared-tools-loader.js';
+import type { DeclaredCatalogStore } from '../store/declared-catalog-store.js';
 
 export interface TaskCoreConfig {
   readonly tableName: string;
   readonly settings: TaskServiceSettings;
-  /** The tools calls may start; none for a function that only records status. */
+  /** The tools calls may start, when the composition root holds them; none for a function that records status. */
   readonly tools?: readonly ToolDefinition[];
+  /**
+   * The key of the declared tool catalog in the task table (as the deployment wrote it): its tools are read at the
+   * first request and served in place of `tools`. How the MCP function gets its tools, deployed and on the local stack.
+   */
+  readonly declaredCatalogKey?: string;
   /**
    * Also serve the tools discovered among the account's state machines (the catalog the refresher keeps in the table).
    * @default false
@@ -47,6 +54,8 @@ export interface TaskCore {
   readonly tools: ToolRegistry;
   /** Answers to the input requests of tasks. */
   readonly inputs: InputService;
+  /** Serves the declared catalog's tools, read at the first request; present when the config names its key. */
+  readonly declaredTools?: DeclaredToolsLoader;
   /** Brings `tools` up to the discovered-tools catalog; present when the config asks for discovered tools. */
   readonly discoveredTools?: DiscoveredToolsFollower;
 }
@@ -84,6 +93,15 @@ export function createTaskCore(
     metrics,
   });
   const inputs = new InputService({ service, inputs: inputRequests, executor, logger, metrics });
+  const declaredTools =
+    config.declaredCatalogKey !== undefined
+      ? new DeclaredToolsLoader({
+          catalog: loadedOnFirstCall<DeclaredCatalogStore>(async () => (await awsParts()).declaredCatalog, {}),
+          key: config.declaredCatalogKey,
+          tools,
+          logger,
+        })
+      : undefined;
   const discoveredTools = config.discoveredTools
     ? new DiscoveredToolsFollower({
         catalog: loadedOnFirstCall<DiscoveredCatalogStore>(async () => (await awsParts()).catalog, {}),
@@ -92,5 +110,12 @@ export function createTaskCore(
         logger,
       })
     : undefined;
-  return { service, store, tools, inputs, ...(discoveredTools ? { discoveredTools } : {}) };
+  return {
+    service,
+    store,
+    tools,
+    inputs,
+    ...(declaredTools ? { declaredTools } : {}),
+    ...(discoveredTools ? { discoveredTools } : {}),
+  };
 }

@@ -3,11 +3,12 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { declaredCatalogKey } from '../../lambda/contract/declared-tool-catalog.js';
 import { ENV, MCP_HTTP_ENV } from '../../lambda/contract/environment-names.js';
-import { packToolCatalog } from '../../lambda/contract/packed-tool-catalog.js';
 import { HTTP_INTEGRATION_CONTENT_TYPE, type StreamingHandler } from '../../lambda/handlers/response-streaming.js';
+import { writeDeclaredCatalog } from '../../local/declared-tool-catalog.js';
 import { localAwsEnvironment } from '../../local/local-aws.js';
-import { createTestTable, exampleTools, GENEROUS_WAIT } from '../support/local-backend.js';
+import { createTestTable, exampleTools, GENEROUS_WAIT, localAwsClients } from '../support/local-backend.js';
 import { modernRequest, sseMessagesOf, standardHeaders, type JsonRpcMessage } from '../support/modern-client.js';
 import { UNAUTHORIZED_ERROR_CODE } from '../../lambda/contract/unauthorized-error.js';
 import {
@@ -24,23 +25,19 @@ type McpHandler = StreamingHandler<APIGatewayProxyEvent>;
 
 /** Loads a fresh copy of the handler module, which builds its backend from the environment at load, as in Lambda. */
 async function loadHandler(extraEnv: Record<string, string> = {}): Promise<McpHandler> {
-  const tools = exampleTools();
+  const tableName = await createTestTable();
   Object.assign(process.env, {
     ...localAwsEnvironment({
       dynamoDbEndpoint: inject('dynamoDbEndpoint'),
       stepFunctionsEndpoint: inject('stepFunctionsEndpoint'),
     }),
-    [ENV.tableName]: await createTestTable(),
+    [ENV.tableName]: tableName,
     [ENV.pollIntervalMs]: '200',
     [ENV.resultWaitMs]: '30000',
-    // The catalog exactly as the construct packs it into the function's environment.
-    [MCP_HTTP_ENV.packedToolCatalog]: packToolCatalog(
-      tools.map(({ stateMachineArn: _, ...description }) => description),
-    ),
-    [MCP_HTTP_ENV.toolStateMachineArns]: tools.map((tool) => tool.stateMachineArn).join(','),
+    // The catalog item as the construct's custom resource writes it, and its key as the function's environment has it.
+    [ENV.toolCatalogItem]: await writeDeclaredCatalog(localAwsClients().dynamoDb, tableName, exampleTools()),
     ...extraEnv,
   });
-  delete process.env[ENV.toolCatalog];
   vi.resetModules();
   return ((await import('../../lambda/handlers/mcp-http.js')) as { handler: McpHandler }).handler;
 }
@@ -136,7 +133,7 @@ describe('MCP Lambda handler', () => {
   });
 
   describe('tools', () => {
-    it('lists the tools of the packed catalog in its environment', async () => {
+    it('lists the tools of the declared catalog its environment names', async () => {
       const { result } = await call(handler, rpc('tools/list'));
       expect((result?.['tools'] as { name: string }[]).map((tool) => tool.name)).toEqual(
         exampleTools().map((tool) => tool.name),
@@ -357,5 +354,18 @@ describe('MCP Lambda handler with CORS origins', () => {
     );
     expect(allowed.headers['access-control-allow-origin']).toBe('https://app.example.com');
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
+describe('MCP Lambda handler whose declared tool catalog is missing from the table', () => {
+  it('answers every request a JSON-RPC internal error that says so, with no stack, and still loads', async () => {
+    const handler = await loadHandler({ [ENV.toolCatalogItem]: declaredCatalogKey('never-written') });
+    for (const method of ['initialize', 'tools/list']) {
+      const response = await invoke(handler, proxyEvent({ body: rpc(method) }));
+      expect(response.statusCode).toBe(500);
+      const answer = JSON.parse(response.body) as { error: { code: number; message: string } };
+      expect(answer.error).toEqual({ code: -32603, message: expect.stringMatching(/no tool catalog/) });
+      expect(response.body).not.toMatch(/ at |catalog#declared/);
+    }
   });
 });
