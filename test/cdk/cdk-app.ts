@@ -71,7 +71,8 @@ export function statementsOf(template: Template, functionId: string): Statement[
 
 /**
  * Whether a template resource belongs to CDK's AwsCustomResource provider (its function, role, policy and log group),
- * which reads the OAuth proxy's Cognito client secret at deployment: CDK's code, not one of this project's handlers.
+ * which writes the tool catalog and reads the OAuth proxy's Cognito client secret at deployment: CDK's code, not one
+ * of this project's handlers.
  */
 export function isCustomResourceProvider(logicalId: string): boolean {
   return logicalId.startsWith(AWS_CUSTOM_RESOURCE_PROVIDER_ID);
