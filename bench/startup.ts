@@ -155,7 +155,7 @@ async function main(): Promise<void> {
     `\nsize: what a cold start loads (the entry file and the chunks it imports statically); total: every chunk,`,
   );
   console.log(
-    `those loaded on demand included (the AWS SDK on the first AWS call; Powertools Tracer only when tracing is on)`,
+    `those loaded on demand included (the AWS SDK on the first request, for the tool catalog; Tracer with tracing on)`,
   );
   console.log(`CPU ms: user + system time of import and first request, steadier than elapsed time on a shared machine`);
   console.log(`goals: import + first request <= 1.1x the baseline; bundle <= 1024 KiB`);
