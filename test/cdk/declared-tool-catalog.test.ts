@@ -1,13 +1,24 @@
 // The example app's declared tool catalog: one task table item, put at deploy time by an AwsCustomResource with every
 // tool and its state machines (CloudFormation filling in the ARNs), deleted with its version, written before the MCP
 // function that reads it, by a provider that may do nothing else. The EXPRESS example tool is in it, with its wrapper.
+import { Template } from 'aws-cdk-lib/assertions';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import { describe, expect, it } from 'vitest';
 import { DECLARED_CATALOG_KEY_PREFIX } from '../../lambda/contract/declared-tool-catalog.js';
 import { ENV } from '../../lambda/contract/environment-names.js';
 import { PARTITION_KEY } from '../../lambda/contract/task-table-schema.js';
 import { EXAMPLE_EXPRESS_TOOLS, EXAMPLE_TOOLS } from '../../lambda/example-tools/example-tool-catalog.js';
-import { declaredCatalogResource, declaredCatalogTools, logicalId, type SdkCall } from './cdk-app.js';
+import { McpTaskEndpoint } from '../../lib/mcp-task-endpoint.js';
+import {
+  declaredCatalogResource,
+  declaredCatalogTools,
+  isCustomResourceProvider,
+  logicalId,
+  testStack,
+  type SdkCall,
+} from './cdk-app.js';
 import { ids, resource, resources, stack, template, useEndpointTemplate } from './endpoint-template.js';
+import { rolesAllowed } from './oauth-proxy-template.js';
 
 useEndpointTemplate();
 
@@ -89,5 +100,15 @@ describe('the declared tool catalog', () => {
       JSON.stringify(each.Properties['Create']).includes('PutItem'),
     );
     expect(puts).toHaveLength(1);
+  });
+});
+
+describe('the declared tool catalog on a table with a customer managed key', () => {
+  it('lets the provider write the item under the key', () => {
+    const keyed = testStack();
+    const key = new kms.Key(keyed, 'Key', { enableKeyRotation: true });
+    new McpTaskEndpoint(keyed, 'Endpoint', { openEndpoint: true, tableEncryptionKey: key });
+    const allowed = rolesAllowed(Template.fromStack(keyed), 'kms:Decrypt', logicalId(keyed, key));
+    expect(allowed.filter(isCustomResourceProvider)).toHaveLength(1);
   });
 });
