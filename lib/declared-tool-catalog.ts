@@ -8,6 +8,7 @@ import { Lazy, Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { ENV } from '../lambda/contract/environment-names.js';
@@ -50,8 +51,10 @@ export class DeclaredToolCatalog extends Construct {
         const packed = packToolDescriptions(
           props.tools.map(({ stateMachine: _machine, stateMachineType: _type, ...description }) => description),
         );
-        // The ARNs are tokens at synth: their logical form ({ Ref }, { Fn::GetAtt }) stands for them in the version.
-        const logical = JSON.stringify(stack.resolve({ packed, stateMachines: this.machineEntries }));
+        // The ARNs are tokens at synth: their logical form ({ Ref }, { Fn::GetAtt }) stands for them in the version,
+        // with what replaces a machine under the same logical ID (its name or type), which gives it a new ARN.
+        const replacedBy = props.tools.map(({ stateMachine }) => replacementProperties(stateMachine));
+        const logical = JSON.stringify(stack.resolve({ packed, stateMachines: this.machineEntries, replacedBy }));
         const version = createHash('sha256').update(logical).digest('hex');
         current = { toolCount: props.tools.length, packed, key: declaredCatalogKey(version) };
       }
@@ -102,4 +105,13 @@ export class DeclaredToolCatalog extends Construct {
     // The key is literal in the function's configuration, so no reference orders the write before it.
     fn.node.addDependency(this);
   }
+}
+
+/** The properties of a machine made in this app whose change replaces it (a new ARN under the same logical ID). */
+function replacementProperties(machine: sfn.IStateMachine | string): unknown {
+  if (typeof machine === 'string') return null;
+  const cfn = machine.node.defaultChild;
+  return cfn instanceof sfn.CfnStateMachine
+    ? { name: cfn.stateMachineName ?? null, type: cfn.stateMachineType ?? null }
+    : null;
 }

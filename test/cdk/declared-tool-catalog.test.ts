@@ -3,6 +3,7 @@
 // function that reads it, by a provider that may do nothing else. The EXPRESS example tool is in it, with its wrapper.
 import { Template } from 'aws-cdk-lib/assertions';
 import * as kms from 'aws-cdk-lib/aws-kms';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { describe, expect, it } from 'vitest';
 import { DECLARED_CATALOG_KEY_PREFIX } from '../../lambda/contract/declared-tool-catalog.js';
 import { ENV } from '../../lambda/contract/environment-names.js';
@@ -110,5 +111,29 @@ describe('the declared tool catalog on a table with a customer managed key', () 
     new McpTaskEndpoint(keyed, 'Endpoint', { openEndpoint: true, tableEncryptionKey: key });
     const allowed = rolesAllowed(Template.fromStack(keyed), 'kms:Decrypt', logicalId(keyed, key));
     expect(allowed.filter(isCustomResourceProvider)).toHaveLength(1);
+  });
+});
+
+describe('the declared tool catalog’s key', () => {
+  const keyOfStack = (machineName?: string, description = 'Reports.') => {
+    const stack = testStack();
+    const machine = new sfn.StateMachine(stack, 'Report', {
+      definitionBody: sfn.DefinitionBody.fromChainable(new sfn.Pass(stack, 'ReportPass')),
+      ...(machineName ? { stateMachineName: machineName } : {}),
+    });
+    new McpTaskEndpoint(stack, 'Endpoint', {
+      openEndpoint: true,
+      tools: [{ name: 'report', description, inputSchema: { type: 'object' }, stateMachine: machine }],
+    });
+    return keyOf(declaredCatalogResource(Template.fromStack(stack).toJSON()['Resources']).create);
+  };
+
+  it('is the same for the same catalog, and new when a description changes', () => {
+    expect(keyOfStack()).toBe(keyOfStack());
+    expect(keyOfStack(undefined, 'Reports, now nightly.')).not.toBe(keyOfStack());
+  });
+
+  it('is new when a machine is replaced under the same logical ID (a new name, so a new ARN)', () => {
+    expect(keyOfStack('report-v2')).not.toBe(keyOfStack('report-v1'));
   });
 });
