@@ -12,6 +12,7 @@ import { Construct } from 'constructs';
 import { ENV, OAUTH_ENV } from '../lambda/contract/environment-names.js';
 import { askStepTask, createAskFunction, grantTaskTokenAnswers, type AskStepProps } from './ask-step-function.js';
 import { CognitoAuth } from './cognito-auth.js';
+import { DeclaredToolCatalog } from './declared-tool-catalog.js';
 import { HandlerFunction, projectPath } from './handler-function.js';
 import { mcpFunctionEnvironment, mcpFunctionEnvironmentProblems } from './mcp-function-environment.js';
 import * as defaults from './mcp-task-endpoint-defaults.js';
@@ -43,6 +44,8 @@ export type { DiscoverToolsProps } from './tool-discovery.js';
 export class McpTaskEndpoint extends Construct {
   /** Task ID to execution, status and result; TTL-swept. */
   public readonly table: dynamodb.Table;
+  /** The declared tools as one item of the task table, written at deploy time; the MCP function reads it by key. */
+  public readonly toolCatalog: DeclaredToolCatalog;
   /** Serves MCP (Streamable HTTP) behind the REST API. */
   public readonly mcpFunction: lambda.Function;
   public readonly mcpHandler: HandlerFunction;
@@ -113,8 +116,6 @@ export class McpTaskEndpoint extends Construct {
   public readonly operations: EndpointOperations;
 
   private readonly tools: McpToolProps[] = [];
-  /** Per tool, in the order of `tools`: its entry of the MCP function's TOOL_STATE_MACHINE_ARNS. */
-  private readonly machineEntries: string[] = [];
   private readonly registrations: ToolRegistrations;
   /** Where the functions run: a registered machine must be in the same account and region. */
   private readonly environment: ToolEnvironment;
@@ -138,6 +139,7 @@ export class McpTaskEndpoint extends Construct {
       ...(props.tableEncryptionKey ? { encryptionKey: props.tableEncryptionKey } : {}),
     });
     const common = { tracing, logRetention, removalPolicy };
+    this.toolCatalog = new DeclaredToolCatalog(this, 'ToolCatalog', { table: this.table, tools: this.tools });
     this.mcpHandler = new HandlerFunction(this, 'McpHandler', {
       ...common,
       entry: projectPath('lambda/handlers/mcp-http.ts'),
@@ -147,14 +149,10 @@ export class McpTaskEndpoint extends Construct {
       ...(props.mcpFunctionReservedConcurrency !== undefined
         ? { reservedConcurrentExecutions: props.mcpFunctionReservedConcurrency }
         : {}),
-      environment: mcpFunctionEnvironment(props, {
-        tableName: this.table.tableName,
-        resultWait,
-        tools: this.tools,
-        machineEntries: this.machineEntries,
-      }),
+      environment: mcpFunctionEnvironment(props, { tableName: this.table.tableName, resultWait }),
     });
     this.mcpFunction = this.mcpHandler.function;
+    this.toolCatalog.servedBy(this.mcpFunction);
     this.requestStateKey = createRequestStateKeySecret(this, 'RequestStateKey', removalPolicy);
     // Named by its ARN and read at first use: the value is in neither the template nor the function's configuration,
     // so reading the configuration does not let anyone forge a requestState.
@@ -280,7 +278,7 @@ export class McpTaskEndpoint extends Construct {
     this.discoveryParts = { ...common, table: this.table, parts, ...pick(props, ['alarmTopic']) };
     this.registrations = new ToolRegistrations(this, {
       tools: this.tools,
-      machineEntries: this.machineEntries,
+      machineEntries: this.toolCatalog.machineEntries,
       parts,
       environment: this.environment,
       wrapperSettings: common,
@@ -393,6 +391,6 @@ export class McpTaskEndpoint extends Construct {
 
   private synthProblems(): string[] {
     const toolProblems = [...this.registrations.problems(), ...(this.discovery?.problems(this.tools) ?? [])];
-    return [...toolProblems, ...mcpFunctionEnvironmentProblems(this.mcpFunction, this.tools.length)];
+    return [...toolProblems, ...mcpFunctionEnvironmentProblems(this.mcpFunction)];
   }
 }

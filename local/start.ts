@@ -21,6 +21,7 @@ import { startLocalOAuth, type LocalOAuth } from './oauth-stack.js';
 import { startLocalDiscovery } from './discovery-stack.js';
 import { startLocalStatusEvents } from './status-events-stand-in.js';
 import { DEFAULT_RECONCILER_MAX_CHECKS } from '../lambda/service/execution-reconciler.js';
+import { writeDeclaredCatalog } from './declared-tool-catalog.js';
 
 const TABLE_NAME = 'mcp-tasks-local';
 const EVENT_TABLE_NAME = 'mcp-tasks-events-local';
@@ -61,11 +62,13 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown(0));
   try {
     await infrastructure.createTable(TABLE_NAME);
-    // The same composition root as the Lambda handler: the AWS SDK picks the stand-ins up from AWS_ENDPOINT_URL_*.
+    const { dynamoDb } = localClients(infrastructure);
+    // The same composition root as the Lambda handler: the AWS SDK picks the stand-ins up from AWS_ENDPOINT_URL_*, and
+    // the tools are read from the catalog item, written here as the deployment writes it.
     Object.assign(process.env, {
       ...localAwsEnvironment(infrastructure),
       [ENV.tableName]: TABLE_NAME,
-      [ENV.toolCatalog]: JSON.stringify(tools),
+      [ENV.toolCatalogItem]: await writeDeclaredCatalog(dynamoDb, TABLE_NAME, tools),
       [ENV.allowedHosts]: LOOPBACK_HOSTS.join(','),
       POWERTOOLS_LOG_LEVEL: process.env['POWERTOOLS_LOG_LEVEL'] ?? 'WARN',
       // The suite reads a plain call's answer within half a second, so executions are checked that often; and it
@@ -80,7 +83,6 @@ async function main(): Promise<void> {
     });
     // Task events and webhooks, as deployed: the task table's stream feeds the event log and the delivery queue. Any
     // loopback receiver may be subscribed (`mcp-tasks webhook listen`); it still answers the verification handshake.
-    const { dynamoDb } = localClients(infrastructure);
     await createEventTable(dynamoDb, EVENT_TABLE_NAME);
     const events = await startLocalTaskEvents({
       dynamoDb,

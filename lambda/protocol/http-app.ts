@@ -8,7 +8,7 @@ import { createLegacyMcpServer } from './legacy-server.js';
 import type { McpServerDependencies } from './mcp-dependencies.js';
 import { progressTokenOf } from './progress-notifications.js';
 import { sep1686TaskRequestOf } from './sep-1686.js';
-import { ProtocolError } from './protocol-errors.js';
+import { ProtocolError, toMcpError } from './protocol-errors.js';
 import { eraOf } from './era-router.js';
 import { isEventsMessage } from './events-extension.js';
 import { isAtLeast, ProtocolVersion } from './protocol-version.js';
@@ -31,6 +31,11 @@ export interface McpHttpAppOptions extends McpServerDependencies {
    * loopback. Unset accepts any, as behind API Gateway, whose own domain routing already pins the host.
    */
   readonly allowedHosts?: readonly string[];
+  /**
+   * Serves the declared tools before the first request that may need them (one read per instance); what it throws is
+   * answered as a JSON-RPC error.
+   */
+  readonly declaredTools?: { load(): Promise<unknown> };
   /** Brings the tools up to the discovered-tools catalog before a request is served (read at most twice a minute). */
   readonly discoveredTools?: { freshen(): Promise<unknown> };
 }
@@ -189,6 +194,12 @@ export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
           ...options,
           events: options.events,
         });
+      try {
+        await options.declaredTools?.load();
+      } catch (error) {
+        const refused = toMcpError(error, options.logger);
+        return jsonRpcError(requestIdOf(parsedBody), 500, refused.code, refused.message);
+      }
       await options.discoveredTools?.freshen();
       const sdkRule = async () => (await modernEndpoint()).isLegacy;
       if ((await eraOf(request, parsedBody, sdkRule)) === 'legacy') return serveLegacy(request, parsedBody, owner);

@@ -1,7 +1,7 @@
 // What each task operation costs in AWS calls, counted on the real clients (DynamoDB Local, the Step Functions
 // emulator): polls, waits and listings read only the table, which the status events keep current (their stand-in runs
 // on clients of its own, as the status-sync function does in AWS), and the reconciler's check of a running task is
-// one describe, one page of history and one claim.
+// one describe, one page of history and one claim; a new instance reads its declared tool catalog once.
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -135,5 +135,25 @@ describe('AWS calls per poll with task events and webhooks on, as deployed', () 
     for (let poll = 0; poll < 3; poll++)
       expect((await eventsClient.experimental.tasks.getTask(task.taskId)).status).toBe('completed');
     expect(eventsCounter.calls).toEqual({ GetItemCommand: 3 });
+  });
+});
+
+describe('AWS calls for the declared tool catalog, as deployed', () => {
+  it('a fresh instance reads the catalog with one GetItem at its first request, and never again', async () => {
+    const clients = localAwsClients();
+    const catalogCounter = countAwsCalls(clients);
+    const instance = await startTestServer({}, { clients, declaredCatalog: true });
+    const fresh = await connectClient(instance.url);
+    try {
+      expect(catalogCounter.calls).toEqual({ GetItemCommand: 1 });
+      catalogCounter.reset();
+      expect((await fresh.listTools()).tools.map((tool) => tool.name)).toContain('text_stats');
+      await fresh.listTools();
+      await fresh.ping();
+      expect(catalogCounter.total()).toBe(0);
+    } finally {
+      await fresh.close();
+      await instance.close();
+    }
   });
 });

@@ -3,12 +3,19 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { declaredCatalogKey } from '../../lambda/contract/declared-tool-catalog.js';
 import { ENV, MCP_HTTP_ENV } from '../../lambda/contract/environment-names.js';
-import { packToolCatalog } from '../../lambda/contract/packed-tool-catalog.js';
 import { HTTP_INTEGRATION_CONTENT_TYPE, type StreamingHandler } from '../../lambda/handlers/response-streaming.js';
+import { writeDeclaredCatalog } from '../../local/declared-tool-catalog.js';
 import { localAwsEnvironment } from '../../local/local-aws.js';
 import type { LocalStatusEvents } from '../../local/status-events-stand-in.js';
-import { createTestTable, exampleTools, GENEROUS_WAIT, startTestStatusEvents } from '../support/local-backend.js';
+import {
+  createTestTable,
+  exampleTools,
+  GENEROUS_WAIT,
+  localAwsClients,
+  startTestStatusEvents,
+} from '../support/local-backend.js';
 import { modernRequest, sseMessagesOf, standardHeaders, type JsonRpcMessage } from '../support/modern-client.js';
 import { UNAUTHORIZED_ERROR_CODE } from '../../lambda/contract/unauthorized-error.js';
 import {
@@ -25,23 +32,19 @@ type McpHandler = StreamingHandler<APIGatewayProxyEvent>;
 
 /** Loads a fresh copy of the handler module, which builds its backend from the environment at load, as in Lambda. */
 async function loadHandler(extraEnv: Record<string, string> = {}): Promise<McpHandler> {
-  const tools = exampleTools();
+  const tableName = await tableWithStatusEvents();
   Object.assign(process.env, {
     ...localAwsEnvironment({
       dynamoDbEndpoint: inject('dynamoDbEndpoint'),
       stepFunctionsEndpoint: inject('stepFunctionsEndpoint'),
     }),
-    [ENV.tableName]: await tableWithStatusEvents(),
+    [ENV.tableName]: tableName,
     [ENV.pollIntervalMs]: '200',
     [ENV.resultWaitMs]: '30000',
-    // The catalog exactly as the construct packs it into the function's environment.
-    [MCP_HTTP_ENV.packedToolCatalog]: packToolCatalog(
-      tools.map(({ stateMachineArn: _, ...description }) => description),
-    ),
-    [MCP_HTTP_ENV.toolStateMachineArns]: tools.map((tool) => tool.stateMachineArn).join(','),
+    // The catalog item as the construct's custom resource writes it, and its key as the function's environment has it.
+    [ENV.toolCatalogItem]: await writeDeclaredCatalog(localAwsClients().dynamoDb, tableName, exampleTools()),
     ...extraEnv,
   });
-  delete process.env[ENV.toolCatalog];
   vi.resetModules();
   return ((await import('../../lambda/handlers/mcp-http.js')) as { handler: McpHandler }).handler;
 }
@@ -150,7 +153,7 @@ describe('MCP Lambda handler', () => {
   });
 
   describe('tools', () => {
-    it('lists the tools of the packed catalog in its environment', async () => {
+    it('lists the tools of the declared catalog its environment names', async () => {
       const { result } = await call(handler, rpc('tools/list'));
       expect((result?.['tools'] as { name: string }[]).map((tool) => tool.name)).toEqual(
         exampleTools().map((tool) => tool.name),
@@ -389,5 +392,18 @@ describe('MCP Lambda handler: GET /mcp, the standalone stream', () => {
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('text/event-stream');
     expect(response.body).toMatch(/^retry: 200\n\nid: none\.[0-9a-f]{8}\ndata: \n\n/);
+  });
+});
+
+describe('MCP Lambda handler whose declared tool catalog is missing from the table', () => {
+  it('answers every request a JSON-RPC internal error that says so, with no stack, and still loads', async () => {
+    const handler = await loadHandler({ [ENV.toolCatalogItem]: declaredCatalogKey('never-written') });
+    for (const method of ['initialize', 'tools/list']) {
+      const response = await invoke(handler, proxyEvent({ body: rpc(method) }));
+      expect(response.statusCode).toBe(500);
+      const answer = JSON.parse(response.body) as { error: { code: number; message: string } };
+      expect(answer.error).toEqual({ code: -32603, message: expect.stringMatching(/no tool catalog/) });
+      expect(response.body).not.toMatch(/ at |catalog#declared/);
+    }
   });
 });

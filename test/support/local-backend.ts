@@ -10,6 +10,7 @@ import type { TaskMetrics } from '../../lambda/core/task-metrics.js';
 import type { PromptDefinition } from '../../lambda/prompts/prompt-definition.js';
 import type { ToolDefinition } from '../../lambda/contract/tool-definition.js';
 import { bearerTokenOwners, LOOPBACK_HOSTS, startDevServer, type OwnerResolver } from '../../local/dev-server.js';
+import { writeDeclaredCatalog } from '../../local/declared-tool-catalog.js';
 import { localClients } from '../../local/infrastructure.js';
 import { createEventTable, createTaskTable } from '../../local/dynamodb-local-tables.js';
 import { startLocalStatusEvents, type LocalStatusEvents } from '../../local/status-events-stand-in.js';
@@ -126,6 +127,11 @@ export async function startTestServer(
     statusEvents?: { stepFunctionsEndpoint: string } | false;
     /** How long an instance's read of the catalog serves it. @default 30 s, as deployed */
     discoveredToolsReadIntervalMs?: number;
+    /**
+     * Serve `tools` as deployed: written as the declared catalog item in the table, which the server reads at its first
+     * request, rather than handed to it.
+     */
+    declaredCatalog?: boolean;
   } = {},
 ): Promise<TestServer> {
   const tableName = options.tableName ?? (await createTestTable());
@@ -143,10 +149,13 @@ export async function startTestServer(
         logger: silentLogger,
       })
     : undefined;
+  const tools = options.tools ?? exampleTools();
   const backend = createBackend(
     {
       tableName,
-      tools: options.tools ?? exampleTools(),
+      ...(options.declaredCatalog
+        ? { declaredCatalogKey: await writeDeclaredCatalog(pipelineClients.dynamoDb, tableName, tools) }
+        : { tools }),
       ...(options.prompts ? { prompts: options.prompts } : {}),
       settings: { ...DEFAULT_SETTINGS, pollIntervalMs: 200, ...settings },
       allowedHosts: LOOPBACK_HOSTS,
