@@ -195,7 +195,9 @@ export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
           events: options.events,
         });
       try {
-        await options.declaredTools?.load();
+        // The catalog is read at the first request that may need a tool: a session's initialize and a ping answer
+        // without it, so a cold start does not load the AWS SDK for them.
+        if (mayNeedTools(parsedBody)) await options.declaredTools?.load();
       } catch (error) {
         const refused = toMcpError(error, options.logger);
         return jsonRpcError(requestIdOf(parsedBody), 500, refused.code, refused.message);
@@ -209,6 +211,16 @@ export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
         : answer;
     },
   };
+}
+
+/** Methods answered without the tool catalog: the handshake, a ping and notifications. */
+const ANSWERED_WITHOUT_TOOLS = new Set(['initialize', 'ping']);
+
+/** Whether the request may use the tool catalog: anything but a single handshake, ping or notification. */
+function mayNeedTools(body: unknown): boolean {
+  const method = (body as { method?: unknown } | null)?.method;
+  if (Array.isArray(body) || typeof method !== 'string') return true;
+  return !ANSWERED_WITHOUT_TOOLS.has(method) && !method.startsWith('notifications/');
 }
 
 type Body =

@@ -66,6 +66,12 @@ async function tableWithStatusEvents(): Promise<string> {
   return tableName;
 }
 
+const INITIALIZE_PARAMS = {
+  protocolVersion: '2025-11-25',
+  capabilities: {},
+  clientInfo: { name: 'test', version: '1' },
+};
+
 let nextId = 1;
 function rpc(method: string, params: Record<string, unknown> = {}): Record<string, unknown> {
   return { jsonrpc: '2.0', id: nextId++, method, params };
@@ -127,11 +133,7 @@ describe('MCP Lambda handler', () => {
       const response = await invoke(
         handler,
         proxyEvent({
-          body: rpc('initialize', {
-            protocolVersion: '2025-11-25',
-            capabilities: {},
-            clientInfo: { name: 'test', version: '1' },
-          }),
+          body: rpc('initialize', INITIALIZE_PARAMS),
         }),
       );
       expect(response.contentType).toBe(HTTP_INTEGRATION_CONTENT_TYPE);
@@ -396,9 +398,12 @@ describe('MCP Lambda handler: GET /mcp, the standalone stream', () => {
 });
 
 describe('MCP Lambda handler whose declared tool catalog is missing from the table', () => {
-  it('answers every request a JSON-RPC internal error that says so, with no stack, and still loads', async () => {
+  it('answers every request that needs the tools a JSON-RPC internal error that says so, with no stack', async () => {
     const handler = await loadHandler({ [ENV.toolCatalogItem]: declaredCatalogKey('never-written') });
-    for (const method of ['initialize', 'tools/list']) {
+    // The handshake needs no tool: it is answered, and the fault shows at the first request that does.
+    const initialized = await invoke(handler, proxyEvent({ body: rpc('initialize', INITIALIZE_PARAMS) }));
+    expect(initialized.statusCode).toBe(200);
+    for (const method of ['tools/list', 'tools/call']) {
       const response = await invoke(handler, proxyEvent({ body: rpc(method) }));
       expect(response.statusCode).toBe(500);
       const answer = JSON.parse(response.body) as { error: { code: number; message: string } };
