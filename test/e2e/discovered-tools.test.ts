@@ -1,13 +1,14 @@
 // The account's own machines as tools, end to end: machines created and tagged on the emulator at run time, the
 // catalog refresher run on real clients, and MCP servers on the same table serving what it found to the official
-// client. A discovered tool runs as a plain call and as a task, its schema refuses bad arguments, and once its tag is
-// removed an instance that reads the catalog afresh refuses it, while its task stays readable.
+// client. A discovered tool is listed with the schema the Schema Registry holds for it, runs as a plain call and as a
+// task, its schema refuses bad arguments, and once its tag is removed an instance that reads the catalog afresh refuses
+// it, while a task started before finishes and stays readable.
 import { randomUUID } from 'node:crypto';
 import { CreateStateMachineCommand, UntagResourceCommand } from '@aws-sdk/client-sfn';
-import { SchemasClient } from '@aws-sdk/client-schemas';
+import { CreateSchemaCommand, SchemasClient } from '@aws-sdk/client-schemas';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DISCOVERY_TAGS } from '../../lambda/contract/discovery-selection.js';
 import type { CatalogRefresher } from '../../lambda/discovery/catalog-refresher.js';
 import { createCatalogRefresher } from '../../lambda/handlers/tool-catalog-refresh-core.js';
@@ -17,6 +18,7 @@ import { startSchemaRegistryStandIn, type SchemaRegistryStandIn } from '../../lo
 import {
   connectClient,
   createTestTable,
+  GENEROUS_WAIT,
   localAwsClients,
   silentLogger,
   startTestServer,
@@ -49,27 +51,37 @@ async function freshInstance(aws = localAwsClients(), listens = true): Promise<C
 beforeAll(async () => {
   registry = await startSchemaRegistryStandIn();
   tableName = await createTestTable();
+  const schemas = new SchemasClient({
+    endpoint: registry.endpoint,
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+  });
   refresher = createCatalogRefresher(
     { tableName, selection: { namePrefix: prefix, tag: { key: 'mcp:tool', value: 'true' } }, reservedNames: new Set() },
-    {
-      dynamoDb: localAwsClients().dynamoDb,
-      stepFunctions,
-      schemas: new SchemasClient({ endpoint: registry.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS }),
-    },
+    { dynamoDb: localAwsClients().dynamoDb, stepFunctions, schemas },
     silentLogger,
+  );
+  // The tool's input schema, kept in the registry (Draft 4, as EventBridge writes them) and named by the machine's tag.
+  await schemas.send(
+    new CreateSchemaCommand({
+      RegistryName: 'tools',
+      SchemaName: TOOL,
+      Type: 'JSONSchemaDraft4',
+      Content: JSON.stringify({ $schema: 'http://json-schema.org/draft-04/schema#', ...INPUT_SCHEMA }),
+    }),
   );
   ({ stateMachineArn: machineArn = '' } = await stepFunctions.send(
     new CreateStateMachineCommand({
       name: TOOL,
       definition: JSON.stringify({
         Comment: 'Echoes its input.',
-        StartAt: 'Echo',
-        States: { Echo: { Type: 'Pass', End: true } },
+        StartAt: 'Pause',
+        States: { Pause: { Type: 'Wait', Seconds: 3, Next: 'Echo' }, Echo: { Type: 'Pass', End: true } },
       }),
       roleArn: 'arn:aws:iam::000000000000:role/local',
       tags: [
         { key: 'mcp:tool', value: 'true' },
-        { key: DISCOVERY_TAGS.inputSchema, value: JSON.stringify(INPUT_SCHEMA) },
+        { key: DISCOVERY_TAGS.inputSchemaArn, value: registry.schemaArn('tools', TOOL) },
       ],
     }),
   ));
@@ -89,7 +101,7 @@ describe('a machine made a tool without code', () => {
     client = await freshInstance();
   });
 
-  it('is listed with its description and the schema its tag holds', async () => {
+  it('is listed with its description and the input schema the registry holds for it', async () => {
     const { tools } = await client.listTools();
     expect(tools.find((tool) => tool.name === TOOL)).toMatchObject({
       description: 'Echoes its input.',
@@ -121,13 +133,26 @@ describe('a machine made a tool without code', () => {
     expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: /word.*must be string/ }] });
   });
 
-  it('is refused to new calls once its tag is removed, while its task stays readable', async () => {
+  it('is refused to new calls once its tag is removed, while a task started before finishes and stays readable', async () => {
+    const { task: running } = await client.request(
+      { method: 'tools/call', params: { name: TOOL, arguments: { word: 'running' }, task: { ttl: 600_000 } } },
+      CreateTaskResultSchema,
+    );
     await stepFunctions.send(new UntagResourceCommand({ resourceArn: machineArn, tagKeys: ['mcp:tool'] }));
     expect(await refresher.refresh()).toMatchObject({ tools: 0, changed: true });
     const later = await freshInstance();
     expect((await later.listTools()).tools.map((tool) => tool.name)).not.toContain(TOOL);
     await expect(later.callTool({ name: TOOL, arguments: { word: 'late' } })).rejects.toThrow(/-32602: Unknown tool/);
     expect(await later.experimental.tasks.getTask(taskId)).toMatchObject({ taskId, status: 'completed' });
+    // Its machine paused for 3 s: still running while its tool left the catalog.
+    expect(['submitted', 'working']).toContain((await later.experimental.tasks.getTask(running.taskId)).status);
+    await vi.waitUntil(
+      async () => (await later.experimental.tasks.getTask(running.taskId)).status === 'completed',
+      GENEROUS_WAIT,
+    );
+    expect(await later.experimental.tasks.getTaskResult(running.taskId, CallToolResultSchema)).toMatchObject({
+      structuredContent: { word: 'running' },
+    });
   });
 
   it('costs an instance one catalog read in its first request, none in tools/list within the interval, and never a listing of the account', async () => {
