@@ -1,7 +1,7 @@
 // ExpirySweepStore over the task table: a query per shard of the sparse active-expiry index, and two conditional
 // updates. Apart from DynamoDbTaskStore because its writes deliberately touch expired tasks, which that store's
 // writes refuse (to a client an expired task is gone).
-import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { TASK_ATTRIBUTE as A } from '../contract/task-item-attributes.js';
 import type { TaskStatus } from '../core/task-status.js';
 import { taskKey } from '../core/task-key.js';
@@ -16,7 +16,7 @@ import {
 } from '../contract/task-table-schema.js';
 import { STATUS_IS_ACTIVE, updateIfAllowed } from './dynamodb-conditions.js';
 import { expiredTaskFromItem } from './task-item-codec.js';
-import { activeExpiryShards } from './task-table-keys.js';
+import { lowestInShards } from './sharded-index-query.js';
 
 export interface DynamoDbExpirySweepStoreOptions {
   readonly client: DynamoDBDocumentClient;
@@ -33,33 +33,15 @@ export class DynamoDbExpirySweepStore implements ExpirySweepStore {
   }
 
   async findExpiredActive(now: number, limit: number): Promise<ExpiredTask[]> {
-    // Each shard's oldest `limit`, merged: the oldest `limit` overall, whichever shards they sit in.
-    const perShard = await Promise.all(activeExpiryShards().map((shard) => this.expiredIn(shard, now, limit)));
-    return perShard
-      .flat()
-      .sort((a, b) => a.expiredAt - b.expiredAt)
-      .slice(0, limit);
-  }
-
-  private async expiredIn(shard: string, now: number, limit: number): Promise<ExpiredTask[]> {
-    const found: ExpiredTask[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: ACTIVE_EXPIRY_INDEX,
-          KeyConditionExpression: '#shard = :shard AND #expiresAtMs <= :now',
-          ExpressionAttributeNames: { '#shard': ACTIVE_EXPIRY_PARTITION_KEY, '#expiresAtMs': EXPIRY_MS_ATTRIBUTE },
-          ExpressionAttributeValues: { ':shard': shard, ':now': now },
-          Limit: limit - found.length,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      found.push(...(page.Items ?? []).map(expiredTaskFromItem));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey !== undefined && found.length < limit);
-    return found;
+    const expired = await lowestInShards(this.client, {
+      tableName: this.tableName,
+      indexName: ACTIVE_EXPIRY_INDEX,
+      partitionKey: ACTIVE_EXPIRY_PARTITION_KEY,
+      sortKey: EXPIRY_MS_ATTRIBUTE,
+      upTo: now,
+      limit,
+    });
+    return expired.map(expiredTaskFromItem);
   }
 
   async claim(task: ExpiredTask, now: number, until: number): Promise<boolean> {

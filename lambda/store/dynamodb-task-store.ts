@@ -39,7 +39,8 @@ import { summaryFromItem, taskFromItem, taskToItem, withoutUndefined, type Item 
 import { decodeCursor, encodeCursor } from './task-list-cursor.js';
 import type { TaskChange, TaskPage, TaskStore } from './task-store.js';
 import { ANY_OWNER, judge, live, type Lookup, type Reader } from './task-visibility.js';
-import { activeExpiryShards, requestKey } from './task-table-keys.js';
+import { requestKey } from './task-table-keys.js';
+import { lowestInShards } from './sharded-index-query.js';
 
 export interface DynamoDbTaskStoreOptions {
   readonly client: DynamoDBDocumentClient;
@@ -197,35 +198,15 @@ export class DynamoDbTaskStore implements TaskStore {
   }
 
   async findCheckDue(now: number, limit: number): Promise<string[]> {
-    // Each shard's most overdue `limit`, merged: the most overdue `limit` overall, whichever shards they sit in.
-    const perShard = await Promise.all(activeExpiryShards().map((shard) => this.checksDueIn(shard, now, limit)));
-    return perShard
-      .flat()
-      .sort((a, b) => a.dueAt - b.dueAt)
-      .slice(0, limit)
-      .map(({ key }) => key);
-  }
-
-  private async checksDueIn(shard: string, now: number, limit: number): Promise<{ key: string; dueAt: number }[]> {
-    const found: { key: string; dueAt: number }[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: CHECK_DUE_INDEX,
-          KeyConditionExpression: '#shard = :shard AND #dueAt <= :now',
-          ExpressionAttributeNames: { '#shard': CHECK_DUE_PARTITION_KEY, '#dueAt': CHECK_DUE_SORT_KEY },
-          ExpressionAttributeValues: { ':shard': shard, ':now': now },
-          Limit: limit - found.length,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of page.Items ?? [])
-        found.push({ key: item[PARTITION_KEY] as string, dueAt: item[CHECK_DUE_SORT_KEY] as number });
-      startKey = page.LastEvaluatedKey;
-    } while (startKey !== undefined && found.length < limit);
-    return found;
+    const due = await lowestInShards(this.client, {
+      tableName: this.tableName,
+      indexName: CHECK_DUE_INDEX,
+      partitionKey: CHECK_DUE_PARTITION_KEY,
+      sortKey: CHECK_DUE_SORT_KEY,
+      upTo: now,
+      limit,
+    });
+    return due.map((item) => item[PARTITION_KEY] as string);
   }
 
   claimCheck(task: TaskRecord, now: number, next: number): Promise<boolean> {

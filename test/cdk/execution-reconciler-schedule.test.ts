@@ -120,12 +120,12 @@ describe('the reconciler', () => {
     expect(JSON.stringify(statements)).not.toContain('"*"');
   });
 
-  it('is granted every DynamoDB call the task store makes on its path (query, get, update)', () => {
+  it('is granted every DynamoDB call its path makes: the index query, the task read, the claim and the update', () => {
     const granted = new Set(
       statementsOf(template, ids.reconciler).flatMap((statement) => statement.Action as string[]),
     );
-    const source = readFileSync(new URL('../../lambda/store/dynamodb-task-store.ts', import.meta.url), 'utf8');
-    expect(source).toContain('IndexName: CHECK_DUE_INDEX');
+    const source = readFileSync(new URL('../../lambda/store/sharded-index-query.ts', import.meta.url), 'utf8');
+    expect([...source.matchAll(/new (\w+Command)\(/g)].map(([, command]) => command)).toEqual(['QueryCommand']);
     for (const action of ['dynamodb:Query', 'dynamodb:GetItem', 'dynamodb:UpdateItem'])
       expect(granted).toContain(action);
   });

@@ -124,7 +124,10 @@ describe('expiry sweep', () => {
     const granted = new Set(
       statementsOf(template, ids.sweepFunction).flatMap((statement) => statement.Action as string[]),
     );
-    const source = readFileSync(new URL('../../lambda/store/dynamodb-expiry-sweep-store.ts', import.meta.url), 'utf8');
+    // The store's own calls, and the index query it shares with the reconciler.
+    const source = ['dynamodb-expiry-sweep-store.ts', 'sharded-index-query.ts']
+      .map((file) => readFileSync(new URL(`../../lambda/store/${file}`, import.meta.url), 'utf8'))
+      .join('\n');
     const byCommand: Record<string, string> = { QueryCommand: 'dynamodb:Query', UpdateCommand: 'dynamodb:UpdateItem' };
     for (const [, command] of source.matchAll(/new (\w+Command)\(/g))
       expect(granted).toContain(byCommand[command!] ?? `unmapped ${command}`);
