@@ -59,8 +59,8 @@ async function main(): Promise<void> {
     await infrastructure.createTable('bench');
     const clients = localClients(infrastructure);
     const quiet = { info: () => {}, warn: () => {}, error: () => {} };
-    // No refresh due during the run: a poll is the one read, as with status events in AWS.
-    const settings = { ...DEFAULT_SETTINGS, refreshIntervalMs: 3_600_000 };
+    // A poll is the one read, as deployed.
+    const settings = DEFAULT_SETTINGS;
     const { service, app } = createBackend(
       { tableName: 'bench', tools: infrastructure.tools.example, settings },
       clients,
