@@ -2,6 +2,7 @@
 // local stack both build it here. Serves no MCP, so it bundles neither the MCP SDK nor the tool registry.
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { StepFunctionsExecutor } from '../executor/step-functions-executor.js';
+import { WorkflowEngines } from '../executor/workflow-engines.js';
 import { ExpirySweep, type ExpirySweepSettings } from '../service/expiry-sweep-service.js';
 import type { TaskMetrics } from '../core/task-metrics.js';
 import type { Clock } from '../core/clock.js';
@@ -33,7 +34,7 @@ export function createExpirySweep(
       tableName: config.tableName,
       tasks: new DynamoDbTaskStore({ client, tableName: config.tableName }),
     }),
-    executor: new StepFunctionsExecutor({ client: clients.stepFunctions }),
+    executor: new WorkflowEngines({ stepFunctions: new StepFunctionsExecutor({ client: clients.stepFunctions }) }),
     logger,
     ...(metrics ? { metrics } : {}),
     ...(config.settings ? { settings: config.settings } : {}),
