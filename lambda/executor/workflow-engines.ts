@@ -4,6 +4,8 @@
 import { EngineNotConfiguredError, ExecutionStartError } from '../core/errors.js';
 import type { ExecutionSnapshot } from '../core/execution-status.js';
 import { engineOfExecutionArn, WorkflowEngine, type Workflow } from '../contract/workflow-engine.js';
+import { compactExecutionNameFor, executionNameFor } from '../core/task-key.js';
+import { durableExecutionRefFor } from './durable-execution-arn.js';
 import { executionArnFor as stepFunctionsExecutionArnFor } from './execution-arn.js';
 import type { SyncExecutor, SyncRunRequest } from './sync-executor.js';
 import type { StartRequest, TaskExecutor } from './task-executor.js';
@@ -16,9 +18,21 @@ export function executionArnFor(workflow: Workflow, executionName: string): stri
   switch (workflow.engine) {
     case WorkflowEngine.StepFunctions:
       return stepFunctionsExecutionArnFor(workflow.arn, executionName);
+    case WorkflowEngine.DurableFunctions:
+      return durableExecutionRefFor(workflow.arn, executionName);
     default:
-      throw new EngineNotConfiguredError(workflow.engine);
+      throw new EngineNotConfiguredError(String(workflow.engine));
   }
+}
+
+/**
+ * The name of a task's execution on the engine: within each engine's limits (Step Functions' 80 characters, a durable
+ * execution's 64), and carrying the task key, so that a status event naming the execution finds its task.
+ */
+export function executionNameOn(engine: WorkflowEngine, key: string, nonce: string): string {
+  return engine === WorkflowEngine.DurableFunctions
+    ? compactExecutionNameFor(key, nonce)
+    : executionNameFor(key, nonce);
 }
 
 export interface WorkflowEnginesOptions {
@@ -41,7 +55,7 @@ export class WorkflowEngines implements TaskExecutor, SyncExecutor {
   }
 
   executionArnFor(workflow: Workflow, executionName: string): string {
-    return this.engine(workflow.engine).executionArnFor(workflow, executionName);
+    return executionArnFor(workflow, executionName);
   }
 
   async start(request: StartRequest): Promise<{ executionArn: string }> {

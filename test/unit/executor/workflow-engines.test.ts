@@ -11,7 +11,8 @@ import {
 } from '../../../lambda/contract/workflow-engine.js';
 import { InMemoryExecutor } from '../../../lambda/executor/in-memory-executor.js';
 import type { TaskExecutor } from '../../../lambda/executor/task-executor.js';
-import { executionArnFor, WorkflowEngines } from '../../../lambda/executor/workflow-engines.js';
+import { taskKey, taskKeyFromExecutionName } from '../../../lambda/core/task-key.js';
+import { executionArnFor, executionNameOn, WorkflowEngines } from '../../../lambda/executor/workflow-engines.js';
 
 const MACHINE = 'arn:aws:states:us-east-1:123456789012:stateMachine:review';
 const FUNCTION = 'arn:aws:lambda:us-east-1:123456789012:function:review:live';
@@ -49,6 +50,27 @@ describe('engineOfExecutionArn', () => {
   it('knows no engine of another service, or of text that is no ARN', () => {
     expect(engineOfExecutionArn('arn:aws:sqs:us-east-1:123456789012:queue')).toBeNull();
     expect(engineOfExecutionArn('task-1')).toBeNull();
+  });
+});
+
+describe('executionArnFor and executionNameOn', () => {
+  it("derive a durable execution's reference, the same for any qualifier, before any engine is asked", () => {
+    const unqualified = FUNCTION.replace(/:live$/, '');
+    for (const arn of [FUNCTION, `${unqualified}:7`, `${unqualified}:$LATEST`])
+      expect(executionArnFor({ engine: WorkflowEngine.DurableFunctions, arn }, 'task-x')).toBe(
+        `${unqualified}/durable-execution/task-x`,
+      );
+  });
+
+  it("name a task's execution within each engine's limit, and lead back to the task key", () => {
+    const key = taskKey('alice', 't1');
+    const stepFunctions = executionNameOn(WorkflowEngine.StepFunctions, key, '0123456789');
+    const durable = executionNameOn(WorkflowEngine.DurableFunctions, key, '0123456789');
+    expect(stepFunctions).toMatch(/^[0-9A-Za-z_-]{1,80}$/);
+    expect(durable).toMatch(/^[0-9A-Za-z_-]{1,64}$/);
+    expect(stepFunctions).toBe(`task-${key}-0123456789`);
+    expect(taskKeyFromExecutionName(stepFunctions)).toBe(key);
+    expect(taskKeyFromExecutionName(durable)).toBe(key);
   });
 });
 
