@@ -2,8 +2,7 @@
 // through a dynamic import (task-core.ts), so that the Lambda bundles put them and the AWS SDK in a chunk that loads on
 // the first call that needs AWS, not at cold start.
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { StepFunctionsExecutor } from '../executor/step-functions-executor.js';
-import { WorkflowEngines } from '../executor/workflow-engines.js';
+import { workflowEngines } from './workflow-engines.js';
 import { DynamoDbDiscoveredCatalog } from '../store/dynamodb-discovered-catalog.js';
 import { DynamoDbInputRequests } from '../store/dynamodb-input-requests.js';
 import { DynamoDbOwnerQuotas } from '../store/dynamodb-owner-quotas.js';
@@ -18,7 +17,7 @@ export function createAwsTaskParts(clients: BackendClients, tableName: string) {
   return {
     store,
     quotas: new DynamoDbOwnerQuotas({ client, tableName, tasks: store }),
-    executor: new WorkflowEngines({ stepFunctions: new StepFunctionsExecutor({ client: clients.stepFunctions }) }),
+    executor: workflowEngines(clients),
     inputRequests: new DynamoDbInputRequests({ client, tableName }),
     catalog: new DynamoDbDiscoveredCatalog({ client, tableName }),
   };

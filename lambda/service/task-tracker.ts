@@ -99,20 +99,22 @@ export class TaskTracker {
 
   /**
    * Records what an execution status event reports (pushed by EventBridge in AWS) on the task the execution
-   * belongs to. `execution` is described afresh when the event left its output out. Duplicate, late and
-   * out-of-order events are harmless: a terminal status is never overwritten. Returns `null` when the
-   * execution belongs to no live task.
+   * belongs to. `execution` is described afresh when the event left its output out (or, for a durable execution, has
+   * none), by `describedArn` when the event names the execution's own ARN (a durable execution's, where the task holds
+   * its reference). Duplicate, late and out-of-order events are harmless: a terminal status is never overwritten.
+   * Returns `null` when the execution belongs to no live task.
    */
   async recordExecutionEvent(
     executionArn: string,
     execution: ExecutionSnapshot | 'describe',
+    describedArn: string = executionArn,
   ): Promise<TaskRecord | null> {
     const key = taskKeyFromExecutionName(executionNameOf(executionArn));
     const task = key === null ? null : await this.context.store.getByKey(key);
     // Another execution than the task's own (an older task under a reused ID, another machine): not this task's news.
     if (task === null || task.executionArn !== executionArn) return null;
     if (isTerminal(task.status)) return task;
-    const snapshot = execution === 'describe' ? await this.context.executor.describe(task.executionArn) : execution;
+    const snapshot = execution === 'describe' ? await this.context.executor.describe(describedArn) : execution;
     return this.applyOutcome(task, snapshot, this.context.clock.now());
   }
 
