@@ -1,13 +1,14 @@
 // The tool catalog as the CDK construct packs it into the MCP function's environment and the function unpacks it:
 // the tools without their state machines, Brotli-compressed, and the state machine ARNs beside them in catalog order
 // (only CloudFormation knows those, at deploy time). An EXPRESS tool's entry is its wrapper's ARN, `|`, and its EXPRESS
-// machine's ARN.
+// machine's ARN; a durable tool's is its function's qualified ARN.
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
 import { MCP_HTTP_ENV } from './environment-names.js';
-import type { ToolDefinition } from './tool-definition.js';
+import { engineOfWorkflowArn, WorkflowEngine } from './workflow-engine.js';
+import type { ToolDefinition, ToolDescription } from './tool-definition.js';
 
-/** A tool as it is packed: everything but the state machines, which only CloudFormation knows. */
-export type ToolDescription = Omit<ToolDefinition, 'stateMachineArn' | 'expressStateMachineArn'>;
+/** A tool as it is packed: everything but its workflow, which only CloudFormation knows. */
+export type { ToolDescription } from './tool-definition.js';
 
 /** Separates an EXPRESS tool's wrapper from its EXPRESS machine in one entry; no ARN contains it. */
 export const EXPRESS_MACHINE_SEPARATOR = '|';
@@ -38,6 +39,9 @@ export function unpackToolCatalog(packed: string, stateMachineArns: string): Too
     throw new Error(`${MCP_HTTP_ENV.toolStateMachineArns} lists ${arns.length} ARNs for ${tools.length} tools`);
   return tools.map((tool, index) => {
     const [stateMachineArn, expressStateMachineArn] = arns[index]!.split(EXPRESS_MACHINE_SEPARATOR);
+    // A durable tool's entry is its function's qualified ARN, which no state machine's ARN can be taken for.
+    if (engineOfWorkflowArn(stateMachineArn!) === WorkflowEngine.DurableFunctions)
+      return { ...tool, durableFunctionArn: stateMachineArn! };
     return {
       ...tool,
       stateMachineArn: stateMachineArn!,

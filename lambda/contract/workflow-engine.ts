@@ -23,6 +23,16 @@ export function stepFunctionsWorkflow(stateMachineArn: string): Workflow {
 }
 
 /**
+ * The engine of a workflow ARN: Lambda's for a function's ARN (`arn:<partition>:lambda:…:function:…`), else Step
+ * Functions', as every tool's workflow was before engines.
+ */
+export function engineOfWorkflowArn(workflowArn: string): WorkflowEngine {
+  return /^arn:[^:]+:lambda:[^:]*:[^:]*:function:/.test(workflowArn)
+    ? WorkflowEngine.DurableFunctions
+    : WorkflowEngine.StepFunctions;
+}
+
+/**
  * The engine an execution ARN belongs to, from the ARN's service field (`arn:<partition>:<service>:…`): `states` for
  * Step Functions, `lambda` for a durable execution; `null` for anything else. A task item stores only the execution
  * ARN, so this is how a stored task, old or new, finds its engine without a field of its own.

@@ -2,11 +2,12 @@
 // enter a step, wait on a task token) instead of state machines that run by themselves; a synchronous run answers once
 // the test ends its execution. It keeps the contracts' guarantees as Step Functions does (one execution per name, stop
 // a no-op once closed or for an EXPRESS execution, a token answered once) and counts every call, so a test can assert
-// "exactly one execution" or "one describe per refresh interval". Not for production: nothing runs.
+// "exactly one execution" or "one describe per refresh interval". It stands in for either engine: an execution is
+// named by its workflow's engine's rule. Not for production: nothing runs.
 import { ExecutionStartError } from '../core/errors.js';
 import type { ExecutionSnapshot } from '../core/execution-status.js';
 import { ExecutionStatus } from '../contract/execution-status-events.js';
-import { executionArnFor } from './execution-arn.js';
+import { executionArnFor } from './workflow-engines.js';
 import type { Workflow } from '../contract/workflow-engine.js';
 import type { StartRequest, TaskExecutor } from './task-executor.js';
 import type { SyncExecutor, SyncRunRequest } from './sync-executor.js';
@@ -79,8 +80,9 @@ export class InMemoryExecutor implements TaskExecutor, SyncExecutor {
     this.stateMachineArns = options.stateMachineArns === undefined ? undefined : new Set(options.stateMachineArns);
   }
 
+  /** Each engine's own ARN rule, so an execution of a durable tool is named as the durable engine names it. */
   executionArnFor(workflow: Workflow, executionName: string): string {
-    return executionArnFor(workflow.arn, executionName);
+    return executionArnFor(workflow, executionName);
   }
 
   async start(request: StartRequest): Promise<{ executionArn: string }> {

@@ -9,9 +9,10 @@ import {
 } from '../core/errors.js';
 import { RetentionClock, TaskOrigin, type Retention, type TaskRecord } from '../core/task.js';
 import { isTerminal, TaskStatus } from '../core/task-status.js';
-import { executionNameFor, executionNameOf, newExecutionNonce, taskKey } from '../core/task-key.js';
+import { executionNameOf, newExecutionNonce, taskKey } from '../core/task-key.js';
+import { executionNameOn } from '../executor/workflow-engines.js';
 import type { StartRequest } from '../executor/task-executor.js';
-import { stepFunctionsWorkflow } from '../contract/workflow-engine.js';
+import { workflowOfTool } from '../contract/tool-definition.js';
 import { auditTask } from './audit.js';
 import { countCreation } from './creation-limit.js';
 import { stopBestEffort, type TaskContext } from './task-context.js';
@@ -64,8 +65,8 @@ export class TaskCreation {
     const now = clock.now();
     await countCreation(this.context, { ...request, toolName: tool.name }, now);
     const taskId = request.taskId ?? randomBytes(16).toString('hex');
-    const executionName = executionNameFor(taskKey(request.owner, taskId), newExecutionNonce());
-    const workflow = stepFunctionsWorkflow(tool.stateMachineArn);
+    const workflow = workflowOfTool(tool);
+    const executionName = executionNameOn(workflow.engine, taskKey(request.owner, taskId), newExecutionNonce());
     const start: StartRequest = { workflow, executionName, input: JSON.stringify(request.arguments) };
     const task: TaskRecord = {
       taskId,

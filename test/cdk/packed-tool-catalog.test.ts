@@ -4,6 +4,7 @@ import { ENV, MCP_HTTP_ENV } from '../../lambda/contract/environment-names.js';
 import { mcpHttpOptionsFromEnvironment, withUnpackedToolCatalog } from '../../lambda/handlers/mcp-http-environment.js';
 import { packToolCatalog, stateMachineEntry, unpackToolCatalog } from '../../lambda/contract/packed-tool-catalog.js';
 import { EXAMPLE_TOOLS } from '../../lambda/example-tools/example-tool-catalog.js';
+import { workflowOfTool } from '../../lambda/contract/tool-definition.js';
 
 const descriptions = EXAMPLE_TOOLS.map(({ name, title, description, inputSchema }) => ({
   name,
@@ -18,6 +19,20 @@ describe('packed tool catalog', () => {
     expect(unpackToolCatalog(packToolCatalog(descriptions), arns.join(','))).toEqual(
       descriptions.map((tool, index) => ({ ...tool, stateMachineArn: arns[index] })),
     );
+  });
+
+  it("gives a tool whose entry is a function's qualified ARN that function as its durable workflow", () => {
+    const [first, second] = descriptions;
+    const fn = 'arn:aws:lambda:eu-west-1:123456789012:function:durable-review:live';
+    const unpacked = unpackToolCatalog(packToolCatalog([first!, second!]), [arns[0], fn].join(','));
+    expect(unpacked).toEqual([
+      { ...first, stateMachineArn: arns[0] },
+      { ...second, durableFunctionArn: fn },
+    ]);
+    expect(unpacked.map(workflowOfTool)).toEqual([
+      { engine: 'step-functions', arn: arns[0] },
+      { engine: 'durable-functions', arn: fn },
+    ]);
   });
 
   it('gives an EXPRESS tool its wrapper as the machine a task runs, and its own machine for plain calls', () => {

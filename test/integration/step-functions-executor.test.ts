@@ -20,7 +20,7 @@ import { exampleTools, localAwsClients } from '../support/local-backend.js';
 const sfn = () => localAwsClients().stepFunctions;
 const executor = () => new StepFunctionsExecutor({ client: sfn() });
 const machine = (name: string): Workflow =>
-  stepFunctionsWorkflow(exampleTools().find((tool) => tool.name === name)!.stateMachineArn);
+  stepFunctionsWorkflow(exampleTools().find((tool) => tool.name === name)!.stateMachineArn!);
 
 async function describeUntilClosed(executionArn: string) {
   for (let attempt = 0; attempt < 300; attempt++) {

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { EngineNotConfiguredError, ExecutionStartError } from '../../../lambda/core/errors.js';
 import {
   engineOfExecutionArn,
+  engineOfWorkflowArn,
   stepFunctionsWorkflow,
   WorkflowEngine,
   type Workflow,
@@ -35,6 +36,20 @@ function recordingEngine() {
   };
   return { engine, calls };
 }
+
+describe('engineOfWorkflowArn', () => {
+  it("reads durable functions from a Lambda function's ARN, qualified or not, in any partition", () => {
+    expect(engineOfWorkflowArn(FUNCTION)).toBe(WorkflowEngine.DurableFunctions);
+    expect(engineOfWorkflowArn('arn:aws-cn:lambda:cn-north-1:123456789012:function:review')).toBe(
+      WorkflowEngine.DurableFunctions,
+    );
+  });
+
+  it("reads Step Functions from a state machine's ARN, and from anything else, as every tool was before", () => {
+    expect(engineOfWorkflowArn(MACHINE)).toBe(WorkflowEngine.StepFunctions);
+    expect(engineOfWorkflowArn('arn:aws:lambda:us-east-1:123456789012:layer:x:1')).toBe(WorkflowEngine.StepFunctions);
+  });
+});
 
 describe('engineOfExecutionArn', () => {
   it('reads Step Functions from an execution ARN of the states service', () => {
