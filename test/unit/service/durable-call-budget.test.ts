@@ -1,0 +1,170 @@
+// What a durable tool's task costs in Lambda API calls, counted on the real executor over a Lambda client whose `send`
+// plays a small Lambda: one Invoke to start; a refresh of a running task one GetDurableExecution and one history page,
+// and none more often than the refresh interval; a reference resolved once per instance
+// (ListDurableExecutionsByFunction) and never by a status event, which names the real ARN; one StopDurableExecution to
+// cancel.
+import { vi, describe, expect, it } from 'vitest';
+import { LambdaClient, ResourceNotFoundException } from '@aws-sdk/client-lambda';
+import type { ToolDefinition } from '../../../lambda/contract/tool-definition.js';
+import { SYSTEM_CLOCK } from '../../../lambda/core/clock.js';
+import { TaskOrigin } from '../../../lambda/core/task.js';
+import { DurableFunctionExecutor } from '../../../lambda/executor/durable-function-executor.js';
+import { InMemoryExecutor } from '../../../lambda/executor/in-memory-executor.js';
+import { WorkflowEngines } from '../../../lambda/executor/workflow-engines.js';
+import { DEFAULT_SETTINGS } from '../../../lambda/service/settings.js';
+import { TaskService } from '../../../lambda/service/task-service.js';
+import { InMemoryOwnerQuotas } from '../../../lambda/store/in-memory-owner-quotas.js';
+import { InMemoryTaskStore } from '../../../lambda/store/in-memory-task-store.js';
+import { ToolRegistry } from '../../../lambda/tools/tool-registry.js';
+import { RecordingLogger, useFakeTime } from '../../support/in-memory-backend.js';
+
+useFakeTime();
+
+const FUNCTION = 'arn:aws:lambda:us-east-1:123456789012:function:durable-review';
+const TOOL: ToolDefinition = {
+  name: 'durable_review',
+  description: 'Reviews documents.',
+  inputSchema: { type: 'object', properties: { documents: { type: 'array' } } },
+  durableFunctionArn: `${FUNCTION}:live`,
+};
+const TOOLS = new ToolRegistry([TOOL]);
+
+interface Execution {
+  arn: string;
+  status: string;
+  result?: string;
+}
+
+/** A Lambda that keeps durable executions by name, and counts each API call by operation. */
+class SmallLambda {
+  readonly executions = new Map<string, Execution>();
+  readonly calls: Record<string, number> = {};
+
+  client(): LambdaClient {
+    const client = new LambdaClient({ region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+    client.send = (async (command: { constructor: { name: string }; input: Record<string, unknown> }) => {
+      const operation = command.constructor.name.replace(/Command$/, '');
+      this.calls[operation] = (this.calls[operation] ?? 0) + 1;
+      return this.answer(operation, command.input);
+    }) as unknown as LambdaClient['send'];
+    return client;
+  }
+
+  /** Ends the execution of the task SUCCEEDED with `result`. */
+  succeed(reference: string, result: unknown): Execution {
+    const execution = [...this.executions.values()].find((each) => reference.endsWith(`/${nameOf(each.arn)}`))!;
+    Object.assign(execution, { status: 'SUCCEEDED', result: JSON.stringify(result) });
+    return execution;
+  }
+
+  private answer(operation: string, input: Record<string, unknown>): unknown {
+    const byArn = (arn: unknown) => [...this.executions.values()].find((each) => each.arn === arn);
+    switch (operation) {
+      case 'Invoke': {
+        const name = input['DurableExecutionName'] as string;
+        const arn = `${FUNCTION}:3/durable-execution/${name}/${this.executions.size}`;
+        if (!this.executions.has(name)) this.executions.set(name, { arn, status: 'RUNNING' });
+        return { StatusCode: 202, DurableExecutionArn: this.executions.get(name)!.arn };
+      }
+      case 'ListDurableExecutionsByFunction': {
+        const execution = this.executions.get(input['DurableExecutionName'] as string);
+        return {
+          DurableExecutions: execution
+            ? [{ DurableExecutionName: nameOf(execution.arn), DurableExecutionArn: execution.arn }]
+            : [],
+        };
+      }
+      case 'GetDurableExecution': {
+        const execution = byArn(input['DurableExecutionArn']);
+        if (execution === undefined) throw new ResourceNotFoundException({ message: 'gone', $metadata: {} });
+        return { Status: execution.status, ...(execution.result ? { Result: execution.result } : {}) };
+      }
+      case 'GetDurableExecutionHistory':
+        return { Events: [{ EventType: 'WaitStarted', Id: 'w', Name: 'Review window' }] };
+      case 'StopDurableExecution':
+        byArn(input['DurableExecutionArn'])!.status = 'STOPPED';
+        return {};
+      default:
+        throw new Error(`SmallLambda does not answer ${operation}`);
+    }
+  }
+}
+
+const nameOf = (arn: string) => arn.split('/durable-execution/')[1]!.split('/')[0]!;
+
+/** One Lambda, one task table; each call is a new instance of the MCP function (its own executor and cache). */
+function world() {
+  const lambda = new SmallLambda();
+  const store = new InMemoryTaskStore({ clock: SYSTEM_CLOCK });
+  const quotas = new InMemoryOwnerQuotas({ tasks: store });
+  const instance = () => {
+    const executor = new WorkflowEngines({
+      stepFunctions: new InMemoryExecutor(),
+      durableFunctions: new DurableFunctionExecutor({ client: lambda.client() }),
+    });
+    return new TaskService({
+      store,
+      quotas,
+      executor,
+      syncExecutor: executor,
+      tools: TOOLS,
+      settings: DEFAULT_SETTINGS,
+      logger: new RecordingLogger(),
+      clock: SYSTEM_CLOCK,
+    });
+  };
+  return { lambda, instance };
+}
+
+const call = (owner: string) => ({
+  owner,
+  toolName: TOOL.name,
+  arguments: { documents: ['a'] },
+  origin: TaskOrigin.Mcp20251125,
+});
+
+describe('the Lambda calls of a durable task', () => {
+  it('start with one Invoke, and refresh with one read and one history page per interval, the ARN kept', async () => {
+    const { lambda, instance } = world();
+    const service = instance();
+    const task = await service.createTask(call('alice'));
+    expect(lambda.calls).toEqual({ Invoke: 1 });
+    expect(await service.getTask('alice', task.taskId)).toMatchObject({
+      status: 'working',
+      currentStep: 'Review window',
+    });
+    expect(await service.getTask('alice', task.taskId)).toMatchObject({ status: 'working' });
+    expect(lambda.calls).toEqual({ Invoke: 1, GetDurableExecution: 1, GetDurableExecutionHistory: 1 });
+    lambda.succeed(task.executionArn, { content: [{ type: 'text', text: 'done' }] });
+    await vi.advanceTimersByTimeAsync(DEFAULT_SETTINGS.refreshIntervalMs);
+    expect(await service.getTask('alice', task.taskId)).toMatchObject({ status: 'completed' });
+    expect(lambda.calls).toEqual({ Invoke: 1, GetDurableExecution: 2, GetDurableExecutionHistory: 1 });
+  });
+
+  it('resolve the stored reference once on another instance, and never for a status event', async () => {
+    const { lambda, instance } = world();
+    const task = await instance().createTask(call('bob'));
+    const other = instance();
+    await other.getTask('bob', task.taskId);
+    await vi.advanceTimersByTimeAsync(DEFAULT_SETTINGS.refreshIntervalMs);
+    await other.getTask('bob', task.taskId);
+    expect(lambda.calls['ListDurableExecutionsByFunction']).toBe(1);
+    expect(lambda.calls['GetDurableExecution']).toBe(2);
+    const realArn = lambda.succeed(task.executionArn, { ok: true }).arn;
+    const statusSync = instance();
+    expect(await statusSync.recordExecutionEvent(task.executionArn, 'describe', realArn)).toMatchObject({
+      status: 'completed',
+    });
+    expect(lambda.calls['ListDurableExecutionsByFunction']).toBe(1);
+    expect(lambda.calls['GetDurableExecution']).toBe(3);
+  });
+
+  it('cancel with one StopDurableExecution', async () => {
+    const { lambda, instance } = world();
+    const service = instance();
+    const task = await service.createTask(call('carol'));
+    expect(await service.cancelTask('carol', task.taskId)).toMatchObject({ status: 'cancelled' });
+    expect(lambda.calls['StopDurableExecution']).toBe(1);
+    expect(lambda.calls['ListDurableExecutionsByFunction']).toBeUndefined();
+  });
+});
