@@ -4,7 +4,6 @@
 // (ListDurableExecutionsByFunction) and never by a status event, which names the real ARN; one StopDurableExecution to
 // cancel.
 import { vi, describe, expect, it } from 'vitest';
-import { LambdaClient, ResourceNotFoundException } from '@aws-sdk/client-lambda';
 import type { ToolDefinition } from '../../../lambda/contract/tool-definition.js';
 import { SYSTEM_CLOCK } from '../../../lambda/core/clock.js';
 import { TaskOrigin } from '../../../lambda/core/task.js';
@@ -17,6 +16,7 @@ import { InMemoryOwnerQuotas } from '../../../lambda/store/in-memory-owner-quota
 import { InMemoryTaskStore } from '../../../lambda/store/in-memory-task-store.js';
 import { ToolRegistry } from '../../../lambda/tools/tool-registry.js';
 import { RecordingLogger, useFakeTime } from '../../support/in-memory-backend.js';
+import { SmallLambda } from '../../support/small-lambda.js';
 
 useFakeTime();
 
@@ -28,69 +28,6 @@ const TOOL: ToolDefinition = {
   durableFunctionArn: `${FUNCTION}:live`,
 };
 const TOOLS = new ToolRegistry([TOOL]);
-
-interface Execution {
-  arn: string;
-  status: string;
-  result?: string;
-}
-
-/** A Lambda that keeps durable executions by name, and counts each API call by operation. */
-class SmallLambda {
-  readonly executions = new Map<string, Execution>();
-  readonly calls: Record<string, number> = {};
-
-  client(): LambdaClient {
-    const client = new LambdaClient({ region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
-    client.send = (async (command: { constructor: { name: string }; input: Record<string, unknown> }) => {
-      const operation = command.constructor.name.replace(/Command$/, '');
-      this.calls[operation] = (this.calls[operation] ?? 0) + 1;
-      return this.answer(operation, command.input);
-    }) as unknown as LambdaClient['send'];
-    return client;
-  }
-
-  /** Ends the execution of the task SUCCEEDED with `result`. */
-  succeed(reference: string, result: unknown): Execution {
-    const execution = [...this.executions.values()].find((each) => reference.endsWith(`/${nameOf(each.arn)}`))!;
-    Object.assign(execution, { status: 'SUCCEEDED', result: JSON.stringify(result) });
-    return execution;
-  }
-
-  private answer(operation: string, input: Record<string, unknown>): unknown {
-    const byArn = (arn: unknown) => [...this.executions.values()].find((each) => each.arn === arn);
-    switch (operation) {
-      case 'Invoke': {
-        const name = input['DurableExecutionName'] as string;
-        const arn = `${FUNCTION}:3/durable-execution/${name}/${this.executions.size}`;
-        if (!this.executions.has(name)) this.executions.set(name, { arn, status: 'RUNNING' });
-        return { StatusCode: 202, DurableExecutionArn: this.executions.get(name)!.arn };
-      }
-      case 'ListDurableExecutionsByFunction': {
-        const execution = this.executions.get(input['DurableExecutionName'] as string);
-        return {
-          DurableExecutions: execution
-            ? [{ DurableExecutionName: nameOf(execution.arn), DurableExecutionArn: execution.arn }]
-            : [],
-        };
-      }
-      case 'GetDurableExecution': {
-        const execution = byArn(input['DurableExecutionArn']);
-        if (execution === undefined) throw new ResourceNotFoundException({ message: 'gone', $metadata: {} });
-        return { Status: execution.status, ...(execution.result ? { Result: execution.result } : {}) };
-      }
-      case 'GetDurableExecutionHistory':
-        return { Events: [{ EventType: 'WaitStarted', Id: 'w', Name: 'Review window' }] };
-      case 'StopDurableExecution':
-        byArn(input['DurableExecutionArn'])!.status = 'STOPPED';
-        return {};
-      default:
-        throw new Error(`SmallLambda does not answer ${operation}`);
-    }
-  }
-}
-
-const nameOf = (arn: string) => arn.split('/durable-execution/')[1]!.split('/')[0]!;
 
 /** One Lambda, one task table; each call is a new instance of the MCP function (its own executor and cache). */
 function world() {
