@@ -41,7 +41,10 @@ export function mcpFunctionEnvironment(
       packed = {
         toolCount: tools.length,
         value: packToolCatalog(
-          tools.map(({ stateMachine: _machine, stateMachineType: _type, ...description }) => description),
+          tools.map(
+            ({ stateMachine: _machine, stateMachineType: _type, durableFunction: _function, ...description }) =>
+              description,
+          ),
         ),
       };
     }

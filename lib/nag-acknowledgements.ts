@@ -34,3 +34,8 @@ export function acknowledgeWildcardResource(scope: IConstruct, resourceArn: stri
   const flattened = flattenCfnReference(Stack.of(scope).resolve(resourceArn));
   Validations.of(scope).acknowledge({ id: `AwsSolutions-IAM5[Resource::${flattened}]`, reason });
 }
+
+/** Why ListDurableExecutionsByFunction is granted on the function's qualifiers as well as on the function. */
+export const LIST_BY_FUNCTION_REASON =
+  'ListDurableExecutionsByFunction finds a task’s durable execution by its name; the wildcard covers the ' +
+  'versions and aliases of the one function behind a registered tool, no other function.';
