@@ -7,6 +7,7 @@ import { packToolCatalog } from '../lambda/contract/packed-tool-catalog.js';
 import {
   environmentBytesUpperBound,
   LAMBDA_ENVIRONMENT_LIMIT_BYTES,
+  MAX_QUALIFIED_FUNCTION_ARN_BYTES,
   MAX_QUEUE_URL_BYTES,
   MAX_STAGE_URL_PART_BYTES,
   MAX_STATE_MACHINE_ARN_BYTES,
@@ -82,9 +83,17 @@ const MCP_FUNCTION_TOKEN_BYTES: Readonly<Record<string, number>> = {
   [EVENTS_ENV.deliveryQueueUrl]: MAX_QUEUE_URL_BYTES,
 };
 
-/** The problem, if any, with the MCP function's environment as it stands at synth: it may not fit Lambda's 4 KB. */
-export function mcpFunctionEnvironmentProblems(mcpFunction: lambda.Function, toolCount: number): string[] {
-  const bytes = environmentBytesUpperBound(mcpFunction, (name) => MCP_FUNCTION_TOKEN_BYTES[name] ?? MAX_TOKEN_BYTES);
+/**
+ * The problem, if any, with the MCP function's environment as it stands at synth: it may not fit Lambda's 4 KB. A
+ * durable tool's entry (a version's or alias's ARN) may be longer than a state machine's, so with one registered every
+ * entry is counted at that length.
+ */
+export function mcpFunctionEnvironmentProblems(mcpFunction: lambda.Function, tools: readonly McpToolProps[]): string[] {
+  const toolCount = tools.length;
+  const bounds: Readonly<Record<string, number>> = tools.some((tool) => tool.durableFunction !== undefined)
+    ? { ...MCP_FUNCTION_TOKEN_BYTES, [MCP_HTTP_ENV.toolStateMachineArns]: MAX_QUALIFIED_FUNCTION_ARN_BYTES }
+    : MCP_FUNCTION_TOKEN_BYTES;
+  const bytes = environmentBytesUpperBound(mcpFunction, (name) => bounds[name] ?? MAX_TOKEN_BYTES);
   if (bytes <= LAMBDA_ENVIRONMENT_LIMIT_BYTES) return [];
   return [
     `The tool catalog may not fit the MCP function's environment (up to ${bytes} of ` +

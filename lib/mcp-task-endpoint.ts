@@ -394,6 +394,6 @@ export class McpTaskEndpoint extends Construct {
 
   private synthProblems(): string[] {
     const toolProblems = [...this.registrations.problems(), ...(this.discovery?.problems(this.tools) ?? [])];
-    return [...toolProblems, ...mcpFunctionEnvironmentProblems(this.mcpFunction, this.tools.length)];
+    return [...toolProblems, ...mcpFunctionEnvironmentProblems(this.mcpFunction, this.tools)];
   }
 }

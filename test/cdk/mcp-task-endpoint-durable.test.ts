@@ -1,9 +1,11 @@
 // McpTaskEndpoint with a durable function as a tool: what each function may do to the function's executions (only this
 // backend's, `task-*`, of this one function), the status rule that follows them, the tool's workflow in the MCP
 // function's environment, and the registrations synth refuses.
+import { createHash } from 'node:crypto';
 import { Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import {
@@ -297,5 +299,32 @@ describe('cdk-nag AwsSolutionsChecks on an endpoint with a durable function tool
         .map((path) => `${violation.ruleName} ${path}`),
     );
     expect(ours).toEqual([]);
+  });
+});
+
+describe('the MCP function environment with durable tools', () => {
+  /** `count` tools, on durable functions' aliases or on state machines, with descriptions Brotli cannot shrink. */
+  function endpointWith(count: number, durable: boolean): Stack {
+    const stack = testStack();
+    const tools = Array.from({ length: count }, (_, index): McpToolProps => {
+      const description = createHash('sha256').update(String(index)).digest('hex').slice(0, 60);
+      if (durable)
+        return tool(`t${index}`, {
+          description,
+          durableFunction: durableFunction(stack, `F${index}`).addAlias('live'),
+        });
+      const definitionBody = sfn.DefinitionBody.fromChainable(new sfn.Pass(stack, `P${index}`));
+      return tool(`t${index}`, {
+        description,
+        stateMachine: new sfn.StateMachine(stack, `M${index}`, { definitionBody }),
+      });
+    });
+    new McpTaskEndpoint(stack, 'Endpoint', { tools });
+    return stack;
+  }
+
+  it("counts an alias's ARN at its longest, past a state machine's, in the 4 KB check", () => {
+    expect(synthError(endpointWith(8, false))).toBeUndefined();
+    expect(synthError(endpointWith(8, true))).toContain("The tool catalog may not fit the MCP function's environment");
   });
 });
