@@ -11,6 +11,8 @@ import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextproto
 import { EXAMPLE_TOOLS } from '../lambda/example-tools/example-tool-catalog.js';
 import { DEFAULT_SETTINGS } from '../lambda/service/settings.js';
 import { localClients, startLocalInfrastructure } from '../local/infrastructure.js';
+import { startLocalStatusEvents } from '../local/status-events-stand-in.js';
+import { createTaskCore } from '../lambda/handlers/task-core.js';
 import { ANCHOR_PLAIN_TOOL, ANCHOR_TASK_TOOL } from './anchor.js';
 import type { BenchServerConfig, BenchServerStats } from './bench-server.js';
 import { seedTasks, storedTask } from './seed-tasks.js';
@@ -122,7 +124,7 @@ async function main(): Promise<void> {
   const started: Server[] = [];
   try {
     await infrastructure.createTable('bench');
-    const project = (refreshIntervalMs: number): BenchServerConfig => ({
+    const project = (): BenchServerConfig => ({
       kind: 'project',
       dynamoDbEndpoint: infrastructure.dynamoDbEndpoint,
       stepFunctionsEndpoint: infrastructure.stepFunctionsEndpoint,
@@ -131,20 +133,22 @@ async function main(): Promise<void> {
       // Limits out of the way: the bench creates tasks much faster than any one person would.
       settings: {
         ...DEFAULT_SETTINGS,
-        refreshIntervalMs,
         maxActiveTasksPerOwner: 5_000,
         maxTaskCreationsPerMinute: 1_000_000,
       },
     });
-    // As `npm start` runs it (no status events: polls refresh every 2 s), and as in AWS, where EventBridge pushes
-    // status changes and a poll is one read (refresh interval 60 s).
-    const local = await startServer(project(DEFAULT_SETTINGS.refreshIntervalMs));
-    started.push(local);
-    const pushed = await startServer(project(60_000));
-    started.push(pushed);
+    const ours = await startServer(project());
+    started.push(ours);
     const anchor = await startServer({ kind: 'anchor' });
     started.push(anchor);
     const aws = localClients(infrastructure);
+    // The status events, in this process as they are a function of their own in AWS: the server's CPU is its own.
+    const statusEvents = await startLocalStatusEvents({
+      dynamoDb: aws.dynamoDb,
+      dynamoDbEndpoint: infrastructure.dynamoDbEndpoint,
+      taskTableName: 'bench',
+      service: createTaskCore({ tableName: 'bench', settings: DEFAULT_SETTINGS }, aws).service,
+    });
 
     const textStats = { name: 'text_stats', arguments: { text: 'a b c' } };
     const callThenResult = async (client: Client, params: { name: string; arguments: Record<string, unknown> }) => {
@@ -157,8 +161,8 @@ async function main(): Promise<void> {
     };
 
     // Fast results: a blocking tasks/result and a plain tools/call, against the anchor's 50 ms tool.
-    const callResult = await alternate({ ours: local, anchor }, ROUNDS, {
-      ours: () => callThenResult(local.client, textStats),
+    const callResult = await alternate({ ours, anchor }, ROUNDS, {
+      ours: () => callThenResult(ours.client, textStats),
       anchor: () => callThenResult(anchor.client, { name: ANCHOR_TASK_TOOL, arguments: {} }),
     });
     row(
@@ -168,8 +172,8 @@ async function main(): Promise<void> {
       callResult.ours.median / callResult.anchor.median,
       '<= 0.5',
     );
-    const plain = await alternate({ ours: local, anchor }, ROUNDS, {
-      ours: () => local.client.callTool(textStats),
+    const plain = await alternate({ ours, anchor }, ROUNDS, {
+      ours: () => ours.client.callTool(textStats),
       anchor: () => anchor.client.callTool({ name: ANCHOR_PLAIN_TOOL, arguments: {} }),
     });
     row(
@@ -183,7 +187,7 @@ async function main(): Promise<void> {
     // How long after the execution's end the blocking result arrives (the emulator records when it stopped).
     const lateness: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      const taskId = await callThenResult(local.client, textStats);
+      const taskId = await callThenResult(ours.client, textStats);
       const answered = Date.now();
       const { stopDate } = await aws.stepFunctions.send(
         new DescribeExecutionCommand({
@@ -211,7 +215,7 @@ async function main(): Promise<void> {
     const pollers = [2, 3, 4].flatMap((reviewSeconds) => [1, 0.95].map((factor) => ({ reviewSeconds, factor })));
     const seenLate = await Promise.all(
       pollers.map(async ({ reviewSeconds, factor }) => {
-        const { task } = await local.client.request(
+        const { task } = await ours.client.request(
           {
             method: 'tools/call',
             params: {
@@ -225,7 +229,7 @@ async function main(): Promise<void> {
         let status = task.status;
         while (status !== 'completed' && status !== 'failed') {
           await sleep(task.pollInterval! * factor);
-          status = (await local.client.experimental.tasks.getTask(task.taskId)).status;
+          status = (await ours.client.experimental.tasks.getTask(task.taskId)).status;
         }
         const seen = Date.now();
         const { stopDate } = await aws.stepFunctions.send(
@@ -253,14 +257,14 @@ async function main(): Promise<void> {
           CreateTaskResultSchema,
         )
       ).task.taskId;
-    const ourTask = await running(pushed, 'analyze_documents', { documents: ['a'], reviewSeconds: 3600 });
-    await pushed.client.experimental.tasks.getTask(ourTask); // the first poll checks the execution; the rest are reads
+    const ourTask = await running(ours, 'analyze_documents', { documents: ['a'], reviewSeconds: 3600 });
+    await ours.client.experimental.tasks.getTask(ourTask);
     const anchorTask = await running(anchor, ANCHOR_TASK_TOOL, {});
     const polls = await alternate(
-      { ours: pushed, anchor },
+      { ours, anchor },
       POLL_ROUNDS,
       {
-        ours: () => pushed.client.experimental.tasks.getTask(ourTask),
+        ours: () => ours.client.experimental.tasks.getTask(ourTask),
         anchor: () => anchor.client.experimental.tasks.getTask(anchorTask),
       },
       POLL_WARMUPS,
@@ -290,9 +294,9 @@ async function main(): Promise<void> {
     // GetItem a poll must make (the AWS SDK, from this process). The anchor reads memory; a server that reads its
     // tasks from DynamoDB through the AWS SDK polls no faster than this.
     const pings = await alternate(
-      { ours: pushed, anchor },
+      { ours, anchor },
       POLL_ROUNDS,
-      { ours: () => pushed.client.ping(), anchor: () => anchor.client.ping() },
+      { ours: () => ours.client.ping(), anchor: () => anchor.client.ping() },
       POLL_WARMUPS,
     );
     const getItem = async (): Promise<{ median: number; cpuMs: number }> => {
@@ -321,7 +325,7 @@ async function main(): Promise<void> {
     );
     const rates = { ours: [] as number[], anchor: [] as number[] };
     for (let round = 0; round < 2; round++) {
-      rates.ours.push(await throughput(() => pushed.client.experimental.tasks.getTask(ourTask)));
+      rates.ours.push(await throughput(() => ours.client.experimental.tasks.getTask(ourTask)));
       rates.anchor.push(await throughput(() => anchor.client.experimental.tasks.getTask(anchorTask)));
     }
     const rate = { ours: median(rates.ours), anchor: median(rates.anchor) };
@@ -333,11 +337,11 @@ async function main(): Promise<void> {
       '>= 0.6',
     );
 
-    // Lists: a page of 20 active tasks, each due for a refresh on the local server (none checked since creation).
+    // Lists: a page of 20 active tasks.
     for (let index = 0; index < 20; index++)
-      await running(local, 'analyze_documents', { documents: ['a'], reviewSeconds: 3600 });
-    const lists = await alternate({ ours: local, anchor }, ROUNDS, {
-      ours: () => local.client.experimental.tasks.listTasks(),
+      await running(ours, 'analyze_documents', { documents: ['a'], reviewSeconds: 3600 });
+    const lists = await alternate({ ours, anchor }, ROUNDS, {
+      ours: () => ours.client.experimental.tasks.listTasks(),
       anchor: () => anchor.client.experimental.tasks.listTasks(),
     });
     row(
@@ -357,7 +361,7 @@ async function main(): Promise<void> {
     const listTimes = async (): Promise<number[]> => {
       const samples: number[] = [];
       for (let round = 0; round < ROUNDS; round++)
-        samples.push(await timed(() => pushed.client.experimental.tasks.listTasks()));
+        samples.push(await timed(() => ours.client.experimental.tasks.listTasks()));
       return samples;
     };
     const smallList = median(await listTimes());
@@ -381,6 +385,7 @@ async function main(): Promise<void> {
     for (const cells of rows)
       console.log(cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' '));
     for (const server of started) await server.client.close();
+    await statusEvents.stop();
   } finally {
     for (const server of started) server.stop();
     await infrastructure.stop();

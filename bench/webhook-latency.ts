@@ -22,6 +22,8 @@ import { createEventTable } from '../local/dynamodb-local-tables.js';
 import { localClients, startLocalInfrastructure } from '../local/infrastructure.js';
 import { localAwsEnvironment } from '../local/local-aws.js';
 import { startLocalTaskEvents } from '../local/task-events-stack.js';
+import { startLocalStatusEvents } from '../local/status-events-stand-in.js';
+import { writeDeclaredCatalog } from '../local/declared-tool-catalog.js';
 import { isVerification, startWebhookReceiver, type ReceivedRequest } from '../test/support/webhook-receiver.js';
 import { storedTask } from './seed-tasks.js';
 
@@ -86,17 +88,17 @@ async function main(): Promise<void> {
     );
     stopAll.push(infrastructure.stop);
     await infrastructure.createTable(TABLE_NAME);
-    Object.assign(process.env, {
-      ...localAwsEnvironment(infrastructure),
-      [ENV.tableName]: TABLE_NAME,
-      [ENV.toolCatalog]: JSON.stringify(infrastructure.tools.example),
-      [ENV.allowedHosts]: LOOPBACK_HOSTS.join(','),
-      POWERTOOLS_LOG_LEVEL: process.env['POWERTOOLS_LOG_LEVEL'] ?? 'WARN',
-    });
     const aws = localClients(infrastructure);
     stopAll.push(async () => {
       aws.dynamoDb.destroy();
       aws.stepFunctions.destroy();
+    });
+    Object.assign(process.env, {
+      ...localAwsEnvironment(infrastructure),
+      [ENV.tableName]: TABLE_NAME,
+      [ENV.toolCatalogItem]: await writeDeclaredCatalog(aws.dynamoDb, TABLE_NAME, infrastructure.tools.example),
+      [ENV.allowedHosts]: LOOPBACK_HOSTS.join(','),
+      POWERTOOLS_LOG_LEVEL: process.env['POWERTOOLS_LOG_LEVEL'] ?? 'WARN',
     });
     await createEventTable(aws.dynamoDb, EVENT_TABLE_NAME);
     const events = await startLocalTaskEvents({
@@ -110,7 +112,13 @@ async function main(): Promise<void> {
     stopAll.push(events.stop);
     const settings = configFromEnvironment(process.env);
     const backend = createBackend({ ...settings, events: events.config });
-    events.followExecutions(backend.service);
+    const statusEvents = await startLocalStatusEvents({
+      dynamoDb: aws.dynamoDb,
+      dynamoDbEndpoint: infrastructure.dynamoDbEndpoint,
+      taskTableName: TABLE_NAME,
+      service: backend.service,
+    });
+    stopAll.push(statusEvents.stop);
     const server = await startDevServer(backend.app, { resolveOwner: singleOwner(OWNER) });
     stopAll.push(server.close);
     const receiver = await startWebhookReceiver();

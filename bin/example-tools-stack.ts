@@ -1,11 +1,12 @@
 // The example deployment: the example tools' state machines (the ASL files and Lambda step handlers the local stack
-// runs) registered as MCP tools on one McpTaskEndpoint, with the outputs a client needs to connect.
+// runs), STANDARD and EXPRESS, registered as MCP tools on one McpTaskEndpoint, with the outputs a client needs to
+// connect.
 import { Aws, CfnOutput, Fn, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
-import { ASK_STEP, EXAMPLE_TOOLS } from '../lambda/example-tools/example-tool-catalog.js';
+import { ASK_STEP, EXAMPLE_EXPRESS_TOOLS, EXAMPLE_TOOLS } from '../lambda/example-tools/example-tool-catalog.js';
 import { toolDescription, type StateMachineTool } from '../lambda/tools/state-machine-tool.js';
 import { isProgressStep } from '../lambda/progress/progress-lambda-step.js';
 import { HandlerFunction } from '../lib/handler-function.js';
@@ -36,7 +37,7 @@ export const EXAMPLE_ENDPOINT_DEFAULTS = {
 
 export class ExampleToolsStack extends Stack {
   public readonly endpoint: McpTaskEndpoint;
-  /** The example tools' state machines, by tool name. */
+  /** The example tools' state machines, by tool name (an EXPRESS tool's own machine; the endpoint wraps it). */
   public readonly stateMachines: Readonly<Record<string, sfn.StateMachine>>;
 
   constructor(scope: Construct, id: string, props: ExampleToolsStackProps = {}) {
@@ -46,7 +47,7 @@ export class ExampleToolsStack extends Stack {
     const removalPolicy = endpointProps.removalPolicy ?? RemovalPolicy.RETAIN;
     this.endpoint = new McpTaskEndpoint(this, 'McpTasks', endpointProps);
     const machines: Record<string, sfn.StateMachine> = {};
-    for (const tool of EXAMPLE_TOOLS) {
+    for (const tool of [...EXAMPLE_TOOLS, ...EXAMPLE_EXPRESS_TOOLS]) {
       machines[tool.name] = this.exampleStateMachine(tool, tracing, removalPolicy);
       this.endpoint.addTool({ ...toolDescription(tool), stateMachine: machines[tool.name]! });
     }

@@ -15,6 +15,8 @@ export interface OperatedFunctions {
   readonly mcp: lambda.Function;
   readonly statusSync: lambda.Function;
   readonly expirySweep: lambda.Function;
+  /** Checks the executions of tasks whose status news is old. */
+  readonly reconciler: lambda.Function;
   /** Consumes the task table's stream into the task event log. */
   readonly taskEventStream: lambda.Function;
   /** Delivers webhooks, when the endpoint has them. */

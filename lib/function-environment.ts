@@ -8,11 +8,6 @@ export const LAMBDA_ENVIRONMENT_LIMIT_BYTES = 4096;
 export const MAX_TOKEN_BYTES = 256;
 /** `arn:aws-us-gov:states:ap-southeast-5:123456789012:stateMachine:` (63) plus an 80-character name, rounded up. */
 export const MAX_STATE_MACHINE_ARN_BYTES = 150;
-/**
- * A version's or alias's ARN: `arn:aws-us-gov:lambda:ap-southeast-5:123456789012:function:` (59) plus a 64-character
- * name, `:`, and a 128-character alias, rounded up.
- */
-export const MAX_QUALIFIED_FUNCTION_ARN_BYTES = 256;
 /** A token within the stage URL: the REST API ID (10 characters), a region or a URL suffix (`amazonaws.com.cn`). */
 export const MAX_STAGE_URL_PART_BYTES = 32;
 /** An SQS queue URL: `https://sqs.<region>.amazonaws.com.cn/<account>/` (57 at most) plus an 80-character name. */

@@ -3,6 +3,7 @@
 export { McpTaskEndpoint } from './mcp-task-endpoint.js';
 export type { McpTaskEndpointProps, McpToolProps } from './mcp-task-endpoint-props.js';
 export { ToolDiscovery, type DiscoverToolsProps } from './tool-discovery.js';
+export { DeclaredToolCatalog, type DeclaredToolCatalogProps } from './declared-tool-catalog.js';
 export type { JsonSchema, TaskSupport } from '../lambda/contract/tool-definition.js';
 export { CognitoAuth, type CognitoAuthProps } from './cognito-auth.js';
 export { McpRestApi, MCP_PATH, RESOURCE_METADATA_PATH, type McpRestApiProps } from './mcp-rest-api.js';

@@ -21,11 +21,6 @@ export const MAX_RESULT_WAIT = Duration.seconds(270);
 /** Beyond the longest wait: the function must still answer after a blocking call gives up. */
 export const FUNCTION_TIMEOUT_MARGIN = Duration.seconds(30);
 export const DEFAULT_MCP_FUNCTION_MEMORY_SIZE = 512;
-/**
- * Least time between two DescribeExecution calls for one active task on a poll. EventBridge pushes every status
- * change, so this only catches a missed event, and a steady-state tasks/get stays one DynamoDB read.
- */
-export const REFRESH_INTERVAL = Duration.seconds(60);
 export const DEFAULT_LOG_RETENTION = logs.RetentionDays.ONE_MONTH;
 export const DEFAULT_RESOURCE_SERVER_IDENTIFIER = 'mcp-tasks';
 /** The one scope of the resource server; the authorizer requires it, so only tokens minted for this API pass. */
@@ -68,6 +63,8 @@ export const STATUS_FUNCTION_RETRY_ATTEMPTS = 2;
  * How often the expiry sweep runs: a task that expires unread has its execution stopped within this plus its timeout.
  */
 export const DEFAULT_EXPIRY_SWEEP_RATE = Duration.minutes(5);
+/** The reconciler's budget: a small share of DescribeExecution's refill (15 a second in us-east-1). */
+export const DEFAULT_RECONCILER_CALLS_PER_SECOND = 2;
 /** One sweep run at most; it starts no task in its last 15 s (lambda/handlers/expiry-sweep.ts). */
 export const EXPIRY_SWEEP_FUNCTION_TIMEOUT = Duration.minutes(1);
 

@@ -215,6 +215,15 @@ export interface McpTaskEndpointProps {
    */
   readonly expirySweepRate?: Duration;
   /**
+   * The Step Functions calls a second, on average, that the reconciler may make across the deployment. Polls and waits
+   * read only the task table, which the status events keep current; the reconciler is the safety net for an event
+   * EventBridge lost, describing each active task's execution a minute after its creation, then after pauses of half
+   * its age (up to an hour), as far as this budget goes (most overdue first). Spent from `DescribeExecution`'s and
+   * `GetExecutionHistory`'s account-wide refill (15 and 20 a second in us-east-1).
+   * @default 2
+   */
+  readonly reconcilerCallsPerSecond?: number;
+  /**
    * The most active tasks (submitted, working, input_required) one owner may hold at once, plain calls included; a
    * create beyond it is refused with JSON-RPC -32000 and retry data. At most 5,000 (the owner's active tasks are
    * tracked in one DynamoDB item).

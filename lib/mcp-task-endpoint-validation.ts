@@ -78,6 +78,7 @@ export function propsProblems(props: McpTaskEndpointProps): string[] {
     ['mcpFunctionReservedConcurrency', props.mcpFunctionReservedConcurrency],
     ['maxActiveTasksPerOwner', props.maxActiveTasksPerOwner],
     ['maxTaskCreationsPerMinute', props.maxTaskCreationsPerMinute],
+    ['reconcilerCallsPerSecond', props.reconcilerCallsPerSecond],
     ['registrationsPerSourcePerHour', props.registrationsPerSourcePerHour],
     ['registrationsPerDay', props.registrationsPerDay],
   ] as const) {

@@ -12,6 +12,7 @@ import { Construct } from 'constructs';
 import { ENV, OAUTH_ENV } from '../lambda/contract/environment-names.js';
 import { askStepTask, createAskFunction, grantTaskTokenAnswers, type AskStepProps } from './ask-step-function.js';
 import { CognitoAuth } from './cognito-auth.js';
+import { DeclaredToolCatalog } from './declared-tool-catalog.js';
 import { HandlerFunction, projectPath } from './handler-function.js';
 import { mcpFunctionEnvironment, mcpFunctionEnvironmentProblems } from './mcp-function-environment.js';
 import * as defaults from './mcp-task-endpoint-defaults.js';
@@ -20,7 +21,9 @@ import { propsProblems, throwIfProblems, usesOAuthProxy, usesWebhooks } from './
 import { McpRestApi } from './mcp-rest-api.js';
 import { OAuthProxy } from './oauth-proxy.js';
 import { EndpointOperations } from './endpoint-operations.js';
-import { ExpirySweepSchedule } from './expiry-sweep-schedule.js';
+import type { ExecutionReconcilerSchedule } from './execution-reconciler-schedule.js';
+import type { ExpirySweepSchedule } from './expiry-sweep-schedule.js';
+import { createTaskSchedules } from './task-schedules.js';
 import type { ExpressWrapper } from './express-wrapper.js';
 import { createStatusDeadLetterAlarm, createStatusDeadLetterQueue } from './status-events.js';
 import { TaskEvents } from './task-events.js';
@@ -41,6 +44,8 @@ export type { DiscoverToolsProps } from './tool-discovery.js';
 export class McpTaskEndpoint extends Construct {
   /** Task ID to execution, status and result; TTL-swept. */
   public readonly table: dynamodb.Table;
+  /** The declared tools as one item of the task table, written at deploy time; the MCP function reads it by key. */
+  public readonly toolCatalog: DeclaredToolCatalog;
   /** Serves MCP (Streamable HTTP) behind the REST API. */
   public readonly mcpFunction: lambda.Function;
   public readonly mcpHandler: HandlerFunction;
@@ -52,16 +57,16 @@ export class McpTaskEndpoint extends Construct {
   public readonly statusDeadLetterQueue: sqs.Queue;
   /**
    * In alarm while the status dead-letter queue holds a message: a status change could not be applied, so a task
-   * may only catch up by a poll's refresh. Notifies `alarmTopic` when one is given; add more with `addAlarmAction`.
+   * catches up only at the reconciler's next check of it. Notifies `alarmTopic`; add more with `addAlarmAction`.
    */
   public readonly statusDeadLetterAlarm: cloudwatch.Alarm;
-  /**
-   * Records the progress state machines report on their tasks (see {@link progressStep}); may update task items only.
-   */
+  /** Records the progress state machines report on their tasks (see {@link progressStep}); updates task items only. */
   public readonly progressFunction: lambda.Function;
   public readonly progressHandler: HandlerFunction;
   /** Stops the executions of tasks that expired unread, every `expirySweepRate`. */
   public readonly expirySweep: ExpirySweepSchedule;
+  /** Checks, every minute and within `reconcilerCallsPerSecond`, the executions of tasks whose status news is old. */
+  public readonly reconciler: ExecutionReconcilerSchedule;
   public readonly restApi: McpRestApi;
   /** Cognito user pool, clients, domain and (without the OAuth proxy) authorizer; absent when the endpoint is open. */
   public readonly auth?: CognitoAuth;
@@ -93,14 +98,9 @@ export class McpTaskEndpoint extends Construct {
   public readonly taskEventStreamHandler: HandlerFunction;
   /** The stream mapping's on-failure destination: the shard and sequence numbers of the records given up on. */
   public readonly taskEventStreamFailureQueue: sqs.Queue;
-  /**
-   * Webhook deliveries (SQS FIFO; one message group per subscription and task, so each task's events arrive in
-   * order). Absent with `webhooks: false`.
-   */
+  /** Webhook deliveries (SQS FIFO; a message group per subscription and task: in order). Absent without webhooks. */
   public readonly webhookDeliveryQueue?: sqs.Queue;
-  /**
-   * Deliveries the delivery function failed on (crashed or timed out) too often; FIFO. Absent with `webhooks: false`.
-   */
+  /** Deliveries the delivery function failed on (crashed, timed out) too often; FIFO. Absent with `webhooks: false`. */
   public readonly webhookDeliveryDeadLetterQueue?: sqs.Queue;
   /** POSTs the queued deliveries to the subscribers' URLs, signed. Absent with `webhooks: false`. */
   public readonly webhookDeliveryHandler?: HandlerFunction;
@@ -116,8 +116,6 @@ export class McpTaskEndpoint extends Construct {
   public readonly operations: EndpointOperations;
 
   private readonly tools: McpToolProps[] = [];
-  /** Per tool, in the order of `tools`: its entry of the MCP function's TOOL_STATE_MACHINE_ARNS. */
-  private readonly machineEntries: string[] = [];
   private readonly registrations: ToolRegistrations;
   /** Where the functions run: a registered machine must be in the same account and region. */
   private readonly environment: ToolEnvironment;
@@ -141,6 +139,7 @@ export class McpTaskEndpoint extends Construct {
       ...(props.tableEncryptionKey ? { encryptionKey: props.tableEncryptionKey } : {}),
     });
     const common = { tracing, logRetention, removalPolicy };
+    this.toolCatalog = new DeclaredToolCatalog(this, 'ToolCatalog', { table: this.table, tools: this.tools });
     this.mcpHandler = new HandlerFunction(this, 'McpHandler', {
       ...common,
       entry: projectPath('lambda/handlers/mcp-http.ts'),
@@ -150,14 +149,10 @@ export class McpTaskEndpoint extends Construct {
       ...(props.mcpFunctionReservedConcurrency !== undefined
         ? { reservedConcurrentExecutions: props.mcpFunctionReservedConcurrency }
         : {}),
-      environment: mcpFunctionEnvironment(props, {
-        tableName: this.table.tableName,
-        resultWait,
-        tools: this.tools,
-        machineEntries: this.machineEntries,
-      }),
+      environment: mcpFunctionEnvironment(props, { tableName: this.table.tableName, resultWait }),
     });
     this.mcpFunction = this.mcpHandler.function;
+    this.toolCatalog.servedBy(this.mcpFunction);
     this.requestStateKey = createRequestStateKeySecret(this, 'RequestStateKey', removalPolicy);
     // Named by its ARN and read at first use: the value is in neither the template nor the function's configuration,
     // so reading the configuration does not let anyone forge a requestState.
@@ -186,11 +181,11 @@ export class McpTaskEndpoint extends Construct {
     // Input requests: the ask function writes the question; the MCP function resumes executions with answers.
     this.askHandler = createAskFunction(this, 'AskHandler', { table: this.table, ...common });
     grantTaskTokenAnswers(this.mcpHandler.function);
-    this.expirySweep = new ExpirySweepSchedule(this, 'ExpirySweep', {
+    ({ expirySweep: this.expirySweep, reconciler: this.reconciler } = createTaskSchedules(this, {
       ...common,
+      ...pick(props, ['expirySweepRate', 'reconcilerCallsPerSecond']),
       table: this.table,
-      rate: props.expirySweepRate ?? defaults.DEFAULT_EXPIRY_SWEEP_RATE,
-    });
+    }));
 
     const taskEvents = new TaskEvents(this, 'Events', {
       ...common,
@@ -258,6 +253,7 @@ export class McpTaskEndpoint extends Construct {
         mcp: this.mcpFunction,
         statusSync: this.statusSyncFunction,
         expirySweep: this.expirySweep.function,
+        reconciler: this.reconciler.function,
         taskEventStream: this.taskEventStreamHandler.function,
         ...(this.webhookDeliveryHandler ? { webhookDelivery: this.webhookDeliveryHandler.function } : {}),
         ...(this.oauthProxy ? { oauth: this.oauthProxy.function } : {}),
@@ -276,12 +272,13 @@ export class McpTaskEndpoint extends Construct {
       mcp: this.mcpHandler,
       statusSync: this.statusSyncHandler,
       expirySweep: this.expirySweep,
+      reconciler: this.reconciler,
       statusDeadLetterQueue: this.statusDeadLetterQueue,
     };
-    this.discoveryParts = { ...common, table: this.table, parts };
+    this.discoveryParts = { ...common, table: this.table, parts, ...pick(props, ['alarmTopic']) };
     this.registrations = new ToolRegistrations(this, {
       tools: this.tools,
-      machineEntries: this.machineEntries,
+      machineEntries: this.toolCatalog.machineEntries,
       parts,
       environment: this.environment,
       wrapperSettings: common,
@@ -394,6 +391,6 @@ export class McpTaskEndpoint extends Construct {
 
   private synthProblems(): string[] {
     const toolProblems = [...this.registrations.problems(), ...(this.discovery?.problems(this.tools) ?? [])];
-    return [...toolProblems, ...mcpFunctionEnvironmentProblems(this.mcpFunction, this.tools)];
+    return [...toolProblems, ...mcpFunctionEnvironmentProblems(this.mcpFunction)];
   }
 }

@@ -39,3 +39,21 @@ export function acknowledgeWildcardResource(scope: IConstruct, resourceArn: stri
 export const LIST_BY_FUNCTION_REASON =
   'ListDurableExecutionsByFunction finds a task’s durable execution by its name; the wildcard covers the ' +
   'versions and aliases of the one function behind a registered tool, no other function.';
+
+/** The construct ID CDK gives the one AwsCustomResource provider function of a stack. */
+export const AWS_CUSTOM_RESOURCE_PROVIDER_ID = 'AWS679f53fac002430cb0da5b7982bd2287';
+
+/**
+ * Acknowledges the managed policy of CDK's shared AwsCustomResource provider in `scope`'s stack, once an
+ * AwsCustomResource has made it; each resource's own calls are allowed by a policy of its own, scoped to its resource.
+ */
+export function acknowledgeCustomResourceProvider(scope: IConstruct): void {
+  const provider = Stack.of(scope).node.tryFindChild(AWS_CUSTOM_RESOURCE_PROVIDER_ID);
+  if (provider === undefined) return;
+  Validations.of(provider).acknowledge({
+    id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+    reason:
+      "CDK's AwsCustomResource provider, which makes this stack's deploy-time calls (the tool catalog's write, the " +
+      "Cognito client secret's read): AWS maintains this managed policy for writing its logs.",
+  });
+}

@@ -29,6 +29,7 @@ import {
   OAUTH_SIGNING_KEY_LENGTH,
 } from './mcp-task-endpoint-defaults.js';
 import { createOAuthTable } from './task-table.js';
+import { acknowledgeCustomResourceProvider } from './nag-acknowledgements.js';
 
 /** A path of the runtime's OAUTH_PATHS as API Gateway names a resource: relative to the stage, no leading '/'. */
 const resourcePath = (path: string): string => path.slice(1);
@@ -251,17 +252,6 @@ export class OAuthProxy extends Construct {
         'rotate it by replacing the client (a new construct ID) and redeploying.',
     });
     // The deployment-time reader of the client secret: CDK's shared AwsCustomResource provider in this stack.
-    const provider = Stack.of(this).node.tryFindChild(AWS_CUSTOM_RESOURCE_PROVIDER_ID);
-    if (provider) {
-      Validations.of(provider).acknowledge({
-        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
-        reason:
-          "CDK's AwsCustomResource provider, which reads the Cognito client secret once per deployment into " +
-          'Secrets Manager: AWS maintains this managed policy for writing its logs.',
-      });
-    }
+    acknowledgeCustomResourceProvider(this);
   }
 }
-
-/** The construct ID CDK gives the one AwsCustomResource provider function of a stack. */
-export const AWS_CUSTOM_RESOURCE_PROVIDER_ID = 'AWS679f53fac002430cb0da5b7982bd2287';

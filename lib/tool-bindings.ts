@@ -6,6 +6,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import type { ExecutionReconcilerSchedule } from './execution-reconciler-schedule.js';
 import type { ExpirySweepSchedule } from './expiry-sweep-schedule.js';
 import type { HandlerFunction } from './handler-function.js';
 import type { DurableFunctionTarget } from './durable-function-target.js';
@@ -18,13 +19,14 @@ export interface ToolBindingParts {
   readonly mcp: HandlerFunction;
   readonly statusSync: HandlerFunction;
   readonly expirySweep: ExpirySweepSchedule;
+  readonly reconciler: ExecutionReconcilerSchedule;
   readonly statusDeadLetterQueue: sqs.IQueue;
 }
 
 /**
  * A STANDARD machine that runs a tool's tasks (the tool's own, or an EXPRESS tool's wrapper): the MCP function may
- * start it and describe, read the history of or stop its executions; status-sync may describe them and the expiry
- * sweep stop them; a rule pushes their status changes.
+ * start it and describe or stop its executions; status-sync may describe them, the reconciler describe them and read
+ * their history, and the expiry sweep stop them; a rule pushes their status changes.
  */
 export function bindTaskStateMachine(
   scope: Construct,
@@ -34,10 +36,10 @@ export function bindTaskStateMachine(
 ): events.Rule {
   machine.grantStartExecution(parts.mcp.function);
   const executions = executionsOf(machine);
-  // GetExecutionHistory: a refresh of a running task reads the state it is in.
+  // DescribeExecution: a cancel records an end that came before its stop. Polls read only the table.
   iam.Grant.addToPrincipal({
     grantee: parts.mcp.function,
-    actions: ['states:DescribeExecution', 'states:GetExecutionHistory', 'states:StopExecution'],
+    actions: ['states:DescribeExecution', 'states:StopExecution'],
     resourceArns: [executions],
   });
   iam.Grant.addToPrincipal({
@@ -51,6 +53,7 @@ export function bindTaskStateMachine(
   acknowledge(parts.mcp.role, executions, reason);
   acknowledge(parts.statusSync.role, executions, reason);
   parts.expirySweep.grantStopExecutions(executions, reason);
+  parts.reconciler.grantCheckExecutions(executions, reason);
   return createStatusRule(scope, `StatusRule-${toolName}`, {
     stateMachineArn: machine.stateMachineArn,
     handler: parts.statusSync.function,
@@ -78,8 +81,8 @@ export function grantDurableStart(parts: ToolBindingParts, target: DurableFuncti
 
 /**
  * A durable function, once per function: the MCP function may find its executions by name (on the function), read,
- * stop and answer this backend's; status-sync may read them and the expiry sweep stop them; a rule pushes their status
- * changes.
+ * stop and answer this backend's; status-sync may read them, the reconciler read them and their history, and the
+ * expiry sweep stop them; a rule pushes their status changes.
  */
 export function bindDurableFunction(
   scope: Construct,
@@ -91,9 +94,9 @@ export function bindDurableFunction(
   const executions = durableExecutionsOf(functionArn);
   iam.Grant.addToPrincipal({
     grantee: parts.mcp.function,
+    // GetDurableExecution: a cancel records an end that came before its stop. Polls read only the table.
     actions: [
       'lambda:GetDurableExecution',
-      'lambda:GetDurableExecutionHistory',
       'lambda:StopDurableExecution',
       'lambda:SendDurableExecutionCallbackSuccess',
     ],
@@ -116,6 +119,7 @@ export function bindDurableFunction(
   acknowledge(parts.mcp.role, `${functionArn}:*`, LIST_BY_FUNCTION_REASON);
   acknowledge(parts.statusSync.role, executions, reason);
   parts.expirySweep.grantStopDurableExecutions(functionArn, executions, reason);
+  parts.reconciler.grantCheckDurableExecutions(functionArn, executions, reason);
   return createDurableStatusRule(scope, `StatusRule-${toolName}`, {
     functionArn,
     handler: parts.statusSync.function,

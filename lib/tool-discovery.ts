@@ -3,12 +3,15 @@
 // endpoint's functions may do with those machines' executions. Machines are chosen at run time, so every grant is an
 // ARN pattern from the selection's names and prefix, narrowed by the selection's tag where IAM supports it.
 import { ArnFormat, Duration, Lazy, Stack, type RemovalPolicy } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { discoverySelectionProblems, type DiscoverySelection } from '../lambda/contract/discovery-selection.js';
 import { DISCOVERY_ENV, ENV } from '../lambda/contract/environment-names.js';
@@ -68,7 +71,12 @@ export interface ToolDiscoveryProps extends DiscoverToolsProps {
   readonly tracing: boolean;
   readonly logRetention: logs.RetentionDays;
   readonly removalPolicy: RemovalPolicy;
+  /** The endpoint's alarm topic: the refresher's alarm notifies it too. @default - an alarm without actions */
+  readonly alarmTopic?: sns.ITopic;
 }
+
+/** The longest period the refresher's alarm counts failures over: two of them fit in CloudWatch's one-day window. */
+const MAX_REFRESH_ALARM_PERIOD = Duration.hours(12);
 
 /**
  * The Step Functions control-plane calls that change what the catalog holds. Step Functions sends no event of its own
@@ -93,6 +101,12 @@ export class ToolDiscovery extends Construct {
   public readonly machineChangeRule: events.Rule;
   /** Pushes the status changes of this backend's executions of the selected machines to status-sync. */
   public readonly statusRule: events.Rule;
+  /**
+   * Refreshes failed in two refresh periods in a row (Errors of the refresher, each period as long as the refresh
+   * rate, at most 12 hours): the discovered tools are not what the account says. A lone failure, which the next
+   * refresh mends, does not raise it. Notifies the endpoint's `alarmTopic` when it has one.
+   */
+  public readonly refreshFailureAlarm: cloudwatch.Alarm;
   /** The state machine ARNs (or ARN patterns) the MCP function may start. */
   public readonly stateMachineArns: readonly string[];
   private readonly selection: DiscoverySelection;
@@ -128,10 +142,11 @@ export class ToolDiscovery extends Construct {
     this.function = this.handler.function;
     const machineNames = selectedMachineNames(props);
     this.grantRefresherReads(machineNames);
-    // One PutItem that returns the item it replaced (to tell whether the tools changed): nothing else.
+    // One conditional PutItem when the tools changed, one UpdateItem of the refresh time when they did not: nothing
+    // else.
     iam.Grant.addToPrincipal({
       grantee: this.function,
-      actions: ['dynamodb:PutItem'],
+      actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
       resourceArns: [props.table.tableArn],
     });
     props.table.encryptionKey?.grantEncryptDecrypt(this.function);
@@ -148,6 +163,7 @@ export class ToolDiscovery extends Construct {
       schedule: events.Schedule.rate(rate),
       targets: [refresh(Duration.minutes(Math.max(1, Math.min(rate.toMinutes({ integral: false }), 60))))],
     });
+    this.refreshFailureAlarm = this.createRefreshFailureAlarm(rate);
     this.machineChangeRule = new events.Rule(this, 'MachineChanges', {
       description: 'Refreshes the discovered MCP tools when a state machine is created, updated, deleted or (un)tagged',
       eventPattern: {
@@ -183,6 +199,29 @@ export class ToolDiscovery extends Construct {
       if (toolNames.includes(name))
         problems.push(`discoverTools names '${name}', which is already a tool added with addTool: one name, one tool`);
     return problems;
+  }
+
+  private createRefreshFailureAlarm(rate: Duration): cloudwatch.Alarm {
+    const period = rate.isUnresolved()
+      ? DEFAULT_DISCOVERY_REFRESH_RATE
+      : Duration.minutes(Math.min(rate.toMinutes(), MAX_REFRESH_ALARM_PERIOD.toMinutes()));
+    const alarm = new cloudwatch.Alarm(this, 'RefreshFailures', {
+      alarmDescription:
+        'The MCP tool catalog refresher failed in two refresh periods in a row: the discovered tools may be stale ' +
+        '(see its log)',
+      metric: this.function.metricErrors({ period, statistic: cloudwatch.Stats.SUM }),
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 2,
+      datapointsToAlarm: 2,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    if (this.props.alarmTopic) {
+      const action = new cloudwatchActions.SnsAction(this.props.alarmTopic);
+      alarm.addAlarmAction(action);
+      alarm.addOkAction(action);
+    }
+    return alarm;
   }
 
   /**
@@ -224,7 +263,7 @@ export class ToolDiscovery extends Construct {
    * executions are never described: their plain calls answer synchronously.
    */
   private grantExecutions(machineNames: readonly string[]): void {
-    const { mcp, statusSync, expirySweep } = this.props.parts;
+    const { mcp, statusSync, expirySweep, reconciler } = this.props.parts;
     const reason =
       'Discovered machines are chosen at run time: the pattern covers only the selection’s machine names (and ' +
       'execution names this backend makes, task-<key>-<nonce>), narrowed by the selection’s tag where IAM allows.';
@@ -232,10 +271,11 @@ export class ToolDiscovery extends Construct {
     const condition = this.props.allowAnyStateMachine ? undefined : this.tagCondition();
     this.grant(mcp.role, ['states:StartExecution', 'states:StartSyncExecution'], machines, reason, condition);
     const executions = machineNames.map((name) => this.arnOf('execution', `${name}:${EXECUTION_NAME_PREFIX}*`));
-    const executionActions = ['states:DescribeExecution', 'states:GetExecutionHistory', 'states:StopExecution'];
+    const executionActions = ['states:DescribeExecution', 'states:StopExecution'];
     this.grant(mcp.role, executionActions, executions, reason);
     this.grant(statusSync.role, ['states:DescribeExecution'], executions, reason);
     for (const arn of executions) expirySweep.grantStopExecutions(arn, reason);
+    for (const arn of executions) reconciler.grantCheckExecutions(arn, reason);
   }
 
   private grant(

@@ -1,12 +1,12 @@
-// The tools registered on an McpTaskEndpoint and what each registration made: the machine entries the MCP function's
-// environment carries, an EXPRESS tool's STANDARD wrapper, the grants and the status rules. A machine shared by
+// The tools registered on an McpTaskEndpoint and what each registration made: the machine entries the declared tool
+// catalog carries, an EXPRESS tool's STANDARD wrapper, the grants and the status rules. A machine shared by
 // several tools is bound once.
 import { Stack, type RemovalPolicy } from 'aws-cdk-lib';
 import type * as events from 'aws-cdk-lib/aws-events';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
-import { stateMachineEntry } from '../lambda/contract/packed-tool-catalog.js';
+import { stateMachineEntry } from '../lambda/contract/declared-tool-catalog.js';
 import { ExpressWrapper } from './express-wrapper.js';
 import type { McpToolProps } from './mcp-task-endpoint-props.js';
 import { durableFunctionTarget, type DurableFunctionTarget } from './durable-function-target.js';
@@ -21,9 +21,9 @@ import { workflowArnOf } from './tool-executions.js';
 import { stateMachineTypeOf, toolProblems, type ToolEnvironment } from './tool-problems.js';
 
 export interface ToolRegistrationsProps {
-  /** The endpoint's tools, in registration order: appended to here, read by the MCP function's environment. */
+  /** The endpoint's tools, in registration order: appended to here, read by the declared tool catalog. */
   readonly tools: McpToolProps[];
-  /** Per tool, in the same order: its entry of TOOL_STATE_MACHINE_ARNS (appended to here). */
+  /** Per tool, in the same order: its state machine entry in the declared tool catalog (appended to here). */
   readonly machineEntries: string[];
   readonly parts: ToolBindingParts;
   /** Where the endpoint runs: a registered machine must be in the same account and region. */

@@ -11,7 +11,7 @@ import { ENV } from '../lambda/contract/environment-names.js';
 import { createExpirySweep } from '../lambda/handlers/expiry-sweep-core.js';
 import { bearerTokenOwners, LOOPBACK_HOSTS, singleOwner, startDevServer } from './dev-server.js';
 import { JavaMissingError } from './dynamodb-local.js';
-import { startExpirySweepTimer } from './expiry-sweep-timer.js';
+import { startScheduleTimer } from './schedule-timer.js';
 import { localClients, startLocalInfrastructure } from './infrastructure.js';
 import { localAwsEnvironment } from './local-aws.js';
 import { freePort } from './free-port.js';
@@ -19,6 +19,9 @@ import { createEventTable, createOAuthTable } from './dynamodb-local-tables.js';
 import { startLocalTaskEvents } from './task-events-stack.js';
 import { startLocalOAuth, type LocalOAuth } from './oauth-stack.js';
 import { startLocalDiscovery } from './discovery-stack.js';
+import { startLocalStatusEvents } from './status-events-stand-in.js';
+import { DEFAULT_RECONCILER_MAX_CHECKS } from '../lambda/service/execution-reconciler.js';
+import { writeDeclaredCatalog } from './declared-tool-catalog.js';
 
 const TABLE_NAME = 'mcp-tasks-local';
 const EVENT_TABLE_NAME = 'mcp-tasks-events-local';
@@ -35,6 +38,7 @@ const CONFORMANCE_CREATIONS_PER_MINUTE = 10_000;
  * How often the expiry sweep runs locally (every 5 minutes in AWS): an expired task's execution is stopped within this.
  */
 const LOCAL_EXPIRY_SWEEP_INTERVAL_MS = 10_000;
+const LOCAL_RECONCILER_INTERVAL_MS = 60_000;
 /** How often the local catalog refresher reads the emulator (every 5 minutes, and on each change, in AWS). */
 const LOCAL_DISCOVERY_REFRESH_MS = 5_000;
 
@@ -58,11 +62,13 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown(0));
   try {
     await infrastructure.createTable(TABLE_NAME);
-    // The same composition root as the Lambda handler: the AWS SDK picks the stand-ins up from AWS_ENDPOINT_URL_*.
+    const { dynamoDb } = localClients(infrastructure);
+    // The same composition root as the Lambda handler: the AWS SDK picks the stand-ins up from AWS_ENDPOINT_URL_*, and
+    // the tools are read from the catalog item, written here as the deployment writes it.
     Object.assign(process.env, {
       ...localAwsEnvironment(infrastructure),
       [ENV.tableName]: TABLE_NAME,
-      [ENV.toolCatalog]: JSON.stringify(tools),
+      [ENV.toolCatalogItem]: await writeDeclaredCatalog(dynamoDb, TABLE_NAME, tools),
       [ENV.allowedHosts]: LOOPBACK_HOSTS.join(','),
       POWERTOOLS_LOG_LEVEL: process.env['POWERTOOLS_LOG_LEVEL'] ?? 'WARN',
       // The suite reads a plain call's answer within half a second, so executions are checked that often; and it
@@ -70,7 +76,6 @@ async function main(): Promise<void> {
       ...(conformance
         ? {
             [ENV.pollIntervalMs]: process.env[ENV.pollIntervalMs] ?? String(CONFORMANCE_POLL_INTERVAL_MS),
-            [ENV.refreshIntervalMs]: process.env[ENV.refreshIntervalMs] ?? String(CONFORMANCE_POLL_INTERVAL_MS),
             [ENV.maxTaskCreationsPerMinute]:
               process.env[ENV.maxTaskCreationsPerMinute] ?? String(CONFORMANCE_CREATIONS_PER_MINUTE),
           }
@@ -78,7 +83,6 @@ async function main(): Promise<void> {
     });
     // Task events and webhooks, as deployed: the task table's stream feeds the event log and the delivery queue. Any
     // loopback receiver may be subscribed (`mcp-tasks webhook listen`); it still answers the verification handshake.
-    const { dynamoDb } = localClients(infrastructure);
     await createEventTable(dynamoDb, EVENT_TABLE_NAME);
     const events = await startLocalTaskEvents({
       dynamoDb,
@@ -105,12 +109,31 @@ async function main(): Promise<void> {
     // Prompts are code (each renders its messages), so they are handed over here rather than through the environment.
     const prompts = conformance ? CONFORMANCE_PROMPTS : [];
     const backend = createBackend({ ...configFromEnvironment(process.env), prompts, events: events.config });
-    events.followExecutions(backend.service);
-    const sweep = startExpirySweepTimer(createExpirySweep({ tableName: TABLE_NAME }), {
+    // Step Functions' status events, which the emulator does not send: every unfinished task's execution, looked at.
+    const statusEvents = await startLocalStatusEvents({
+      dynamoDb,
+      dynamoDbEndpoint: infrastructure.dynamoDbEndpoint,
+      taskTableName: TABLE_NAME,
+      service: backend.service,
+      onError: (error) => localLogger.warn('Task table stream read failed', { error: String(error) }),
+    });
+    stopAll.push(statusEvents.stop);
+    const expirySweep = createExpirySweep({ tableName: TABLE_NAME });
+    const sweep = startScheduleTimer(() => expirySweep.run(), {
       intervalMs: Number(process.env['EXPIRY_SWEEP_INTERVAL_MS'] ?? LOCAL_EXPIRY_SWEEP_INTERVAL_MS),
       onError: (error) => console.error('Expiry sweep failed:', error),
     });
     stopAll.push(sweep.stop);
+    // The reconciler as deployed (a run a minute, its default budget), so a status change the local watcher missed is
+    // still caught.
+    const reconciler = startScheduleTimer(
+      () => backend.service.reconcileDue({ maxChecks: DEFAULT_RECONCILER_MAX_CHECKS }),
+      {
+        intervalMs: Number(process.env['RECONCILER_INTERVAL_MS'] ?? LOCAL_RECONCILER_INTERVAL_MS),
+        onError: (error) => console.error('Reconciler failed:', error),
+      },
+    );
+    stopAll.push(reconciler.stop);
     const tokens = process.env['LOCAL_TOKENS'];
     const resolveOwner = tokens ? bearerTokenOwners(JSON.parse(tokens) as Record<string, string>) : singleOwner();
     let oauth: LocalOAuth | undefined;

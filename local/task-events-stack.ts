@@ -2,7 +2,7 @@
 // a poller standing in for the event source mapping, the projector recording events in the event table, and an
 // in-memory FIFO queue standing in for SQS and the delivery function. The sealing key is random per run, as nothing
 // outlives the in-memory DynamoDB Local.
-import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SYSTEM_CLOCK } from '../lambda/core/clock.js';
 import type { Logger } from '../lambda/core/logger.js';
@@ -21,9 +21,7 @@ import { AesGcmSecretSealer, randomSealingKey } from '../lambda/store/secret-sea
 import type { TaskEventStore } from '../lambda/store/task-event-store.js';
 import type { WebhookSubscriptionStore } from '../lambda/store/webhook-subscription-store.js';
 import { startStreamPoller, type StreamPoller } from './dynamodb-stream-poller.js';
-import { startExecutionStatusWatcher, type ExecutionStatusWatcher } from './execution-status-watcher.js';
-import { isTerminal, type TaskStatus } from '../lambda/core/task-status.js';
-import { TASK_ATTRIBUTE as A } from '../lambda/contract/task-item-attributes.js';
+import { streamArnOf } from './status-events-stand-in.js';
 
 export interface LocalTaskEventsOptions {
   readonly dynamoDb: DynamoDBClient;
@@ -58,24 +56,9 @@ export interface LocalTaskEvents {
   /** What the MCP endpoint is composed with (BackendConfig.events). */
   readonly config: TaskEventsConfig;
   readonly queue: InMemoryDeliveryQueue;
-  /**
-   * Follows every unfinished task the stream shows, reading it as tasks/get does: the local stand-in for the status
-   * events that record an execution's end in AWS. Given the endpoint's task service once it is made.
-   */
-  followExecutions(service: { getTask(owner: string, taskId: string): Promise<{ readonly status: TaskStatus }> }): void;
   /** Resolves once every change written so far is recorded and every delivery queued so far has ended. */
   settled(): Promise<void>;
   stop(): Promise<void>;
-}
-
-/** How often an unfinished task's execution is looked at locally; in AWS its status events come at once. */
-const EXECUTION_WATCH_INTERVAL_MS = 200;
-
-async function streamArnOf(dynamoDb: DynamoDBClient, tableName: string): Promise<string> {
-  const { Table } = await dynamoDb.send(new DescribeTableCommand({ TableName: tableName }));
-  const arn = Table?.LatestStreamArn;
-  if (arn === undefined) throw new Error(`Table ${tableName} has no stream: create it from TASK_TABLE`);
-  return arn;
 }
 
 export async function startLocalTaskEvents(options: LocalTaskEventsOptions): Promise<LocalTaskEvents> {
@@ -115,20 +98,10 @@ export async function startLocalTaskEvents(options: LocalTaskEventsOptions): Pro
     logger,
   });
   const project = createTaskEventStreamHandler(projector, logger);
-  let watcher: ExecutionStatusWatcher | undefined;
   const poller: StreamPoller = startStreamPoller({
     endpoint: options.dynamoDbEndpoint,
     streamArn: await streamArnOf(options.dynamoDb, options.taskTableName),
-    handle: async (event) => {
-      const outcome = await project(event);
-      for (const record of event.Records) {
-        const image = record.dynamodb?.NewImage;
-        const status = image?.[A.status]?.S;
-        const [owner, taskId] = [image?.[A.owner]?.S, image?.[A.taskId]?.S];
-        if (watcher && owner && taskId && status && !isTerminal(status as TaskStatus)) watcher.watch(owner, taskId);
-      }
-      return outcome;
-    },
+    handle: project,
     onError: (error) => logger.warn('Task table stream read failed', { error: String(error) }),
   });
   return {
@@ -137,18 +110,11 @@ export async function startLocalTaskEvents(options: LocalTaskEventsOptions): Pro
       ...(webhooks ? { webhooks: { policy, sealingKey: async () => key, queue } } : {}),
     },
     queue,
-    followExecutions: (service) => {
-      watcher ??= startExecutionStatusWatcher({
-        read: (owner, taskId) => service.getTask(owner, taskId),
-        intervalMs: EXECUTION_WATCH_INTERVAL_MS,
-      });
-    },
     settled: async () => {
       await poller.caughtUp();
       await queue.idle();
     },
     stop: async () => {
-      watcher?.stop();
       await poller.stop();
       queue.stop();
     },

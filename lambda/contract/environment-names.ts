@@ -5,10 +5,13 @@
 /** Every function that serves or updates tasks: the task table and the task service's settings. */
 export const ENV = {
   tableName: 'TASK_TABLE_NAME',
-  /** JSON array of ToolDefinition. */
-  toolCatalog: 'TOOL_CATALOG',
+  /**
+   * The MCP function's declared tool catalog: the key of its item in the task table (see declared-tool-catalog.ts),
+   * read at an instance's first request. The tools themselves stay out of the environment, so their number is not
+   * bounded by Lambda's 4 KB.
+   */
+  toolCatalogItem: 'TOOL_CATALOG_ITEM',
   pollIntervalMs: 'POLL_INTERVAL_MS',
-  refreshIntervalMs: 'REFRESH_INTERVAL_MS',
   defaultTtlMs: 'DEFAULT_TTL_MS',
   maxTtlMs: 'MAX_TTL_MS',
   directCallTimeoutMs: 'DIRECT_CALL_TIMEOUT_MS',
@@ -22,23 +25,18 @@ export const ENV = {
    * at first use; unset: a random key per instance. Only its ARN is configuration: the key itself is a secret.
    */
   requestStateKeySecretArn: 'REQUEST_STATE_KEY_SECRET_ARN',
-  /** 'true' serves the tools discovered among the account's state machines beside TOOL_CATALOG's; unset: none. */
+  /** 'true' serves the tools discovered among the account's state machines beside the declared ones; unset: none. */
   discoveredTools: 'DISCOVERED_TOOLS',
   /** The most expired tasks one expiry sweep run handles. */
   expirySweepMaxTasks: 'EXPIRY_SWEEP_MAX_TASKS',
+  /** The most task executions one reconciler run (one a minute) checks: its budget of Step Functions calls. */
+  reconcilerMaxChecks: 'RECONCILER_MAX_CHECKS',
   /** 'true' loads Powertools Tracer (see handlers/tracing.ts); Powertools' own variable, but here unset means off. */
   tracing: 'POWERTOOLS_TRACE_ENABLED',
 } as const;
 
-/** Only the deployed MCP function: the packed tool catalog, the open-endpoint owner and CORS origins. */
+/** Only the deployed MCP function: the open-endpoint owner and CORS origins. */
 export const MCP_HTTP_ENV = {
-  /**
-   * The tools without their state machines: base64 of Brotli-compressed JSON (see packed-tool-catalog.ts). Lambda
-   * allows 4 KB of environment in total, and names, descriptions and schemas compress to about half.
-   */
-  packedToolCatalog: 'TOOL_CATALOG_PACKED',
-  /** The tools' state machine ARNs, comma-separated, in catalog order; CloudFormation fills them in at deploy time. */
-  toolStateMachineArns: 'TOOL_STATE_MACHINE_ARNS',
   /** Set only when the endpoint is deliberately open: every request then belongs to this one owner. */
   openEndpointOwner: 'OPEN_ENDPOINT_OWNER',
   /** Comma-separated browser origins allowed to read responses; unset means no CORS headers. */

@@ -11,6 +11,8 @@ export const TASK_ATTRIBUTE = {
   createdAt: 'createdAt',
   lastUpdatedAt: 'lastUpdatedAt',
   lastCheckedAt: 'lastCheckedAt',
+  /** While active: when the reconciler checks the execution next (epoch ms); the check index's sort key. */
+  nextCheckAt: 'nextCheckAt',
   completedAt: 'completedAt',
   retentionMs: 'retentionMs',
   retentionClock: 'retentionClock',

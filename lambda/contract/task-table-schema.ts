@@ -76,8 +76,21 @@ export const ACTIVE_EXPIRY_PROJECTED_ATTRIBUTES = [
 ] as const;
 
 /**
+ * Sparse index of active tasks by when their execution is checked next (the sort key is `nextCheckAt`): the reconciler
+ * queries it for checks that are due, without scanning the table. The partition attribute is set while the task is
+ * active, whatever its retention, and removed with its terminal status. Sharded as the active-expiry index (the same
+ * shard of each task), for the same reason.
+ */
+export const CHECK_DUE_INDEX = 'byCheckDue';
+export const CHECK_DUE_PARTITION_KEY = 'checkShard';
+export const CHECK_DUE_SORT_KEY = A.nextCheckAt;
+/** The reconciler reads the whole task by its key; the index carries only what tells one execution from another. */
+export const CHECK_DUE_PROJECTED_ATTRIBUTES = [A.executionArn] as const;
+
+/**
  * The task table: on-demand, TTL on {@link TTL_ATTRIBUTE}, the sparse owner index tasks/list queries, the sparse
- * active-expiry index the expiry sweep queries, and a stream of every change, which the task event log is made from.
+ * active-expiry index the expiry sweep queries, the sparse check index the reconciler queries, and a stream of every
+ * change, which the task event log is made from.
  */
 export const TASK_TABLE: TableDescriptor = {
   partitionKey: { name: PARTITION_KEY, type: 'S' },
@@ -95,6 +108,12 @@ export const TASK_TABLE: TableDescriptor = {
       partitionKey: { name: ACTIVE_EXPIRY_PARTITION_KEY, type: 'S' },
       sortKey: { name: ACTIVE_EXPIRY_SORT_KEY, type: 'N' },
       nonKeyAttributes: ACTIVE_EXPIRY_PROJECTED_ATTRIBUTES,
+    },
+    {
+      indexName: CHECK_DUE_INDEX,
+      partitionKey: { name: CHECK_DUE_PARTITION_KEY, type: 'S' },
+      sortKey: { name: CHECK_DUE_SORT_KEY, type: 'N' },
+      nonKeyAttributes: CHECK_DUE_PROJECTED_ATTRIBUTES,
     },
   ],
 };

@@ -88,6 +88,17 @@ export class InvalidToolArgumentsError extends TaskBackendError {
   }
 }
 
+/**
+ * The declared tool catalog the function was deployed with is not in the task table under its key: the deployment
+ * that should have written it did not (or the item was deleted by hand). Nothing can be served until it is there.
+ */
+export class ToolCatalogMissingError extends TaskBackendError {
+  constructor(readonly key: string) {
+    super(`The declared tool catalog ${key} is missing from the task table`);
+    this.name = 'ToolCatalogMissingError';
+  }
+}
+
 export class PromptNotFoundError extends TaskBackendError {
   constructor(readonly promptName: string) {
     super(`Unknown prompt: ${promptName}`);

@@ -42,8 +42,13 @@ export interface TaskRecord {
   /** Epoch milliseconds. */
   readonly createdAt: number;
   readonly lastUpdatedAt: number;
-  /** When the execution was last described; bounds how often a poll may call Step Functions. */
+  /** When the reconciler last described the execution. */
   readonly lastCheckedAt?: number;
+  /**
+   * While the task is active: when the reconciler describes its execution next, should no status event have ended the
+   * task by then (see {@link nextCheckAt}). Absent on a terminal task, and on tasks stored before it existed.
+   */
+  readonly nextCheckAt?: number;
   /** Set when the task reached a terminal status. */
   readonly completedAt?: number;
   readonly retention: Retention;
@@ -125,25 +130,22 @@ export function isExpired(task: Pick<TaskRecord, 'retention' | 'createdAt' | 'co
 }
 
 /**
- * Whether an active task's execution is due to be described again, `intervalMs` after it last was. A task whose
- * execution was never described is due at once: a fast tool's result must not wait a whole interval.
+ * How long after its creation a task's execution is first described by the reconciler. Its status events come within
+ * seconds, so a task that ends sooner is never described at all.
  */
-export function isRefreshDue(
-  task: Pick<TaskRecord, 'status' | 'lastCheckedAt'>,
-  now: number,
-  intervalMs: number,
-): boolean {
-  if (isTerminal(task.status)) return false;
-  return task.lastCheckedAt === undefined || now - task.lastCheckedAt >= intervalMs;
-}
+export const FIRST_CHECK_AFTER_MS = 60_000;
+/** The longest pause between two reconciler checks of one execution. */
+export const MAX_CHECK_INTERVAL_MS = 60 * 60_000;
 
 /**
- * The least time between two refreshes a poll may claim: a quarter less than the refresh interval. A client polling at
- * the hinted interval arrives a little early or late (timers, network); with the exact interval, every early poll
- * would find the refresh not yet due and see news a whole interval late.
+ * When the reconciler describes an active task's execution again after looking at it at `now`: half the task's age
+ * later, from a minute to an hour. A task is then checked about ten times in its first hour and hourly after, so the
+ * checks of many long tasks cost a bounded, shrinking share of Step Functions' throttle, and a lost status event is
+ * still seen within half the time the task had run.
  */
-export function pollRefreshIntervalMs(refreshIntervalMs: number): number {
-  return Math.ceil(refreshIntervalMs * 0.75);
+export function nextCheckAt(task: Pick<TaskRecord, 'createdAt'>, now: number): number {
+  const pause = Math.min(MAX_CHECK_INTERVAL_MS, Math.max(FIRST_CHECK_AFTER_MS, Math.ceil((now - task.createdAt) / 2)));
+  return now + pause;
 }
 
 /** The longest poll interval hinted to a client: however long a task has run, its end is seen within half a minute. */

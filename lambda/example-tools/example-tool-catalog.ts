@@ -119,10 +119,8 @@ export const EXAMPLE_TOOLS: readonly StateMachineTool[] = [
 
 /**
  * The EXPRESS example: a plain call runs its EXPRESS machine with StartSyncExecution, a task runs it inside the
- * STANDARD wrapper the construct (or the local stack) adds. `npm start` serves it beside {@link EXAMPLE_TOOLS}. It is
- * apart because the example app cannot deploy it yet: the MCP function's environment carries every tool's machine
- * ARNs, and with the tools above it is within a few bytes of Lambda's 4 KB (docs/deploy.md, Which engine for which
- * tool).
+ * STANDARD wrapper the construct (or the local stack) adds. The example app and `npm start` serve it beside
+ * {@link EXAMPLE_TOOLS}; it is a list of its own for the tests that need an EXPRESS tool or only the STANDARD ones.
  */
 export const EXAMPLE_EXPRESS_TOOLS: readonly StateMachineTool[] = [
   {

@@ -3,6 +3,7 @@
 // the first call that needs AWS, not at cold start.
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { workflowEngines } from './workflow-engines.js';
+import { DynamoDbDeclaredCatalog } from '../store/dynamodb-declared-catalog.js';
 import { DynamoDbDiscoveredCatalog } from '../store/dynamodb-discovered-catalog.js';
 import { DynamoDbInputRequests } from '../store/dynamodb-input-requests.js';
 import { DynamoDbOwnerQuotas } from '../store/dynamodb-owner-quotas.js';
@@ -20,5 +21,6 @@ export function createAwsTaskParts(clients: BackendClients, tableName: string) {
     executor: workflowEngines(clients),
     inputRequests: new DynamoDbInputRequests({ client, tableName }),
     catalog: new DynamoDbDiscoveredCatalog({ client, tableName }),
+    declaredCatalog: new DynamoDbDeclaredCatalog({ client, tableName }),
   };
 }

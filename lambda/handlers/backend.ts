@@ -5,7 +5,6 @@ import { PromptRegistry } from '../prompts/prompt-registry.js';
 import { createMcpHttpApp, type McpHttpApp } from '../protocol/http-app.js';
 import type { TaskMetrics } from '../core/task-metrics.js';
 import type { Logger } from '../core/logger.js';
-import type { ToolDefinition } from '../contract/tool-definition.js';
 import { SYSTEM_CLOCK } from '../core/clock.js';
 import { TaskExpiredError, TaskNotFoundError } from '../core/errors.js';
 import { TaskEventFeed } from '../events/task-event-feed.js';
@@ -20,7 +19,6 @@ import {
 } from './task-core.js';
 
 export interface BackendConfig extends TaskCoreConfig {
-  readonly tools: readonly ToolDefinition[];
   /**
    * Prompts for prompts/get (modern era). Code, not configuration (each renders its messages), so a composition root
    * passes them in; the Lambda handler serves none. @default none
@@ -79,7 +77,9 @@ export function createBackend(
     logger,
     ...(config.allowedHosts ? { allowedHosts: config.allowedHosts } : {}),
     ...(config.requestStateKey ? { requestStateKey: config.requestStateKey } : {}),
+    ...(core.declaredTools ? { declaredTools: core.declaredTools } : {}),
     ...(core.discoveredTools ? { discoveredTools: core.discoveredTools } : {}),
+    ...(core.toolListChanges ? { toolListChanges: core.toolListChanges } : {}),
     ...(events
       ? {
           events: {

@@ -4,7 +4,6 @@ import { DEFAULT_EXPIRY_SWEEP_SETTINGS } from '../service/expiry-sweep-service.j
 import { DEFAULT_SETTINGS, type TaskServiceSettings } from '../service/settings.js';
 import { MAX_ACTIVE_TASKS_LIMIT } from '../contract/active-tasks-limit.js';
 import { ENV } from '../contract/environment-names.js';
-import { toolDefinitionProblems, type ToolDefinition } from '../contract/tool-definition.js';
 import type { BackendConfig } from './backend.js';
 import type { ExpirySweepConfig } from './expiry-sweep-core.js';
 import type { TaskCoreConfig } from './task-core.js';
@@ -17,10 +16,8 @@ export function taskCoreConfigFromEnvironment(env: NodeJS.ProcessEnv): TaskCoreC
   return { tableName: required(env, ENV.tableName), settings: settingsFromEnvironment(env) };
 }
 
+/** The MCP endpoint's backend: its tools are the declared catalog `TOOL_CATALOG_ITEM` names, read at first request. */
 export function configFromEnvironment(env: NodeJS.ProcessEnv): BackendConfig {
-  const tools = JSON.parse(required(env, ENV.toolCatalog)) as ToolDefinition[];
-  const problems = toolDefinitionProblems(tools);
-  if (problems.length > 0) throw new Error(`${ENV.toolCatalog} is invalid:\n- ${problems.join('\n- ')}`);
   const allowedHosts = env[ENV.allowedHosts]
     ?.split(',')
     .map((host) => host.trim())
@@ -30,7 +27,7 @@ export function configFromEnvironment(env: NodeJS.ProcessEnv): BackendConfig {
   const events = taskEventsConfigFromEnvironment(env);
   return {
     ...taskCoreConfigFromEnvironment(env),
-    tools,
+    declaredCatalogKey: required(env, ENV.toolCatalogItem),
     ...(events ? { events } : {}),
     ...(allowedHosts && allowedHosts.length > 0 ? { allowedHosts } : {}),
     ...(requestStateKey ? { requestStateKey } : {}),
@@ -73,7 +70,6 @@ function settingsFromEnvironment(env: NodeJS.ProcessEnv): TaskServiceSettings {
   return {
     ...DEFAULT_SETTINGS,
     pollIntervalMs: positiveInteger(env, ENV.pollIntervalMs, DEFAULT_SETTINGS.pollIntervalMs),
-    refreshIntervalMs: positiveInteger(env, ENV.refreshIntervalMs, DEFAULT_SETTINGS.refreshIntervalMs),
     defaultTtlMs: positiveInteger(env, ENV.defaultTtlMs, DEFAULT_SETTINGS.defaultTtlMs),
     maxTtlMs: positiveInteger(env, ENV.maxTtlMs, DEFAULT_SETTINGS.maxTtlMs),
     directCallTimeoutMs: positiveInteger(env, ENV.directCallTimeoutMs, DEFAULT_SETTINGS.directCallTimeoutMs),

@@ -1,20 +1,6 @@
-// Settings only the deployed MCP handler reads: the packed tool catalog, the open-endpoint owner and CORS origins.
-// The CDK construct writes these variables; their names and the packing are in lambda/contract, which both sides share.
-import { ENV, MCP_HTTP_ENV, OAUTH_ENV } from '../contract/environment-names.js';
-import { unpackToolCatalog } from '../contract/packed-tool-catalog.js';
-
-/**
- * The environment with `TOOL_CATALOG` filled in from the packed form when the deployment uses it, so that
- * `configFromEnvironment` reads one catalog whichever way it arrived. A plain `TOOL_CATALOG` wins.
- */
-export function withUnpackedToolCatalog(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const packed = env[MCP_HTTP_ENV.packedToolCatalog];
-  if (env[ENV.toolCatalog] !== undefined || packed === undefined) return env;
-  return {
-    ...env,
-    [ENV.toolCatalog]: JSON.stringify(unpackToolCatalog(packed, env[MCP_HTTP_ENV.toolStateMachineArns] ?? '')),
-  };
-}
+// Settings only the deployed MCP handler reads: the open-endpoint owner, CORS origins and the OAuth proxy's tokens.
+// The CDK construct writes these variables; their names are in lambda/contract, which both sides share.
+import { MCP_HTTP_ENV, OAUTH_ENV } from '../contract/environment-names.js';
 
 export interface McpHttpOptions {
   /** The owner of every request when the endpoint is deliberately open; `null` when auth is on. */

@@ -15,18 +15,19 @@ import { signingKeyFromSecret } from '../oauth/access-tokens.js';
 import { cognitoMachineTokens, createBearerOwnerResolver } from '../oauth/bearer-owner.js';
 import { unauthorizedResponse } from '../protocol/unauthorized.js';
 import { secretValue } from './secret-values.js';
-import { mcpHttpOptionsFromEnvironment, withUnpackedToolCatalog } from './mcp-http-environment.js';
+import { mcpHttpOptionsFromEnvironment } from './mcp-http-environment.js';
 import { PowertoolsTaskMetrics } from './powertools-metrics.js';
 import { sendResponse, streamingRuntime, type ResponseStream } from './response-streaming.js';
 import { defaultLogger } from './task-core.js';
 import { traced, tracerFromEnvironment } from './tracing.js';
 
 // Built once per Lambda instance, outside the handler, so warm invocations reuse clients and compiled schemas. The
-// AWS clients (and the SDK) load with the first request that calls AWS: initialize, tools/list and ping never do.
+// AWS clients (and the SDK) load with the first request, which reads the declared tool catalog (one GetItem per
+// instance).
 const metrics = new PowertoolsTaskMetrics();
 const tracer = await tracerFromEnvironment(process.env);
 const backend = createBackend(
-  configFromEnvironment(withUnpackedToolCatalog(process.env)),
+  configFromEnvironment(process.env),
   handlerClients(metrics, tracer),
   defaultLogger(),
   metrics,

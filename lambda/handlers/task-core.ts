@@ -19,19 +19,32 @@ import { onceLoaded } from '../core/once-loaded.js';
 import type { BackendClients } from './aws-clients.js';
 import { loadedOnFirstCall } from './loaded-on-first-call.js';
 import { SYSTEM_CLOCK } from '../core/clock.js';
-import { DiscoveredToolsFollower } from '../service/discovered-tools-follower.js';
+import { DISCOVERED_TOOLS_READ_INTERVAL_MS, DiscoveredToolsFollower } from '../service/discovered-tools-follower.js';
+import { ToolListChanges } from '../service/tool-list-changes.js';
 import type { DiscoveredCatalogStore } from '../store/discovered-catalog-store.js';
+import { DeclaredToolsLoader } from '../service/declared-tools-loader.js';
+import type { DeclaredCatalogStore } from '../store/declared-catalog-store.js';
 
 export interface TaskCoreConfig {
   readonly tableName: string;
   readonly settings: TaskServiceSettings;
-  /** The tools calls may start; none for a function that only records status. */
+  /** The tools calls may start, when the composition root holds them; none for a function that records status. */
   readonly tools?: readonly ToolDefinition[];
+  /**
+   * The key of the declared tool catalog in the task table (as the deployment wrote it): its tools are read at the
+   * first request and served in place of `tools`. How the MCP function gets its tools, deployed and on the local stack.
+   */
+  readonly declaredCatalogKey?: string;
   /**
    * Also serve the tools discovered among the account's state machines (the catalog the refresher keeps in the table).
    * @default false
    */
   readonly discoveredTools?: boolean;
+  /**
+   * How long one read of the discovered-tools catalog serves an instance (and so how long after a change a listening
+   * client is told of it). @default DISCOVERED_TOOLS_READ_INTERVAL_MS
+   */
+  readonly discoveredToolsReadIntervalMs?: number;
 }
 
 /** The clients, or how to make them when the first AWS call comes (the Lambda handlers: the SDK loads then). */
@@ -47,8 +60,12 @@ export interface TaskCore {
   readonly tools: ToolRegistry;
   /** Answers to the input requests of tasks. */
   readonly inputs: InputService;
+  /** Serves the declared catalog's tools, read at the first request; present when the config names its key. */
+  readonly declaredTools?: DeclaredToolsLoader;
   /** Brings `tools` up to the discovered-tools catalog; present when the config asks for discovered tools. */
   readonly discoveredTools?: DiscoveredToolsFollower;
+  /** Tells listening clients of a change of the discovered tools; present with `discoveredTools`. */
+  readonly toolListChanges?: ToolListChanges;
 }
 
 export const SERVICE_NAME = 'mcp-tasks';
@@ -84,13 +101,22 @@ export function createTaskCore(
     metrics,
   });
   const inputs = new InputService({ service, inputs: inputRequests, executor, logger, metrics });
-  const discoveredTools = config.discoveredTools
-    ? new DiscoveredToolsFollower({
-        catalog: loadedOnFirstCall<DiscoveredCatalogStore>(async () => (await awsParts()).catalog, {}),
-        tools,
-        clock: SYSTEM_CLOCK,
-        logger,
-      })
-    : undefined;
-  return { service, store, tools, inputs, ...(discoveredTools ? { discoveredTools } : {}) };
+  const declaredTools =
+    config.declaredCatalogKey !== undefined
+      ? new DeclaredToolsLoader({
+          catalog: loadedOnFirstCall<DeclaredCatalogStore>(async () => (await awsParts()).declaredCatalog, {}),
+          key: config.declaredCatalogKey,
+          tools,
+          logger,
+        })
+      : undefined;
+  const base = { service, store, tools, inputs, ...(declaredTools ? { declaredTools } : {}) };
+  if (!config.discoveredTools) return base;
+  const catalog = loadedOnFirstCall<DiscoveredCatalogStore>(async () => (await awsParts()).catalog, {});
+  const readIntervalMs = config.discoveredToolsReadIntervalMs ?? DISCOVERED_TOOLS_READ_INTERVAL_MS;
+  return {
+    ...base,
+    discoveredTools: new DiscoveredToolsFollower({ catalog, tools, clock: SYSTEM_CLOCK, logger, readIntervalMs }),
+    toolListChanges: new ToolListChanges({ catalog, clock: SYSTEM_CLOCK, settleMs: readIntervalMs }),
+  };
 }

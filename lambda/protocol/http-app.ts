@@ -8,11 +8,13 @@ import { createLegacyMcpServer } from './legacy-server.js';
 import type { McpServerDependencies } from './mcp-dependencies.js';
 import { progressTokenOf } from './progress-notifications.js';
 import { sep1686TaskRequestOf } from './sep-1686.js';
-import { ProtocolError } from './protocol-errors.js';
+import { ProtocolError, toMcpError } from './protocol-errors.js';
 import { eraOf } from './era-router.js';
 import { isEventsMessage } from './events-extension.js';
 import { isAtLeast, ProtocolVersion } from './protocol-version.js';
 import { UNAUTHORIZED_ERROR_CODE, UNAUTHORIZED_MESSAGE } from '../contract/unauthorized-error.js';
+import { SYSTEM_CLOCK } from '../core/clock.js';
+import { serveStandaloneStream } from './standalone-stream.js';
 
 /** Comment frames on a long stream this often, well inside API Gateway's idle limit. */
 const SSE_KEEP_ALIVE_MS = 15_000;
@@ -29,6 +31,11 @@ export interface McpHttpAppOptions extends McpServerDependencies {
    * loopback. Unset accepts any, as behind API Gateway, whose own domain routing already pins the host.
    */
   readonly allowedHosts?: readonly string[];
+  /**
+   * Serves the declared tools before the first request that may need them (one read per instance); what it throws is
+   * answered as a JSON-RPC error.
+   */
+  readonly declaredTools?: { load(): Promise<unknown> };
   /** Brings the tools up to the discovered-tools catalog before a request is served (read at most twice a minute). */
   readonly discoveredTools?: { freshen(): Promise<unknown> };
 }
@@ -76,15 +83,18 @@ function jsonRpcError(
 
 export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
   const path = options.path ?? '/mcp';
+  // Every stream served here (listen streams, the standalone GET stream): read every poll interval, kept alive, and
+  // ended at the longest a request may wait.
+  const streams = {
+    pollIntervalMs: options.settings.pollIntervalMs,
+    maxLifetimeMs: options.settings.resultWaitMs,
+    keepAliveMs: SSE_KEEP_ALIVE_MS,
+    clock: SYSTEM_CLOCK,
+  };
   // The modern era (2026-07-28), loaded by the first request that may be modern: a cold start that serves only 2025-era
   // requests never loads the 2.x SDK.
   const modernEndpoint = onceLoaded(async () =>
-    (await import('./modern-endpoint.js')).createModernEndpoint(options, {
-      service: options.service,
-      pollIntervalMs: options.settings.pollIntervalMs,
-      maxLifetimeMs: options.settings.resultWaitMs,
-      keepAliveMs: SSE_KEEP_ALIVE_MS,
-    }),
+    (await import('./modern-endpoint.js')).createModernEndpoint(options, streams),
   );
   /** The legacy era (2025 revisions): a fresh 1.x server and transport for this one request. */
   const serveLegacy = async (request: Request, parsedBody: unknown, owner: string): Promise<Response> => {
@@ -169,6 +179,10 @@ export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
           -32600,
           'Invalid Request: Batches are not supported; send one JSON-RPC message per request',
         );
+      if (request.method === 'GET') {
+        const stream = serveStandaloneStream(request, options.toolListChanges, streams);
+        if (stream !== undefined) return stream;
+      }
       // A client's answer to an input request asked on some instance's stream: delivered here, before any
       // SDK, whose stateless transport would drop a response to a request it did not send itself.
       const clientResponse = clientResponseOf(parsedBody);
@@ -180,6 +194,12 @@ export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
           ...options,
           events: options.events,
         });
+      try {
+        await options.declaredTools?.load();
+      } catch (error) {
+        const refused = toMcpError(error, options.logger);
+        return jsonRpcError(requestIdOf(parsedBody), 500, refused.code, refused.message);
+      }
       await options.discoveredTools?.freshen();
       const sdkRule = async () => (await modernEndpoint()).isLegacy;
       if ((await eraOf(request, parsedBody, sdkRule)) === 'legacy') return serveLegacy(request, parsedBody, owner);

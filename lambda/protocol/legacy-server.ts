@@ -114,7 +114,8 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
     // feature of this server: one that asks its client needs input_required rounds, which 2025 revisions lack, and
     // serving only the prompts that do not ask would show each era a different catalog under the same names.
     capabilities: {
-      tools: {},
+      // Discovered tools change at run time: the standalone GET stream then tells of it (standalone-stream.ts).
+      tools: { listChanged: deps.toolListChanges !== undefined },
       ...(offersTasks ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
       ...(deps.events ? { extensions: EVENTS_EXTENSION_CAPABILITY } : {}),
     },

@@ -5,6 +5,7 @@ import type { Logger } from '../core/logger.js';
 import type { TaskService } from '../service/task-service.js';
 import type { TaskServiceSettings } from '../service/settings.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
+import type { ToolListChanges } from '../service/tool-list-changes.js';
 import type { TaskEventsAccess } from './events-access.js';
 
 export const SERVER_INFO = { name: 'mcp-tasks-sfn', version: '0.1.0' } as const;
@@ -26,4 +27,9 @@ export interface McpServerDependencies {
   readonly requestStateKey?: () => Promise<string>;
   /** Task events (the Events extension): absent when the endpoint has no event table. */
   readonly events?: TaskEventsAccess;
+  /**
+   * Changes of the tool list for listening clients, where tools are discovered at run time: both eras then declare
+   * `tools.listChanged`. Absent, the tools change only with a deployment, and neither does.
+   */
+  readonly toolListChanges?: ToolListChanges;
 }

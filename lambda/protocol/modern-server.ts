@@ -68,9 +68,10 @@ export function createModernMcpServer(deps: McpServerDependencies, schemas: Tool
   const prompts = deps.prompts ?? NO_PROMPTS;
   const mcp = new McpServer(SERVER_INFO, {
     // Prompts (maybe none) and an empty resource list: clients (and SEP-2549 caching) may ask, and cache the answer.
-    // Lists change only with a deployment, so no listChanged (McpServer would otherwise claim it).
+    // Prompts and resources change only with a deployment, so no listChanged (McpServer would otherwise claim it);
+    // tools too, unless they are discovered at run time (subscriptions/listen then tells of a change).
     capabilities: {
-      tools: { listChanged: false },
+      tools: { listChanged: deps.toolListChanges !== undefined },
       prompts: { listChanged: false },
       resources: { listChanged: false },
       extensions: { [TASKS_EXTENSION]: {}, ...(deps.events ? EVENTS_EXTENSION_CAPABILITY : {}) },

@@ -17,6 +17,7 @@ import {
   TaskExpiredError,
   TaskLimitExceededError,
   TaskNotFoundError,
+  ToolCatalogMissingError,
   ToolNotFoundError,
 } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
@@ -131,6 +132,13 @@ export function toMcpError(error: unknown, logger: Logger): ProtocolError {
       SERVER_ERROR,
       `The server is busy (${error.service} is throttling ${error.operation}); retry in ${error.retryAfterSeconds} s.`,
       { retryable: true, retryAfterSeconds: error.retryAfterSeconds, limit: 'aws-throttle' },
+    );
+  // The operator's to fix (the deployment that writes the catalog); the log already says which item is missing.
+  if (error instanceof ToolCatalogMissingError)
+    return new ProtocolError(
+      ErrorCode.InternalError,
+      'The server has no tool catalog: its deployment did not complete (server configuration). Nothing was run.',
+      { retryable: false },
     );
   if (error instanceof StartOutcomeUnknownError)
     return new ProtocolError(ErrorCode.InternalError, error.message, { retryable: true });

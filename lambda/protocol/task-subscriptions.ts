@@ -4,10 +4,7 @@
 // serves list-changed subscriptions only; it never acknowledges task IDs, so these requests are answered here.
 import {
   CLIENT_CAPABILITIES_META_KEY,
-  classifyInboundRequest,
   MissingRequiredClientCapabilityError,
-  SERVER_INFO_META_KEY,
-  SUBSCRIPTION_ID_META_KEY,
   type ClientCapabilities,
   type JSONRPCRequest,
 } from '@modelcontextprotocol/server';
@@ -16,52 +13,20 @@ import { type TaskRecord } from '../core/task.js';
 import { isTerminal } from '../core/task-status.js';
 import { activityChanged } from '../core/task-progress.js';
 import type { TaskService } from '../service/task-service.js';
-import { SYSTEM_CLOCK, type Clock } from '../core/clock.js';
 import { missingCapabilities } from './client-capabilities.js';
-import { SERVER_INFO } from './mcp-dependencies.js';
+import { serveListenStream, type ListenStreamOptions } from './listen-stream.js';
 import { TASKS_EXTENSION, TASKS_EXTENSION_CAPABILITY, toDetailedTask } from './tasks-extension.js';
 
-export interface TaskSubscriptionOptions {
+export interface TaskSubscriptionOptions extends ListenStreamOptions {
   readonly service: TaskService;
-  /** How often each subscribed task is read from the store. */
-  readonly pollIntervalMs: number;
-  /**
-   * How long one stream stays open before it ends cleanly and the client listens again (Lambda and API Gateway bound
-   * it).
-   */
-  readonly maxLifetimeMs: number;
-  /** SSE comment frames this often keep proxies from closing a quiet stream. */
-  readonly keepAliveMs: number;
-  /** @default SYSTEM_CLOCK */
-  readonly clock?: Clock;
 }
 
-/** A validated modern-era `subscriptions/listen` request that names task IDs, or `undefined` for anything else. */
-export function taskSubscriptionRequestOf(
-  request: Request,
-  body: unknown,
-): { message: JSONRPCRequest; taskIds: string[] } | undefined {
-  if (request.method !== 'POST' || (body as { method?: unknown } | null)?.method !== 'subscriptions/listen')
-    return undefined;
-  const outcome = classifyInboundRequest({
-    httpMethod: request.method,
-    body,
-    ...headerValue(request, 'mcp-protocol-version', 'protocolVersionHeader'),
-    ...headerValue(request, 'mcp-method', 'mcpMethodHeader'),
-    ...headerValue(request, 'mcp-name', 'mcpNameHeader'),
-  });
-  // Anything the SDK's ladder rejects, or that names no task, goes to the SDK, which answers it.
-  if (outcome.kind !== 'modern' || outcome.messageKind !== 'request') return undefined;
-  const taskIds = (outcome.message.params as { notifications?: { taskIds?: unknown } } | undefined)?.notifications
-    ?.taskIds;
+/** The task IDs a listen request's filter names, without repeats; `undefined` when it names none. */
+export function taskIdsOf(filter: Record<string, unknown>): string[] | undefined {
+  const taskIds = filter['taskIds'];
   if (!Array.isArray(taskIds) || taskIds.length === 0 || !taskIds.every((id) => typeof id === 'string'))
     return undefined;
-  return { message: outcome.message, taskIds: [...new Set(taskIds as string[])] };
-}
-
-function headerValue<K extends string>(request: Request, name: string, key: K): Partial<Record<K, string>> {
-  const value = request.headers.get(name);
-  return value === null ? {} : ({ [key]: value } as Record<K, string>);
+  return [...new Set(taskIds as string[])];
 }
 
 /** What the listen request's `_meta` declared of the Tasks extension; `undefined` when nothing is missing. */
@@ -96,84 +61,38 @@ export function serveTaskSubscription(
     return Response.json({ jsonrpc: '2.0', id: message.id, error }, { status: 400 });
   }
   const { service } = options;
-  const subscriptionMeta = { [SUBSCRIPTION_ID_META_KEY]: message.id };
-  const encoder = new TextEncoder();
-  const stopped = new AbortController();
-  signal.addEventListener('abort', () => stopped.abort(), { once: true });
-
-  const body = new ReadableStream<Uint8Array>({
-    async start(controller) {
-      const write = (frame: string): void => {
-        if (!stopped.signal.aborted) controller.enqueue(encoder.encode(frame));
-      };
-      const send = (payload: Record<string, unknown>): void =>
-        write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', ...payload })}\n\n`);
-      const notifyTask = async (task: TaskRecord): Promise<void> => {
-        const detailed = toDetailedTask(task, await service.resultOf(task));
-        // The task's own `_meta` (its progress) stays beside the subscription's.
-        send({
-          method: 'notifications/tasks',
-          params: {
-            ...detailed,
-            _meta: { ...(detailed['_meta'] as Record<string, unknown> | undefined), ...subscriptionMeta },
-          },
-        });
-      };
-      const keepAlive = setInterval(() => write(': keepalive\n\n'), options.keepAliveMs);
-      try {
-        const watched = new Map<string, TaskRecord>();
-        for (const taskId of subscription.taskIds) {
-          const task = await currentTask(service, owner, taskId);
-          if (task !== null) watched.set(taskId, task);
-        }
-        send({
-          method: 'notifications/subscriptions/acknowledged',
-          params: { notifications: { taskIds: [...watched.keys()] }, _meta: subscriptionMeta },
-        });
-        for (const task of watched.values()) await notifyTask(task);
-        const clock = options.clock ?? SYSTEM_CLOCK;
-        const deadline = clock.now() + options.maxLifetimeMs;
-        for (const [taskId, task] of watched) if (isTerminal(task.status)) watched.delete(taskId);
-        while (watched.size > 0 && clock.now() < deadline && !stopped.signal.aborted) {
-          await clock.sleep(Math.min(options.pollIntervalMs, deadline - clock.now()), stopped.signal);
-          for (const [taskId, seen] of [...watched]) {
-            const task = await currentTask(service, owner, taskId);
-            // Progress the workflow reports moves lastUpdatedAt too; compared itself as well, for two writes in one
-            // millisecond.
-            // A new current step leaves lastUpdatedAt alone, but changes the statusMessage shown.
-            const changed =
-              task !== null &&
-              (task.status !== seen.status || task.lastUpdatedAt !== seen.lastUpdatedAt || activityChanged(seen, task));
-            if (changed) await notifyTask(task);
-            // Gone (deleted or expired) ends that task's story as surely as a terminal status: nothing more will
-            // change.
-            if (task === null || isTerminal(task.status)) watched.delete(taskId);
-            else watched.set(taskId, task);
-          }
-        }
-        send({
-          id: message.id,
-          result: { resultType: 'complete', _meta: { ...subscriptionMeta, [SERVER_INFO_META_KEY]: SERVER_INFO } },
-        });
-      } catch {
-        // The store or Step Functions failed mid-stream: end it; the client listens again or polls.
-      } finally {
-        clearInterval(keepAlive);
-        if (!stopped.signal.aborted) controller.close();
-        stopped.abort();
+  return serveListenStream(message, signal, options, async (stream) => {
+    const { clock, until } = stream;
+    const notifyTask = async (task: TaskRecord): Promise<void> => {
+      const detailed = toDetailedTask(task, await service.resultOf(task));
+      // The task's own `_meta` (its progress) stays beside the subscription's.
+      stream.notify('notifications/tasks', detailed);
+    };
+    const watched = new Map<string, TaskRecord>();
+    for (const taskId of subscription.taskIds) {
+      const task = await currentTask(service, owner, taskId);
+      if (task !== null) watched.set(taskId, task);
+    }
+    stream.notify('notifications/subscriptions/acknowledged', { notifications: { taskIds: [...watched.keys()] } });
+    for (const task of watched.values()) await notifyTask(task);
+    for (const [taskId, task] of watched) if (isTerminal(task.status)) watched.delete(taskId);
+    while (watched.size > 0 && clock.now() < until && !stream.signal.aborted) {
+      await clock.sleep(Math.min(options.pollIntervalMs, until - clock.now()), stream.signal);
+      for (const [taskId, seen] of [...watched]) {
+        const task = await currentTask(service, owner, taskId);
+        // Progress the workflow reports moves lastUpdatedAt too; compared itself as well, for two writes in one
+        // millisecond.
+        // A new current step leaves lastUpdatedAt alone, but changes the statusMessage shown.
+        const changed =
+          task !== null &&
+          (task.status !== seen.status || task.lastUpdatedAt !== seen.lastUpdatedAt || activityChanged(seen, task));
+        if (changed) await notifyTask(task);
+        // Gone (deleted or expired) ends that task's story as surely as a terminal status: nothing more will
+        // change.
+        if (task === null || isTerminal(task.status)) watched.delete(taskId);
+        else watched.set(taskId, task);
       }
-    },
-    cancel() {
-      stopped.abort();
-    },
-  });
-  return new Response(body, {
-    status: 200,
-    headers: {
-      'content-type': 'text/event-stream',
-      'cache-control': 'no-cache, no-transform',
-      'x-accel-buffering': 'no',
-    },
+    }
   });
 }
 

@@ -3,14 +3,6 @@
 export interface TaskServiceSettings {
   /** The poll interval suggested to clients. */
   readonly pollIntervalMs: number;
-  /**
-   * How often a poll that finds a task active describes its execution (a quarter early is allowed, see
-   * `pollRefreshIntervalMs`; a new task's execution is described on its first poll). Where status events are pushed
-   * (EventBridge in AWS) this is only the fallback for a missed event and can be long, so a steady-state poll is
-   * one DynamoDB read; on the local stack, with no events, it matches the poll interval. A waiting tasks/result
-   * checks more often at first, backing off to this interval.
-   */
-  readonly refreshIntervalMs: number;
   /** Retention when the client asks for none. */
   readonly defaultTtlMs: number;
   /** The most retention a client may ask for. */
@@ -36,7 +28,6 @@ export interface TaskServiceSettings {
 
 export const DEFAULT_SETTINGS: TaskServiceSettings = {
   pollIntervalMs: 2_000,
-  refreshIntervalMs: 2_000,
   defaultTtlMs: 24 * 60 * 60 * 1000,
   maxTtlMs: 7 * 24 * 60 * 60 * 1000,
   minTtlMs: 1_000,

@@ -7,7 +7,7 @@ import {
   TaskExpiredError,
   TaskLimitExceededError,
 } from '../core/errors.js';
-import { RetentionClock, TaskOrigin, type Retention, type TaskRecord } from '../core/task.js';
+import { FIRST_CHECK_AFTER_MS, RetentionClock, TaskOrigin, type Retention, type TaskRecord } from '../core/task.js';
 import { isTerminal, TaskStatus } from '../core/task-status.js';
 import { executionNameOf, newExecutionNonce, taskKey } from '../core/task-key.js';
 import { executionNameOn } from '../executor/workflow-engines.js';
@@ -77,6 +77,7 @@ export class TaskCreation {
       status: TaskStatus.Submitted,
       createdAt: now,
       lastUpdatedAt: now,
+      nextCheckAt: now + FIRST_CHECK_AFTER_MS,
       retention: this.retentionFor(request),
       pollIntervalMs: settings.pollIntervalMs,
       inputDigest: createHash('sha256').update(tool.name).update('\u0000').update(start.input).digest('hex'),
@@ -98,7 +99,7 @@ export class TaskCreation {
         throw error;
       }
       started = false;
-      logger.warn('Execution start outcome unknown; the next poll reconciles the task', {
+      logger.warn('Execution start outcome unknown; the status events or the reconciler settle the task', {
         taskId,
         error: String(error),
       });

@@ -10,6 +10,7 @@ import type { TaskPage } from '../store/task-store.js';
 import { auditTask } from './audit.js';
 import { DirectCalls, type DirectOutcome } from './direct-calls.js';
 import { TaskCancellation } from './task-cancellation.js';
+import { ExecutionReconciler, type ReconcileOptions, type ReconcileReport } from './execution-reconciler.js';
 import { taskContext, type TaskContext, type TaskContextParts } from './task-context.js';
 import { TaskCreation, type CreateTaskRequest } from './task-creation.js';
 import { resultOfTask } from './task-results.js';
@@ -23,6 +24,7 @@ export class TaskService {
   private readonly creation: TaskCreation;
   private readonly cancellation: TaskCancellation;
   private readonly direct: DirectCalls;
+  private readonly reconciler: ExecutionReconciler;
 
   constructor(options: TaskServiceOptions) {
     this.context = taskContext(options);
@@ -30,6 +32,7 @@ export class TaskService {
     this.creation = new TaskCreation(this.context, this.tracker);
     this.cancellation = new TaskCancellation(this.context, this.tracker);
     this.direct = new DirectCalls(this.context, this.tracker, this.creation, this.cancellation);
+    this.reconciler = new ExecutionReconciler(this.context, this.tracker);
   }
 
   /** Stores the task and starts its execution: see {@link TaskCreation.start}. */
@@ -115,5 +118,10 @@ export class TaskService {
     describedArn?: string,
   ): Promise<TaskRecord | null> {
     return this.tracker.recordExecutionEvent(executionArn, execution, describedArn);
+  }
+
+  /** Describes the executions of active tasks whose check is due: see {@link ExecutionReconciler}. */
+  reconcileDue(options: ReconcileOptions): Promise<ReconcileReport> {
+    return this.reconciler.run(options);
   }
 }

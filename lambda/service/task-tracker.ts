@@ -1,17 +1,12 @@
-// Keeps a task's stored status in step with its execution: reads refreshed from Step Functions when due, waits for a
-// terminal status, execution status events, and what follows a terminal status (audit, the owner's active-task slot).
-// The task service builds one and delegates to it; reads never call Step Functions more often than the refresh
-// policy in core/task.ts allows, so DescribeExecution's account-wide throttle stays out of reach.
+// Keeps a task's stored status in step with its execution: reads, waits for a terminal status, execution status
+// events, the reconciler's checks, and what follows a terminal status (audit, the owner's active-task slot). Reads and
+// waits call no Step Functions API: the status events keep the table current, and the reconciler (bounded by its
+// budget) catches what an event lost would leave behind, so DescribeExecution's account-wide throttle is never met by
+// the number of clients polling.
 import { IllegalTransitionError, TaskExpiredError, TaskNotFoundError } from '../core/errors.js';
 import { outcomeOfExecution, type ExecutionSnapshot, type TaskOutcome } from '../core/execution-status.js';
 import { inputNeverCameMessage } from '../core/input-request.js';
-import {
-  FIRST_WAIT_STEP_MS,
-  isRefreshDue,
-  nextWaitStepMs,
-  pollRefreshIntervalMs,
-  type TaskRecord,
-} from '../core/task.js';
+import { FIRST_WAIT_STEP_MS, nextCheckAt, nextWaitStepMs, type TaskRecord } from '../core/task.js';
 import { isTerminal, TaskStatus } from '../core/task-status.js';
 import { activityChanged } from '../core/task-progress.js';
 import { executionNameOf, taskKeyFromExecutionName } from '../core/task-key.js';
@@ -35,26 +30,17 @@ export interface WaitOptions {
 }
 
 export class TaskTracker {
-  /** The least time between two refreshes that polls claim (see {@link pollRefreshIntervalMs}). */
-  private readonly pollRefreshMs: number;
+  constructor(private readonly context: TaskContext) {}
 
-  constructor(private readonly context: TaskContext) {
-    this.pollRefreshMs = pollRefreshIntervalMs(context.settings.refreshIntervalMs);
-  }
-
-  /**
-   * The task as it stands, refreshed from its execution when a refresh is due. Throws `TaskNotFoundError` or
-   * `TaskExpiredError`.
-   */
+  /** The task as stored. Throws `TaskNotFoundError` or `TaskExpiredError`. */
   getTask(owner: string, taskId: string): Promise<TaskRecord> {
-    return this.read(owner, taskId, this.pollRefreshMs);
+    return this.read(owner, taskId);
   }
 
   /**
-   * Polls until the task is terminal, the wait bound passes or `signal` aborts; returns the task as last seen
-   * (non-terminal when the bound passed first). The pauses start at {@link FIRST_WAIT_STEP_MS} and grow to the
-   * refresh interval; each one may describe the execution (claimed in the store, so several waiters on one task
-   * share it), and the store is read at least once per poll interval, where status events land.
+   * Reads the task until it is terminal, the wait bound passes or `signal` aborts; returns the task as last seen
+   * (non-terminal when the bound passed first). The pauses start at {@link FIRST_WAIT_STEP_MS} and grow to the poll
+   * interval, so the status event of a quick task is seen within moments of its landing in the table.
    */
   async waitForTerminal(owner: string, taskId: string, options: WaitOptions): Promise<TaskRecord> {
     const deadline = this.context.clock.now() + options.timeoutMs;
@@ -62,9 +48,9 @@ export class TaskTracker {
     let seen: TaskRecord | undefined;
     let task: TaskRecord | undefined;
     let failure: unknown;
-    const readOnce = async (refreshAfterMs: number): Promise<void> => {
+    const readOnce = async (): Promise<void> => {
       try {
-        task = await this.read(owner, taskId, refreshAfterMs);
+        task = await this.read(owner, taskId);
       } catch (error) {
         if (error instanceof TaskNotFoundError || error instanceof TaskExpiredError) throw error;
         // A read that failed (throttled, unreachable) says nothing of the task: the wait goes on and reads again.
@@ -78,7 +64,7 @@ export class TaskTracker {
       }
       await options.onRead?.(task);
     };
-    await readOnce(this.pollRefreshMs);
+    await readOnce();
     let step = FIRST_WAIT_STEP_MS;
     while (
       (task === undefined || (!isTerminal(task.status) && !options.until?.(task))) &&
@@ -89,8 +75,8 @@ export class TaskTracker {
         Math.min(step, task?.pollIntervalMs ?? step, deadline - this.context.clock.now()),
         options.signal,
       );
-      await readOnce(Math.min(step, this.pollRefreshMs));
-      step = nextWaitStepMs(step, this.context.settings.refreshIntervalMs);
+      await readOnce();
+      step = nextWaitStepMs(step, this.context.settings.pollIntervalMs);
     }
     // Not one read succeeded in the whole wait: that failure is the answer.
     if (task === undefined) throw failure;
@@ -100,9 +86,10 @@ export class TaskTracker {
   /**
    * Records what an execution status event reports (pushed by EventBridge in AWS) on the task the execution
    * belongs to. `execution` is described afresh when the event left its output out (or, for a durable execution, has
-   * none), by `describedArn` when the event names the execution's own ARN (a durable execution's, where the task holds
-   * its reference). Duplicate, late and out-of-order events are harmless: a terminal status is never overwritten.
-   * Returns `null` when the execution belongs to no live task.
+   * none): then, as for any look at a running execution, its current step is read too, and one not visible yet within
+   * the start grace is not news. It is read by `describedArn` when the event names the execution's own ARN (a durable
+   * execution's, where the task holds its reference). Duplicate, late and out-of-order events are harmless: a terminal
+   * status is never overwritten. Returns `null` when the execution belongs to no live task.
    */
   async recordExecutionEvent(
     executionArn: string,
@@ -114,8 +101,10 @@ export class TaskTracker {
     // Another execution than the task's own (an older task under a reused ID, another machine): not this task's news.
     if (task === null || task.executionArn !== executionArn) return null;
     if (isTerminal(task.status)) return task;
-    const snapshot = execution === 'describe' ? await this.context.executor.describe(describedArn) : execution;
-    return this.applyOutcome(task, snapshot, this.context.clock.now());
+    const now = this.context.clock.now();
+    return execution === 'describe'
+      ? this.recordExecution(task, now, describedArn)
+      : this.applyOutcome(task, execution, now);
   }
 
   /**
@@ -143,8 +132,8 @@ export class TaskTracker {
     });
   }
 
-  /** The stored task, refreshed when its execution was not described within `refreshAfterMs`. */
-  private async read(owner: string, taskId: string, refreshAfterMs: number): Promise<TaskRecord> {
+  /** The stored task; an expired one that was still active has its execution stopped, since nobody can read it now. */
+  private async read(owner: string, taskId: string): Promise<TaskRecord> {
     let task;
     try {
       task = await this.context.store.get(owner, taskId);
@@ -157,61 +146,51 @@ export class TaskTracker {
       throw error;
     }
     if (task === null) throw new TaskNotFoundError(taskId);
-    return isRefreshDue(task, this.context.clock.now(), refreshAfterMs) ? this.refresh(task, refreshAfterMs) : task;
+    return task;
   }
 
-  private async refresh(task: TaskRecord, intervalMs: number): Promise<TaskRecord> {
+  /**
+   * The reconciler's check of an active task whose check is due: claimed across instances (moving the task to its
+   * next check first, so a check that fails half-way is not retried before then), the execution described, and what
+   * it shows recorded. False when another caller claimed it, or the task ended meanwhile. Throws when Step Functions
+   * or the store fails; the reconciler counts that and goes on.
+   */
+  async reconcile(task: TaskRecord): Promise<boolean> {
     const now = this.context.clock.now();
-    let claimed;
-    try {
-      claimed = await this.context.store.claimRefresh(task, now, intervalMs);
-    } catch (error) {
-      // The claim could not be written (throttled, unreachable): answer with what is stored, as a lost claim would.
-      this.context.logger.warn('Could not claim the refresh', { taskId: task.taskId, error: String(error) });
-      return task;
-    }
-    if (!claimed) return task;
-    let execution;
-    try {
-      execution = await this.context.executor.describe(task.executionArn);
-    } catch (error) {
-      // Throttled or unreachable: answer with what is stored; the next poll tries again.
-      this.context.logger.warn('Could not describe execution', { taskId: task.taskId, error: String(error) });
-      return task;
-    }
-    // DescribeExecution is eventually consistent: a just-started execution may not be visible yet.
-    if (execution === null && now - task.createdAt < this.context.settings.startGraceMs)
-      return { ...task, lastCheckedAt: now };
-    // Only a running execution has a current step worth showing; the refresh claim above bounds this call too.
-    const step = execution?.status === 'RUNNING' ? await this.currentStepOf(task) : null;
-    const checked = { ...task, lastCheckedAt: now };
-    try {
-      return await this.applyOutcome(
-        checked,
-        execution,
-        now,
-        step !== null && step !== task.currentStep ? step : undefined,
-      );
-    } catch (error) {
-      if (error instanceof TaskNotFoundError || error instanceof TaskExpiredError) throw error;
-      // The store could not record the news (throttled, unreachable): answer with what is stored; the next
-      // poll sees the execution again and retries the write.
-      this.context.logger.warn('Could not record the execution status', { taskId: task.taskId, error: String(error) });
-      return checked;
-    }
+    const next = nextCheckAt(task, now);
+    if (!(await this.context.store.claimCheck(task, now, next))) return false;
+    await this.recordExecution({ ...task, lastCheckedAt: now, nextCheckAt: next }, now);
+    return true;
   }
 
-  /** The state the task's execution is in, or `null`. Never fails the poll: the step is a hint. */
-  private async currentStepOf(task: TaskRecord): Promise<string | null> {
+  /**
+   * Describes the task's execution and records what it shows: its status, and a running execution's current step.
+   * `executionArn` is the execution's own ARN when a status event named it (a durable execution's), else the task's.
+   */
+  private async recordExecution(
+    task: TaskRecord,
+    now: number,
+    executionArn: string = task.executionArn,
+  ): Promise<TaskRecord> {
+    const execution = await this.context.executor.describe(executionArn);
+    // DescribeExecution is eventually consistent: a just-started execution may not be visible yet.
+    if (execution === null && now - task.createdAt < this.context.settings.startGraceMs) return task;
+    // Only a running execution has a current step worth showing; the claim that led here bounds this call too.
+    const step = execution?.status === 'RUNNING' ? await this.currentStepOf(task, executionArn) : null;
+    return this.applyOutcome(task, execution, now, step !== null && step !== task.currentStep ? step : undefined);
+  }
+
+  /** The state the task's execution is in, or `null`. Never fails the check: the step is a hint. */
+  private async currentStepOf(task: TaskRecord, executionArn: string): Promise<string | null> {
     try {
-      return await this.context.executor.currentStep(task.executionArn);
+      return await this.context.executor.currentStep(executionArn);
     } catch (error) {
       this.context.logger.warn('Could not read the current step', { taskId: task.taskId, error: String(error) });
       return null;
     }
   }
 
-  /** Stores a new current step on a task whose status stays as it is. Never fails the poll: the step is a hint. */
+  /** Stores a new current step on a task whose status stays as it is. Never fails the check: the step is a hint. */
   private async recordCurrentStep(task: TaskRecord, step: string): Promise<TaskRecord> {
     try {
       await this.context.store.recordCurrentStep(task, step);

@@ -8,14 +8,19 @@ export interface StoredCatalog {
   readonly digest: string;
   /** Epoch ms of the refresh that last wrote it, whether or not the tools changed then. */
   readonly refreshedAt: number;
+  /**
+   * Epoch ms of the refresh that last changed the tools (the first write counts as one): how long every reader has had
+   * to catch up with them. 0 for a catalog written before this was recorded.
+   */
+  readonly changedAt: number;
 }
 
 export interface DiscoveredCatalogStore {
   /** The catalog as last written, or `null` when none was. One read. */
   read(): Promise<StoredCatalog | null>;
   /**
-   * Stores `tools` as the catalog, refreshed at `at`, in one write. `changed` tells whether they differ from the
-   * catalog stored before (none before counts as a change).
+   * Stores `tools` as the catalog, refreshed at `at` (and changed at `at` when they differ from the catalog stored
+   * before; none before counts as a change). `changed` tells which.
    */
   write(tools: readonly ToolDefinition[], at: number): Promise<{ readonly changed: boolean }>;
 }

@@ -1,8 +1,11 @@
-// DiscoveredCatalogStore on the task table: one item (`catalog#discovered`), the tools as JSON text. One PutItem per
-// refresh answers whether the tools changed from the item it replaced (ReturnValues: ALL_OLD), and one GetItem reads
-// it. A catalog of dozens of tools with their schemas is tens of KB, well inside DynamoDB's 400 KB item. The task
-// event stream sees the item and passes over it, as over every item that is not a task.
-import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+// DiscoveredCatalogStore on the task table: one item (`catalog#discovered`), the tools as JSON text. A refresh that
+// changed the tools replaces the item with one conditional PutItem (its condition: another digest, or no item), which
+// also records when they changed; one that found the same tools is refused by that condition and moves only
+// `refreshedAt`. One GetItem reads it. A catalog of dozens of tools with their schemas is tens of KB, well inside
+// DynamoDB's 400 KB item. The task event stream sees the item and passes over it, as over every item that is not a
+// task.
+import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { ToolDefinition } from '../contract/tool-definition.js';
 import { PARTITION_KEY } from '../contract/task-table-schema.js';
 import { catalogDigest } from './catalog-digest.js';
@@ -26,18 +29,36 @@ export class DynamoDbDiscoveredCatalog implements DiscoveredCatalogStore {
       tools: JSON.parse(Item['tools'] as string) as ToolDefinition[],
       digest: Item['digest'] as string,
       refreshedAt: Item['refreshedAt'] as number,
+      changedAt: (Item['changedAt'] as number | undefined) ?? 0,
     };
   }
 
   async write(tools: readonly ToolDefinition[], at: number): Promise<{ changed: boolean }> {
+    const { client, tableName } = this.options;
+    const key = { [PARTITION_KEY]: discoveredCatalogKey() };
     const digest = catalogDigest(tools);
-    const { Attributes } = await this.options.client.send(
-      new PutCommand({
-        TableName: this.options.tableName,
-        Item: { [PARTITION_KEY]: discoveredCatalogKey(), tools: JSON.stringify(tools), digest, refreshedAt: at },
-        ReturnValues: 'ALL_OLD',
+    try {
+      await client.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { ...key, tools: JSON.stringify(tools), digest, refreshedAt: at, changedAt: at },
+          ConditionExpression: 'attribute_not_exists(#digest) OR #digest <> :digest',
+          ExpressionAttributeNames: { '#digest': 'digest' },
+          ExpressionAttributeValues: { ':digest': digest },
+        }),
+      );
+      return { changed: true };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+    await client.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: key,
+        UpdateExpression: 'SET refreshedAt = :at',
+        ExpressionAttributeValues: { ':at': at },
       }),
     );
-    return { changed: Attributes?.['digest'] !== digest };
+    return { changed: false };
   }
 }

@@ -9,6 +9,7 @@ import type { ExpiredTask, ExpirySweepStore } from './expiry-sweep-store.js';
 import {
   ACTIVE_EXPIRY_INDEX,
   ACTIVE_EXPIRY_PARTITION_KEY,
+  CHECK_DUE_PARTITION_KEY,
   EXPIRY_MS_ATTRIBUTE,
   PARTITION_KEY,
   TTL_ATTRIBUTE,
@@ -78,7 +79,7 @@ export class DynamoDbExpirySweepStore implements ExpirySweepStore {
       task,
       update:
         'SET #status = :status, #statusMessage = :statusMessage, #completedAt = :at, #lastUpdatedAt = :at, ' +
-        '#ttl = :ttl REMOVE #shard, #claim',
+        '#ttl = :ttl REMOVE #shard, #claim, #checkShard, #nextCheckAt',
       condition: 'attribute_exists(#shard)',
       names: {
         '#statusMessage': A.statusMessage,
@@ -87,6 +88,8 @@ export class DynamoDbExpirySweepStore implements ExpirySweepStore {
         '#shard': ACTIVE_EXPIRY_PARTITION_KEY,
         '#claim': A.sweepClaimedUntil,
         '#ttl': TTL_ATTRIBUTE,
+        '#checkShard': CHECK_DUE_PARTITION_KEY,
+        '#nextCheckAt': A.nextCheckAt,
       },
       values: {
         ':status': change.status,

@@ -13,6 +13,9 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { TASK_ATTRIBUTE as A } from '../contract/task-item-attributes.js';
 import {
+  CHECK_DUE_INDEX,
+  CHECK_DUE_PARTITION_KEY,
+  CHECK_DUE_SORT_KEY,
   EXPIRY_MS_ATTRIBUTE,
   OWNER_INDEX,
   OWNER_INDEX_PARTITION_KEY,
@@ -36,7 +39,7 @@ import { summaryFromItem, taskFromItem, taskToItem, withoutUndefined, type Item 
 import { decodeCursor, encodeCursor } from './task-list-cursor.js';
 import type { TaskChange, TaskPage, TaskStore } from './task-store.js';
 import { ANY_OWNER, judge, live, type Lookup, type Reader } from './task-visibility.js';
-import { requestKey } from './task-table-keys.js';
+import { activeExpiryShards, requestKey } from './task-table-keys.js';
 
 export interface DynamoDbTaskStoreOptions {
   readonly client: DynamoDBDocumentClient;
@@ -193,12 +196,45 @@ export class DynamoDbTaskStore implements TaskStore {
     }
   }
 
-  claimRefresh(task: TaskRecord, now: number, intervalMs: number): Promise<boolean> {
+  async findCheckDue(now: number, limit: number): Promise<string[]> {
+    // Each shard's most overdue `limit`, merged: the most overdue `limit` overall, whichever shards they sit in.
+    const perShard = await Promise.all(activeExpiryShards().map((shard) => this.checksDueIn(shard, now, limit)));
+    return perShard
+      .flat()
+      .sort((a, b) => a.dueAt - b.dueAt)
+      .slice(0, limit)
+      .map(({ key }) => key);
+  }
+
+  private async checksDueIn(shard: string, now: number, limit: number): Promise<{ key: string; dueAt: number }[]> {
+    const found: { key: string; dueAt: number }[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: CHECK_DUE_INDEX,
+          KeyConditionExpression: '#shard = :shard AND #dueAt <= :now',
+          ExpressionAttributeNames: { '#shard': CHECK_DUE_PARTITION_KEY, '#dueAt': CHECK_DUE_SORT_KEY },
+          ExpressionAttributeValues: { ':shard': shard, ':now': now },
+          Limit: limit - found.length,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of page.Items ?? [])
+        found.push({ key: item[PARTITION_KEY] as string, dueAt: item[CHECK_DUE_SORT_KEY] as number });
+      startKey = page.LastEvaluatedKey;
+    } while (startKey !== undefined && found.length < limit);
+    return found;
+  }
+
+  claimCheck(task: TaskRecord, now: number, next: number): Promise<boolean> {
     return this.updateActive(task, {
-      set: `#${A.lastCheckedAt} = :now`,
-      condition: `(attribute_not_exists(#${A.lastCheckedAt}) OR #${A.lastCheckedAt} <= :dueBefore)`,
-      names: { [`#${A.lastCheckedAt}`]: A.lastCheckedAt },
-      values: { ':now': now, ':dueBefore': now - intervalMs },
+      set: `#${A.lastCheckedAt} = :now, #${A.nextCheckAt} = :next`,
+      condition:
+        task.nextCheckAt === undefined ? `attribute_not_exists(#${A.nextCheckAt})` : `#${A.nextCheckAt} = :dueAt`,
+      names: { [`#${A.lastCheckedAt}`]: A.lastCheckedAt, [`#${A.nextCheckAt}`]: A.nextCheckAt },
+      values: { ':now': now, ':next': next, ...(task.nextCheckAt === undefined ? {} : { ':dueAt': task.nextCheckAt }) },
     });
   }
 

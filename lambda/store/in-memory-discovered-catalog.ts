@@ -14,7 +14,9 @@ export class InMemoryDiscoveredCatalog implements DiscoveredCatalogStore {
   async write(tools: readonly ToolDefinition[], at: number): Promise<{ changed: boolean }> {
     const digest = catalogDigest(tools);
     const changed = this.#stored?.digest !== digest;
-    this.#stored = { tools: structuredClone(tools), digest, refreshedAt: at };
+    this.#stored = changed
+      ? { tools: structuredClone(tools), digest, refreshedAt: at, changedAt: at }
+      : { ...this.#stored!, refreshedAt: at };
     return { changed };
   }
 }

@@ -95,9 +95,11 @@ export class InMemoryTaskStore implements TaskStore {
     // Execution news never takes a task out of input_required: only the answer path does (in-memory-input-requests).
     if (!statusesExecutionNewsMayMove(change.status).includes(stored.status))
       throw new IllegalTransitionError(task.taskId, stored.status, change.status);
-    const { statusMessage: _replaced, ...rest } = stored;
+    const { statusMessage: _replaced, nextCheckAt, ...rest } = stored;
     const next: TaskRecord = {
       ...rest,
+      // A terminal task has no execution left to check.
+      ...(nextCheckAt !== undefined && !isTerminal(change.status) ? { nextCheckAt } : {}),
       status: change.status,
       lastUpdatedAt: change.at,
       ...(change.statusMessage !== undefined ? { statusMessage: change.statusMessage } : {}),
@@ -110,11 +112,17 @@ export class InMemoryTaskStore implements TaskStore {
     return shown(next);
   }
 
-  async claimRefresh(task: TaskRecord, now: number, intervalMs: number): Promise<boolean> {
+  async findCheckDue(now: number, limit: number): Promise<string[]> {
+    return [...this.tasks]
+      .filter(([, task]) => !isTerminal(task.status) && task.nextCheckAt !== undefined && task.nextCheckAt <= now)
+      .sort(([, a], [, b]) => a.nextCheckAt! - b.nextCheckAt!)
+      .slice(0, limit)
+      .map(([key]) => key);
+  }
+
+  async claimCheck(task: TaskRecord, now: number, next: number): Promise<boolean> {
     return this.updateActive(task, (stored) =>
-      stored.lastCheckedAt === undefined || stored.lastCheckedAt <= now - intervalMs
-        ? { ...stored, lastCheckedAt: now }
-        : undefined,
+      stored.nextCheckAt === task.nextCheckAt ? { ...stored, lastCheckedAt: now, nextCheckAt: next } : undefined,
     );
   }
 

@@ -1,7 +1,12 @@
 // The UpdateItem that records a TaskChange on a task item: the new status and what comes with it, and, for a terminal
 // status, the task's retention end and its leaving the expiry sweep's index.
 import { TASK_ATTRIBUTE as A } from '../contract/task-item-attributes.js';
-import { ACTIVE_EXPIRY_PARTITION_KEY, EXPIRY_MS_ATTRIBUTE, TTL_ATTRIBUTE } from '../contract/task-table-schema.js';
+import {
+  ACTIVE_EXPIRY_PARTITION_KEY,
+  CHECK_DUE_PARTITION_KEY,
+  EXPIRY_MS_ATTRIBUTE,
+  TTL_ATTRIBUTE,
+} from '../contract/task-table-schema.js';
 import { expiresAt, type TaskRecord } from '../core/task.js';
 import { isTerminal } from '../core/task-status.js';
 import type { TaskChange } from './task-store.js';
@@ -25,8 +30,8 @@ export function taskChangeUpdate(task: TaskRecord, change: TaskChange): UpdatePa
   const removes: string[] = change.statusMessage === undefined ? [A.statusMessage] : [];
   if (isTerminal(change.status)) {
     sets[A.completedAt] = change.at;
-    // Out of the expiry sweep's index: a terminal task has no execution left to stop.
-    removes.push(ACTIVE_EXPIRY_PARTITION_KEY);
+    // Out of the expiry sweep's and the reconciler's indexes: a terminal task has no execution left to stop or check.
+    removes.push(ACTIVE_EXPIRY_PARTITION_KEY, CHECK_DUE_PARTITION_KEY, A.nextCheckAt);
     const end = expiresAt({ ...task, completedAt: change.at });
     if (end === null) removes.push(TTL_ATTRIBUTE, EXPIRY_MS_ATTRIBUTE);
     else Object.assign(sets, { [TTL_ATTRIBUTE]: Math.ceil(end / 1000), [EXPIRY_MS_ATTRIBUTE]: end });

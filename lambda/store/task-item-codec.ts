@@ -5,6 +5,7 @@ import { fieldsOf, type Item } from './item-fields.js';
 import { TASK_ATTRIBUTE as A } from '../contract/task-item-attributes.js';
 import {
   ACTIVE_EXPIRY_PARTITION_KEY,
+  CHECK_DUE_PARTITION_KEY,
   ACTIVE_EXPIRY_TTL_GRACE_MS,
   EXPIRY_MS_ATTRIBUTE,
   OWNER_INDEX_PARTITION_KEY,
@@ -39,7 +40,8 @@ export interface InputRequestEntry {
 export function taskToItem(task: TaskRecord, maxUnfinishedLifetimeMs: number): Item {
   const key = taskKey(task.owner, task.taskId);
   const end = expiresAt(task);
-  const swept = !isTerminal(task.status) && end !== null;
+  const active = !isTerminal(task.status);
+  const swept = active && end !== null;
   // An active task stays in the table past its end until the expiry sweep has stopped its execution: were DynamoDB
   // to delete it first, nothing would find the execution again. Reads judge expiry by the end itself.
   const ttlEnd = swept
@@ -57,6 +59,7 @@ export function taskToItem(task: TaskRecord, maxUnfinishedLifetimeMs: number): I
     [A.createdAt]: task.createdAt,
     [A.lastUpdatedAt]: task.lastUpdatedAt,
     [A.lastCheckedAt]: task.lastCheckedAt,
+    [A.nextCheckAt]: active ? task.nextCheckAt : undefined,
     [A.completedAt]: task.completedAt,
     [A.retentionMs]: task.retention.ms,
     [A.retentionClock]: task.retention.clock,
@@ -71,6 +74,8 @@ export function taskToItem(task: TaskRecord, maxUnfinishedLifetimeMs: number): I
     [OWNER_INDEX_PARTITION_KEY]: task.origin === TaskOrigin.Direct ? undefined : task.owner,
     // In the expiry sweep's index while active with a retention end (one counted from completion has none yet).
     [ACTIVE_EXPIRY_PARTITION_KEY]: swept ? activeExpiryShard(key) : undefined,
+    // In the reconciler's index while active with a check to come.
+    [CHECK_DUE_PARTITION_KEY]: active && task.nextCheckAt !== undefined ? activeExpiryShard(key) : undefined,
   });
 }
 
@@ -103,6 +108,7 @@ export function taskFromItem(item: Item): TaskRecord {
   const field = fieldsOf(item, 'Task item');
   return withoutUndefined({
     ...summaryFromItem(item),
+    nextCheckAt: field.optionalNumber(A.nextCheckAt),
     requestId: field.optionalString(A.requestId),
     inputDigest: field.string(A.inputDigest),
     output: field.optionalString(A.output),

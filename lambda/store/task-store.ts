@@ -54,10 +54,17 @@ export interface TaskStore {
   update(task: TaskRecord, change: TaskChange): Promise<TaskRecord>;
 
   /**
-   * Claims the right to describe the task's execution now: succeeds (true) for at most one caller per
-   * `intervalMs` across all instances, false when another caller checked it within that time or it is terminal.
+   * The keys (core/task-key) of active tasks whose next check (`TaskRecord.nextCheckAt`) is due at `now`, at most
+   * `limit`, those due longest first. May be slightly stale (an index): {@link claimCheck} re-checks.
    */
-  claimRefresh(task: TaskRecord, now: number, intervalMs: number): Promise<boolean>;
+  findCheckDue(now: number, limit: number): Promise<string[]>;
+
+  /**
+   * Claims the check of the task's execution that is due, for one caller across all instances: conditionally on the
+   * very task read (same execution), still active, with the same `nextCheckAt`; records `lastCheckedAt: now` and the
+   * check after this one, `next`. False when another caller claimed it first, or the task ended or is gone.
+   */
+  claimCheck(task: TaskRecord, now: number, next: number): Promise<boolean>;
 
   /**
    * Records the state the task's execution is in (`TaskRecord.currentStep`), conditionally: only on the very task

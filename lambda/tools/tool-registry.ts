@@ -12,17 +12,26 @@ import {
 export class ToolRegistry {
   /** The tools written in code, then those discovered among the account's state machines (replaced as a whole). */
   private tools: ReadonlyMap<string, ToolDefinition>;
-  private readonly codeTools: ReadonlyMap<string, ToolDefinition>;
+  private codeTools: ReadonlyMap<string, ToolDefinition>;
   private readonly validators = new Map<string, ValidateFunction>();
   // One Ajv per dialect a schema may name, made on first use; strict off, so that annotations such as `x-mcp-header`
   // pass.
   private readonly ajv = new Map<JsonSchemaDialect, Ajv | Ajv2020>();
 
   constructor(tools: readonly ToolDefinition[]) {
-    const problems = toolDefinitionProblems(tools);
-    if (problems.length > 0) throw new Error(`Invalid tool definitions:\n- ${problems.join('\n- ')}`);
-    this.codeTools = new Map(tools.map((tool) => [tool.name, tool]));
+    this.codeTools = validToolMap(tools);
     this.tools = this.codeTools;
+  }
+
+  /**
+   * Serves `declared` as the tools written in code, in place of those given to the constructor: the declared catalog,
+   * which an instance reads after it starts. Call it before serving discovered tools (their names are checked against
+   * these). Throws on invalid definitions, as the constructor does.
+   */
+  serveDeclared(declared: readonly ToolDefinition[]): void {
+    this.codeTools = validToolMap(declared);
+    this.tools = this.codeTools;
+    this.validators.clear();
   }
 
   /**
@@ -81,4 +90,10 @@ export class ToolRegistry {
     }
     return ajv;
   }
+}
+
+function validToolMap(tools: readonly ToolDefinition[]): ReadonlyMap<string, ToolDefinition> {
+  const problems = toolDefinitionProblems(tools);
+  if (problems.length > 0) throw new Error(`Invalid tool definitions:\n- ${problems.join('\n- ')}`);
+  return new Map(tools.map((tool) => [tool.name, tool]));
 }

@@ -3,7 +3,9 @@ import { readFileSync } from 'node:fs';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { ExampleToolsStack, type ExampleToolsStackProps } from '../../bin/example-tools-stack.js';
-import { AWS_CUSTOM_RESOURCE_PROVIDER_ID } from '../../lib/oauth-proxy.js';
+import { AWS_CUSTOM_RESOURCE_PROVIDER_ID } from '../../lib/nag-acknowledgements.js';
+import { DECLARED_CATALOG_ATTRIBUTE, unpackToolCatalog } from '../../lambda/contract/declared-tool-catalog.js';
+import type { ToolDefinition } from '../../lambda/contract/tool-definition.js';
 import type { DiscoverToolsProps } from '../../lib/tool-discovery.js';
 
 const CDK_JSON = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
@@ -69,7 +71,8 @@ export function statementsOf(template: Template, functionId: string): Statement[
 
 /**
  * Whether a template resource belongs to CDK's AwsCustomResource provider (its function, role, policy and log group),
- * which reads the OAuth proxy's Cognito client secret at deployment: CDK's code, not one of this project's handlers.
+ * which writes the tool catalog and reads the OAuth proxy's Cognito client secret at deployment: CDK's code, not one
+ * of this project's handlers.
  */
 export function isCustomResourceProvider(logicalId: string): boolean {
   return logicalId.startsWith(AWS_CUSTOM_RESOURCE_PROVIDER_ID);
@@ -126,4 +129,38 @@ export function joined(value: unknown): string {
   if (node['Ref']) return `\${${node['Ref']}}`;
   if (node['Fn::GetAtt']) return `\${${node['Fn::GetAtt'].join('.')}}`;
   throw new Error(`cannot render ${JSON.stringify(value)}`);
+}
+
+/** One AWS SDK call of an AwsCustomResource, as CloudFormation hands it over, tokens rendered by {@link joined}. */
+export interface SdkCall {
+  readonly service: string;
+  readonly action: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the call's parameters, read as the assertions need
+  readonly parameters: Record<string, any>;
+  readonly physicalResourceId?: { readonly id: string };
+}
+
+/** The declared tool catalog's custom resource (the one that puts an item) among a template's resources. */
+export function declaredCatalogResource(resources: Record<string, TemplateResource & { DependsOn?: string[] }>): {
+  readonly id: string;
+  readonly create: SdkCall;
+  readonly update: SdkCall;
+  readonly delete: SdkCall;
+} {
+  const found = Object.entries(resources).filter(
+    ([, resource]) => resource.Type === 'Custom::AWS' && joined(resource.Properties['Create']).includes('"PutItem"'),
+  );
+  if (found.length !== 1) throw new Error(`expected one catalog custom resource, found ${found.length}`);
+  const [id, resource] = found[0]!;
+  const call = (name: string) => JSON.parse(joined(resource.Properties[name])) as SdkCall;
+  return { id, create: call('Create'), update: call('Update'), delete: call('Delete') };
+}
+
+/** The tools a catalog PutItem writes, unpacked as the MCP function reads them: state machines as `${LogicalId}`. */
+export function declaredCatalogTools(put: SdkCall): ToolDefinition[] {
+  const item = put.parameters['Item'] as Record<string, { S: string }>;
+  return unpackToolCatalog(
+    item[DECLARED_CATALOG_ATTRIBUTE.tools]!.S,
+    item[DECLARED_CATALOG_ATTRIBUTE.stateMachines]!.S,
+  );
 }

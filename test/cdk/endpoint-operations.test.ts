@@ -1,5 +1,7 @@
 // The endpoint's operations in the template: its alarms (each on the right metric), the dashboard (and its opt-out),
-// the alarm topic as every alarm's action, and the metrics environment the functions emit under.
+// the alarm topic as every alarm's action, the metrics environment the functions emit under, and the alarm on the
+// tool catalog refresher that discoverTools adds.
+import { Duration } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -23,11 +25,11 @@ function synth(props: McpTaskEndpointProps = {}, withTopic = false) {
 }
 
 /**
- * An open endpoint's alarms: errors and throttles of its five functions (MCP, status sync, expiry sweep, task event
- * stream, webhook delivery), the API 5xx rate, DescribeExecution throttles, the status dead letters, and the task
- * events' four (stream failures, iterator age, delivery dead letters, delivery age).
+ * An open endpoint's alarms: errors and throttles of its six functions (MCP, status sync, expiry sweep, reconciler,
+ * task event stream, webhook delivery), the API 5xx rate, DescribeExecution throttles, the status dead letters, and
+ * the task events' four (stream failures, iterator age, delivery dead letters, delivery age).
  */
-const ALARM_COUNT = 5 * 2 + 3 + 4;
+const ALARM_COUNT = 6 * 2 + 3 + 4;
 
 type AlarmProperties = Record<string, unknown>;
 function alarmOf(
@@ -186,5 +188,49 @@ describe('endpoint operations, configured', () => {
       'AWS::CloudWatch::Alarm',
       Match.objectLike({ MetricName: 'ApproximateNumberOfMessagesVisible', AlarmActions: action }),
     );
+  });
+});
+
+describe('the tool catalog refresher’s alarm (discoverTools)', () => {
+  function discovering(refreshRate: Duration | undefined, withTopic = false) {
+    const stack = testStack();
+    const topic = withTopic ? new sns.Topic(stack, 'Alarms') : undefined;
+    const endpoint = new McpTaskEndpoint(stack, 'Endpoint', {
+      openEndpoint: true,
+      ...(topic ? { alarmTopic: topic } : {}),
+    });
+    const discovery = endpoint.discoverTools({ namePrefix: 'orders-', ...(refreshRate ? { refreshRate } : {}) });
+    const template = Template.fromStack(stack);
+    return { alarm: alarmOf(template, stack, discovery.refreshFailureAlarm), stack, discovery, topic, template };
+  }
+
+  it('goes off when refreshes failed in two refresh periods in a row, each as long as the refresh rate', () => {
+    const { alarm, stack, discovery } = discovering(undefined);
+    expect(alarm).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Errors',
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      EvaluationPeriods: 2,
+      DatapointsToAlarm: 2,
+      TreatMissingData: 'notBreaching',
+    });
+    expect(alarm['Dimensions']).toEqual([
+      { Name: 'FunctionName', Value: { Ref: logicalId(stack, discovery.function) } },
+    ]);
+    expect(alarm['AlarmActions']).toBeUndefined();
+  });
+
+  it('counts over the refresh rate, at most 12 hours, so that two periods fit in CloudWatch’s day', () => {
+    expect(discovering(Duration.minutes(30)).alarm['Period']).toBe(30 * 60);
+    expect(discovering(Duration.days(1)).alarm['Period']).toBe(12 * 60 * 60);
+  });
+
+  it('notifies the endpoint’s alarm topic on alarm and on recovery', () => {
+    const { alarm, stack, topic } = discovering(undefined, true);
+    const action = [{ Ref: logicalId(stack, topic!) }];
+    expect(alarm).toMatchObject({ AlarmActions: action, OKActions: action });
   });
 });

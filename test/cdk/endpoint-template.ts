@@ -25,7 +25,13 @@ export let ids: {
   resourceServer: string;
   api: string;
   oauthFunction: string;
+  /** The STANDARD example tools' machines, in catalog order. */
   machines: string[];
+  /** The EXPRESS example tool's own machine (its plain calls), and the STANDARD wrapper that runs its tasks. */
+  express: string;
+  wrapper: string;
+  /** Every machine that runs tasks: the STANDARD tools' own, then the wrapper. */
+  taskMachines: string[];
 };
 
 /** Registers the beforeAll hook that synthesizes the example stack; use what it sets inside tests only. */
@@ -47,7 +53,11 @@ export function useEndpointTemplate(): void {
       api: logicalId(stack, endpoint.restApi.api),
       oauthFunction: logicalId(stack, endpoint.oauthProxy!.function),
       machines: EXAMPLE_TOOLS.map((tool) => logicalId(stack, stack.stateMachines[tool.name]!)),
+      express: logicalId(stack, stack.stateMachines['extract_keywords']!),
+      wrapper: logicalId(stack, endpoint.expressWrappers['extract_keywords']!.stateMachine),
+      taskMachines: [],
     };
+    ids.taskMachines = [...ids.machines, ids.wrapper];
   });
 }
 

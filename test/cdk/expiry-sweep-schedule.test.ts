@@ -17,14 +17,18 @@ import { exampleStack, logicalId, statementsOf, TEST_ENV, type TemplateResource 
 
 let stack: ExampleToolsStack;
 let template: Template;
-let ids: { table: string; sweepFunction: string; machines: string[] };
+/** `taskMachines`: every machine that runs tasks, the STANDARD example tools' own and the EXPRESS one's wrapper. */
+let ids: { table: string; sweepFunction: string; taskMachines: string[] };
 
 beforeAll(() => {
   ({ stack, template } = exampleStack());
   ids = {
     table: logicalId(stack, stack.endpoint.table),
     sweepFunction: logicalId(stack, stack.endpoint.expirySweep.function),
-    machines: EXAMPLE_TOOLS.map((tool) => logicalId(stack, stack.stateMachines[tool.name]!)),
+    taskMachines: [
+      ...EXAMPLE_TOOLS.map((tool) => logicalId(stack, stack.stateMachines[tool.name]!)),
+      logicalId(stack, stack.endpoint.expressWrappers['extract_keywords']!.stateMachine),
+    ],
   };
 });
 
@@ -107,12 +111,12 @@ describe('expiry sweep', () => {
         {
           Effect: 'Allow',
           Action: ['states:StopExecution'],
-          Resource: expect.arrayContaining(ids.machines.map(executionsOf)),
+          Resource: expect.arrayContaining(ids.taskMachines.map(executionsOf)),
         },
       ]),
     );
     expect(statements.find((statement) => statement.Action.includes('states:StopExecution'))!.Resource).toHaveLength(
-      ids.machines.length,
+      ids.taskMachines.length,
     );
   });
 

@@ -3,7 +3,7 @@
 // are specified in the oauth-proxy-*.test.ts files.
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { MCP_HTTP_ENV } from '../../lambda/contract/environment-names.js';
+import { ENV } from '../../lambda/contract/environment-names.js';
 import type { ExampleToolsStack } from '../../bin/example-tools-stack.js';
 import { joined, exampleStack, logicalId, TEST_ENV } from './cdk-app.js';
 import { UNAUTHORIZED_ERROR_CODE } from '../../lambda/contract/unauthorized-error.js';
@@ -226,7 +226,7 @@ describe('REST API with oauthProxy: false (Cognito tokens, checked by API Gatewa
 
   it('gives the MCP function none of the OAuth proxy’s settings', () => {
     const [mcp] = Object.values(cognitoResources('AWS::Lambda::Function')).filter(
-      (fn) => fn.Properties['Environment'].Variables[MCP_HTTP_ENV.toolStateMachineArns] !== undefined,
+      (fn) => fn.Properties['Environment']?.Variables[ENV.toolCatalogItem] !== undefined,
     );
     expect(Object.keys(mcp!.Properties['Environment'].Variables).filter((name) => name.startsWith('OAUTH_'))).toEqual(
       [],

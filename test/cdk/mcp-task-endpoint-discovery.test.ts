@@ -86,11 +86,12 @@ describe('discoverTools: the refresher', () => {
     expect(MACHINE_CHANGE_EVENT_NAMES).toHaveLength(5);
   });
 
-  it('lets the refresher list machines, read only the selected ones, describe schemas and put one item', () => {
+  it('lets the refresher list machines, read only the selected ones, describe schemas and write one item', () => {
     const statements = statementsOf(template, ids.refresher);
     const actions = statements.flatMap((statement) => statement.Action).sort();
     expect(actions).toEqual([
       'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
       'logs:CreateLogStream',
       'logs:PutLogEvents',
       'schemas:DescribeSchema',
@@ -135,7 +136,7 @@ describe('discoverTools: what the endpoint may do with the selected machines', (
       statement.arns.includes(executions),
     );
     // CDK merges this grant with the registered tools' own (same actions, no condition).
-    expect(grant!.Action).toEqual(['states:DescribeExecution', 'states:GetExecutionHistory', 'states:StopExecution']);
+    expect(grant!.Action).toEqual(['states:DescribeExecution', 'states:StopExecution']);
     expect(grant!.Condition).toBeUndefined();
     expect(grantsOf(template, ids.statusSync, 'states:DescribeExecution').flatMap((s) => s.arns)).toContain(executions);
     expect(grantsOf(template, ids.sweep, 'states:StopExecution').flatMap((s) => s.arns)).toContain(executions);

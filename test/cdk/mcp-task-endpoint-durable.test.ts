@@ -1,21 +1,28 @@
 // McpTaskEndpoint with a durable function as a tool: what each function may do to the function's executions (only this
-// backend's, `task-*`, of this one function), the status rule that follows them, the tool's workflow in the MCP
-// function's environment, and the registrations synth refuses.
+// backend's, `task-*`, of this one function), the status rule that follows them, the tool's workflow in the declared
+// tool catalog's item, and the registrations synth refuses.
 import { createHash } from 'node:crypto';
 import { Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import {
   DURABLE_EXECUTION_STATUS_CHANGE,
   LAMBDA_EVENT_SOURCE,
 } from '../../lambda/contract/durable-execution-status-events.js';
-import { MCP_HTTP_ENV } from '../../lambda/contract/environment-names.js';
+import { DECLARED_CATALOG_ATTRIBUTE } from '../../lambda/contract/declared-tool-catalog.js';
 import { STATUS_EVENT_MAX_AGE, STATUS_EVENT_TARGET_RETRY_ATTEMPTS } from '../../lib/mcp-task-endpoint-defaults.js';
 import { McpTaskEndpoint, type McpToolProps } from '../../lib/mcp-task-endpoint.js';
-import { joined, logicalId, statementsOf, testApp, testStack, TEST_ENV, type TemplateResource } from './cdk-app.js';
+import {
+  declaredCatalogResource,
+  logicalId,
+  statementsOf,
+  testApp,
+  testStack,
+  TEST_ENV,
+  type TemplateResource,
+} from './cdk-app.js';
 
 const SCHEMA = { type: 'object', properties: {} } as const;
 const DURABLE_CONFIG = { executionTimeout: Duration.hours(1) };
@@ -51,10 +58,17 @@ function durableToolStack() {
       mcp: logicalId(stack, endpoint.mcpFunction),
       statusSync: logicalId(stack, endpoint.statusSyncFunction),
       sweep: logicalId(stack, endpoint.expirySweep.function),
+      reconciler: logicalId(stack, endpoint.reconciler.function),
       table: logicalId(stack, endpoint.table),
       queue: logicalId(stack, endpoint.statusDeadLetterQueue),
     },
   };
+}
+
+/** The workflow entries of the declared tool catalog's item, tokens rendered as `${LogicalId}`. */
+function catalogEntries(template: Template): string {
+  const item = declaredCatalogResource(template.toJSON()['Resources']).create.parameters['Item'];
+  return (item as Record<string, { S: string }>)[DECLARED_CATALOG_ATTRIBUTE.stateMachines]!.S;
 }
 
 const functionArn = (fnId: string) => ({ 'Fn::GetAtt': [fnId, 'Arn'] });
@@ -82,7 +96,6 @@ describe('McpTaskEndpoint with a durable function tool', () => {
           Effect: 'Allow',
           Action: [
             'lambda:GetDurableExecution',
-            'lambda:GetDurableExecutionHistory',
             'lambda:SendDurableExecutionCallbackSuccess',
             'lambda:StopDurableExecution',
           ],
@@ -97,9 +110,9 @@ describe('McpTaskEndpoint with a durable function tool', () => {
     );
     // Nothing else of Lambda: no other function, no configuration.
     const lambdaActions = statements.flatMap((statement) => statement.Action).filter((a) => a.startsWith('lambda:'));
+    // No history either: polls read only the table, and the reconciler reads the current step.
     expect(lambdaActions.sort()).toEqual([
       'lambda:GetDurableExecution',
-      'lambda:GetDurableExecutionHistory',
       'lambda:InvokeFunction',
       'lambda:ListDurableExecutionsByFunction',
       'lambda:SendDurableExecutionCallbackSuccess',
@@ -129,6 +142,30 @@ describe('McpTaskEndpoint with a durable function tool', () => {
     );
   });
 
+  it('lets the reconciler find, read and read the history of only this backend’s executions, and nothing else of Lambda', () => {
+    const statements = statementsOf(template, ids.reconciler);
+    expect(statements).toEqual(
+      expect.arrayContaining([
+        {
+          Effect: 'Allow',
+          Action: ['lambda:GetDurableExecution', 'lambda:GetDurableExecutionHistory'],
+          Resource: [executions(ids.fn)],
+        },
+        {
+          Effect: 'Allow',
+          Action: ['lambda:ListDurableExecutionsByFunction'],
+          Resource: [functionArn(ids.fn), withSuffix(ids.fn, ':*')],
+        },
+      ]),
+    );
+    const lambdaActions = statements.flatMap((statement) => statement.Action).filter((a) => a.startsWith('lambda:'));
+    expect(lambdaActions.sort()).toEqual([
+      'lambda:GetDurableExecution',
+      'lambda:GetDurableExecutionHistory',
+      'lambda:ListDurableExecutionsByFunction',
+    ]);
+  });
+
   it('pushes the status changes of this function’s task-* executions, RUNNING and terminal, to status-sync', () => {
     const rule = Object.values(template.findResources('AWS::Events::Rule') as Record<string, TemplateResource>).find(
       (candidate) => candidate.Properties['EventPattern']?.source?.[0] === LAMBDA_EVENT_SOURCE,
@@ -155,9 +192,8 @@ describe('McpTaskEndpoint with a durable function tool', () => {
     expect(endpoint.statusRules).toHaveLength(1);
   });
 
-  it('names the tool’s workflow in the MCP function’s environment by the alias’s ARN', () => {
-    const variables = (template.toJSON()['Resources'][ids.mcp] as TemplateResource).Properties['Environment'].Variables;
-    expect(joined(variables[MCP_HTTP_ENV.toolStateMachineArns])).toBe(`\${${ids.alias}}`);
+  it('names the tool’s workflow in the declared tool catalog’s item by the alias’s ARN', () => {
+    expect(catalogEntries(template)).toBe(`\${${ids.alias}}`);
   });
 });
 
@@ -176,9 +212,7 @@ describe('McpTaskEndpoint durable function forms', () => {
       Action: ['lambda:InvokeFunction'],
       Resource: [{ Ref: versionId }],
     });
-    const variables = template.toJSON()['Resources'][logicalId(stack, endpoint.mcpFunction)].Properties.Environment
-      .Variables as Record<string, unknown>;
-    expect(joined(variables[MCP_HTTP_ENV.toolStateMachineArns])).toBe(`\${${versionId}}`);
+    expect(catalogEntries(template)).toBe(`\${${versionId}}`);
   });
 
   it('invokes $LATEST for fn.latestVersion', () => {
@@ -208,9 +242,7 @@ describe('McpTaskEndpoint durable function forms', () => {
         { Effect: 'Allow', Action: ['lambda:ListDurableExecutionsByFunction'], Resource: [base, `${base}:*`] },
       ]),
     );
-    expect(
-      template.toJSON()['Resources'][mcp].Properties.Environment.Variables[MCP_HTTP_ENV.toolStateMachineArns],
-    ).toBe(arn);
+    expect(catalogEntries(template)).toBe(arn);
   });
 
   it('grants and follows a function shared by two tools once, and invokes each tool’s own alias', () => {
@@ -302,29 +334,20 @@ describe('cdk-nag AwsSolutionsChecks on an endpoint with a durable function tool
   });
 });
 
-describe('the MCP function environment with durable tools', () => {
-  /** `count` tools, on durable functions' aliases or on state machines, with descriptions Brotli cannot shrink. */
-  function endpointWith(count: number, durable: boolean): Stack {
+describe('the declared tool catalog with durable tools', () => {
+  it("carries every durable tool's alias in the item, none in the MCP function's 4 KB environment", () => {
     const stack = testStack();
-    const tools = Array.from({ length: count }, (_, index): McpToolProps => {
-      const description = createHash('sha256').update(String(index)).digest('hex').slice(0, 60);
-      if (durable)
-        return tool(`t${index}`, {
-          description,
-          durableFunction: durableFunction(stack, `F${index}`).addAlias('live'),
-        });
-      const definitionBody = sfn.DefinitionBody.fromChainable(new sfn.Pass(stack, `P${index}`));
-      return tool(`t${index}`, {
-        description,
-        stateMachine: new sfn.StateMachine(stack, `M${index}`, { definitionBody }),
-      });
-    });
+    const aliases = Array.from({ length: 20 }, (_, index) => durableFunction(stack, `F${index}`).addAlias('live'));
+    const tools = aliases.map((alias, index) =>
+      tool(`t${index}`, {
+        description: createHash('sha256').update(String(index)).digest('hex').slice(0, 60),
+        durableFunction: alias,
+      }),
+    );
     new McpTaskEndpoint(stack, 'Endpoint', { tools });
-    return stack;
-  }
-
-  it("counts an alias's ARN at its longest, past a state machine's, in the 4 KB check", () => {
-    expect(synthError(endpointWith(8, false))).toBeUndefined();
-    expect(synthError(endpointWith(8, true))).toContain("The tool catalog may not fit the MCP function's environment");
+    expect(synthError(stack)).toBeUndefined();
+    expect(catalogEntries(Template.fromStack(stack))).toBe(
+      aliases.map((alias) => `\${${logicalId(stack, alias)}}`).join(','),
+    );
   });
 });

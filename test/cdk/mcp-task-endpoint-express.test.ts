@@ -1,16 +1,32 @@
 // McpTaskEndpoint with an EXPRESS state machine as a tool: the STANDARD wrapper it generates (its definition, timeout,
 // logs and role), what the MCP function may do to each machine, the status rule on the wrapper, both machines in the
-// environment, and the EXPRESS machines synth refuses.
+// declared tool catalog, and the EXPRESS machines synth refuses.
 import { Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { describe, expect, it } from 'vitest';
-import { MCP_HTTP_ENV } from '../../lambda/contract/environment-names.js';
 import { expressWrapperDefinition } from '../../lambda/contract/express-wrapper.js';
 import { EXPRESS_WRAPPER_TIMEOUT } from '../../lib/mcp-task-endpoint-defaults.js';
 import { McpTaskEndpoint, type McpToolProps } from '../../lib/mcp-task-endpoint.js';
-import { joined, logicalId, statementsOf, testStack, TEST_ENV, type TemplateResource } from './cdk-app.js';
+import {
+  declaredCatalogResource,
+  declaredCatalogTools,
+  joined,
+  logicalId,
+  statementsOf,
+  testStack,
+  TEST_ENV,
+  type TemplateResource,
+} from './cdk-app.js';
+
+/** Each tool's machines as the declared catalog names them: `[stateMachineArn, expressStateMachineArn?]`. */
+function catalogMachines(template: Template): (string | undefined)[][] {
+  return declaredCatalogTools(declaredCatalogResource(template.toJSON()['Resources']).create).map((each) => [
+    each.stateMachineArn,
+    each.expressStateMachineArn,
+  ]);
+}
 
 const SCHEMA = { type: 'object', properties: {} } as const;
 const ARN_PREFIX = `arn:aws:states:${TEST_ENV.region}:${TEST_ENV.account}`;
@@ -113,7 +129,7 @@ describe('McpTaskEndpoint with an EXPRESS state machine tool', () => {
         { Effect: 'Allow', Action: ['states:StartExecution'], Resource: [{ Ref: ids.wrapper }] },
         {
           Effect: 'Allow',
-          Action: ['states:DescribeExecution', 'states:GetExecutionHistory', 'states:StopExecution'],
+          Action: ['states:DescribeExecution', 'states:StopExecution'],
           Resource: [executionsOf(ids.wrapper, 'task-*')],
         },
       ]),
@@ -157,14 +173,13 @@ describe('McpTaskEndpoint with an EXPRESS state machine tool', () => {
     ]);
   });
 
-  it('names the wrapper as the machine of the tool’s tasks and the EXPRESS machine beside it in the environment', () => {
-    const variables = resource(ids.mcp).Properties['Environment'].Variables;
-    expect(joined(variables[MCP_HTTP_ENV.toolStateMachineArns])).toBe(`\${${ids.wrapper}}|\${${ids.express}}`);
+  it('names the wrapper as the machine of the tool’s tasks and the EXPRESS machine beside it in the catalog', () => {
+    expect(catalogMachines(template)).toEqual([[`\${${ids.wrapper}}`, `\${${ids.express}}`]]);
   });
 });
 
 describe('McpTaskEndpoint EXPRESS forms and refusals', () => {
-  it('wraps an EXPRESS machine registered by ARN with stateMachineType, and keeps its ARN in the environment', () => {
+  it('wraps an EXPRESS machine registered by ARN with stateMachineType, and keeps its ARN in the catalog', () => {
     const stack = testStack();
     const arn = `${ARN_PREFIX}:stateMachine:keywords`;
     const endpoint = new McpTaskEndpoint(stack, 'Endpoint', {
@@ -178,11 +193,10 @@ describe('McpTaskEndpoint EXPRESS forms and refusals', () => {
       Action: ['states:StartSyncExecution'],
       Resource: [arn],
     });
-    const variables = template.toJSON()['Resources'][mcp].Properties.Environment.Variables;
-    expect(joined(variables[MCP_HTTP_ENV.toolStateMachineArns])).toBe(`\${${wrapper}}|${arn}`);
+    expect(catalogMachines(template)).toEqual([[`\${${wrapper}}`, arn]]);
   });
 
-  it('adds nothing for a STANDARD tool: no wrapper, no StartSyncExecution, its own machine in the environment', () => {
+  it('adds nothing for a STANDARD tool: no wrapper, no StartSyncExecution, its own machine in the catalog', () => {
     const stack = testStack();
     const machine = new sfn.StateMachine(stack, 'Report', {
       definitionBody: sfn.DefinitionBody.fromChainable(new sfn.Pass(stack, 'ReportPass')),
@@ -194,9 +208,7 @@ describe('McpTaskEndpoint EXPRESS forms and refusals', () => {
       logicalId(stack, machine),
     ]);
     expect(JSON.stringify(template.toJSON())).not.toContain('states:StartSyncExecution');
-    const variables = template.toJSON()['Resources'][logicalId(stack, endpoint.mcpFunction)].Properties.Environment
-      .Variables as Record<string, unknown>;
-    expect(joined(variables[MCP_HTTP_ENV.toolStateMachineArns])).toBe(`\${${logicalId(stack, machine)}}`);
+    expect(catalogMachines(template)).toEqual([[`\${${logicalId(stack, machine)}}`, undefined]]);
   });
 
   it('takes a machine registered by ARN as STANDARD unless told otherwise', () => {

@@ -22,13 +22,13 @@ import {
 useEndpointTemplate();
 
 describe('IAM', () => {
-  it('lets the MCP function use the table items and the owner index, start the tools’ machines and describe, read the history of or stop only their executions, use the events table, queue webhook deliveries, and read the token signing key, the webhook sealing key and the requestState key', () => {
+  it('lets the MCP function use the table items and the owner index, start the tools’ machines (and run the EXPRESS one) and describe, read the history of or stop only their executions, use the events table, queue webhook deliveries, and read the token signing key, the webhook sealing key and the requestState key', () => {
     const statements = policyStatements(ids.mcpFunction).map((statement) => ({
       ...statement,
       Action: sorted(statement.Action),
       Resource: sortedResources(statement.Resource),
     }));
-    expect(statements).toHaveLength(9);
+    expect(statements).toHaveLength(10);
     expect(statements).toEqual(
       expect.arrayContaining([
         {
@@ -51,13 +51,15 @@ describe('IAM', () => {
         {
           Effect: 'Allow',
           Action: ['states:StartExecution'],
-          Resource: sortedResources(ids.machines.map((id) => ({ Ref: id }))),
+          Resource: sortedResources(ids.taskMachines.map((id) => ({ Ref: id }))),
         },
         {
           Effect: 'Allow',
-          Action: ['states:DescribeExecution', 'states:GetExecutionHistory', 'states:StopExecution'],
-          Resource: sortedResources(ids.machines.map(executionsOf)),
+          Action: ['states:DescribeExecution', 'states:StopExecution'],
+          Resource: sortedResources(ids.taskMachines.map(executionsOf)),
         },
+        // The EXPRESS tool's plain calls run its own machine.
+        { Effect: 'Allow', Action: ['states:StartSyncExecution'], Resource: [{ Ref: ids.express }] },
         // Task events: poll, stream and subscribe (mcp-task-endpoint-events.test.ts).
         {
           Effect: 'Allow',
@@ -123,7 +125,7 @@ describe('IAM', () => {
         {
           Effect: 'Allow',
           Action: ['states:DescribeExecution'],
-          Resource: sortedResources(ids.machines.map(executionsOf)),
+          Resource: sortedResources(ids.taskMachines.map(executionsOf)),
         },
         { Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: [{ 'Fn::GetAtt': [ids.queue, 'Arn'] }] },
       ]),
@@ -188,11 +190,16 @@ describe('IAM', () => {
     }
   });
 
-  it('lets CDK’s custom resource provider (the Cognito client secret, read at deployment) describe that one client’s pool, nothing more', () => {
+  it('lets CDK’s custom resource provider describe that one client’s pool (its secret, read at deployment) and put and delete the task table’s items (the tool catalog), nothing more', () => {
     const providerPolicies = Object.entries(resources('AWS::IAM::Policy')).filter(([, policy]) =>
       (policy.Properties['Roles'] as { Ref: string }[]).some((role) => isCustomResourceProvider(role.Ref)),
     );
     expect(providerPolicies.flatMap(([, policy]) => policy.Properties['PolicyDocument'].Statement)).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['dynamodb:DeleteItem', 'dynamodb:PutItem'],
+        Resource: { 'Fn::GetAtt': [ids.table, 'Arn'] },
+      },
       {
         Effect: 'Allow',
         Action: 'cognito-idp:DescribeUserPoolClient',

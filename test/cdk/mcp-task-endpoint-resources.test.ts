@@ -7,8 +7,8 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { ENV, MCP_HTTP_ENV } from '../../lambda/contract/environment-names.js';
 import { METRICS_ENV, METRICS_NAMESPACE } from '../../lambda/contract/metric-names.js';
-import { unpackToolCatalog } from '../../lambda/contract/packed-tool-catalog.js';
-import { ASK_STEP, EXAMPLE_TOOLS } from '../../lambda/example-tools/example-tool-catalog.js';
+import { DECLARED_CATALOG_KEY_PREFIX } from '../../lambda/contract/declared-tool-catalog.js';
+import { ASK_STEP, EXAMPLE_EXPRESS_TOOLS, EXAMPLE_TOOLS } from '../../lambda/example-tools/example-tool-catalog.js';
 import {
   OWNER_INDEX,
   OWNER_INDEX_PARTITION_KEY,
@@ -19,7 +19,7 @@ import {
 } from '../../lambda/contract/task-table-schema.js';
 import { executionNameFor, taskKeyFromExecutionName } from '../../lambda/core/task-key.js';
 import { McpTaskEndpoint } from '../../lib/mcp-task-endpoint.js';
-import { joined, exampleStack, logicalId, ownResources, testStack } from './cdk-app.js';
+import { declaredCatalogResource, exampleStack, logicalId, ownResources, testStack } from './cdk-app.js';
 import {
   ids,
   outdir,
@@ -75,12 +75,12 @@ describe('task table', () => {
 describe('functions', () => {
   it('run every handler on Node.js 22, arm64, with JSON logs in its own log group', () => {
     const functions = Object.values(ownResources(template, 'AWS::Lambda::Function'));
-    // MCP, status sync, expiry sweep, the ask step, the OAuth proxy, the task event stream and webhook delivery, then
-    // the example tools' own steps (their ask steps are the endpoint's).
-    const ownSteps = EXAMPLE_TOOLS.flatMap((tool) => Object.values(tool.lambdaSteps)).filter(
-      (step) => step.functionName !== ASK_STEP.functionName,
-    );
-    expect(functions).toHaveLength(7 + ownSteps.length);
+    // MCP, status sync, expiry sweep, reconciler, the ask step, the OAuth proxy, the task event stream and webhook
+    // delivery, then the example tools' own steps (their ask steps are the endpoint's).
+    const ownSteps = [...EXAMPLE_TOOLS, ...EXAMPLE_EXPRESS_TOOLS]
+      .flatMap((tool) => Object.values(tool.lambdaSteps))
+      .filter((step) => step.functionName !== ASK_STEP.functionName);
+    expect(functions).toHaveLength(8 + ownSteps.length);
     for (const fn of functions) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
@@ -92,23 +92,15 @@ describe('functions', () => {
     }
   });
 
-  it('give the MCP function the table, the result wait, and the tool catalog packed with its machines in order', () => {
+  it('give the MCP function the table, the result wait, and the key of the tool catalog, not the tools', () => {
     const variables = resource(ids.mcpFunction).Properties['Environment'].Variables as Record<string, unknown>;
     expect(variables[ENV.tableName]).toEqual({ Ref: ids.table });
     expect(variables[ENV.resultWaitMs]).toBe('50000');
-    expect(variables[ENV.refreshIntervalMs]).toBe('60000');
-    expect(joined(variables[MCP_HTTP_ENV.toolStateMachineArns])).toBe(ids.machines.map((id) => `\${${id}}`).join(','));
-    const tools = unpackToolCatalog(variables[MCP_HTTP_ENV.packedToolCatalog] as string, ids.machines.join(','));
-    expect(tools).toEqual(
-      EXAMPLE_TOOLS.map((tool, index) => ({
-        name: tool.name,
-        title: tool.title,
-        description: tool.description,
-        inputSchema: tool.inputSchema,
-        ...(tool.taskSupport ? { taskSupport: tool.taskSupport } : {}),
-        stateMachineArn: ids.machines[index],
-      })),
-    );
+    expect(variables).not.toHaveProperty('REFRESH_INTERVAL_MS');
+    const catalog = declaredCatalogResource(template.toJSON()['Resources']);
+    expect(variables[ENV.toolCatalogItem]).toBe(catalog.create.physicalResourceId?.id);
+    expect(variables[ENV.toolCatalogItem]).toMatch(new RegExp(`^${DECLARED_CATALOG_KEY_PREFIX}[0-9a-f]{64}$`));
+    expect(Object.keys(variables).filter((name) => name.startsWith('TOOL_'))).toEqual([ENV.toolCatalogItem]);
     expect(variables[MCP_HTTP_ENV.openEndpointOwner]).toBeUndefined();
   });
 
@@ -179,10 +171,11 @@ describe('functions', () => {
 });
 
 describe('status push', () => {
-  it('has one rule per registered machine, matching only its status-change events', () => {
+  it('has one rule per machine that runs tasks (an EXPRESS tool’s wrapper), matching only its status-change events', () => {
     const rules = statusRules().map((rule) => rule.Properties['EventPattern']);
+    const wrapper = logicalId(stack, stack.endpoint.expressWrappers['extract_keywords']!.stateMachine);
     expect(rules).toEqual(
-      ids.machines.map((machine) => ({
+      [...ids.machines, wrapper].map((machine) => ({
         source: ['aws.states'],
         'detail-type': ['Step Functions Execution Status Change'],
         detail: {
@@ -307,17 +300,17 @@ describe('options', () => {
     });
   });
 
-  it('names the example machines’ log groups anew for each creation of the stack, under /aws/vendedlogs/', () => {
+  it('names the example machines’ log groups (and the EXPRESS wrapper’s) anew for each creation of the stack', () => {
     const names = Object.values(ownResources(template, 'AWS::Logs::LogGroup'))
       .map((group) => group.Properties['LogGroupName'])
       .filter((name) => name !== undefined);
-    expect(names).toHaveLength(EXAMPLE_TOOLS.length);
+    expect(names).toHaveLength(EXAMPLE_TOOLS.length + EXAMPLE_EXPRESS_TOOLS.length + 1);
     for (const name of names) {
       expect(name).toEqual({
         'Fn::Join': [
           '',
           [
-            expect.stringMatching(/^\/aws\/vendedlogs\/states\/McpTasks-[A-Za-z]+-$/),
+            expect.stringMatching(/^\/aws\/vendedlogs\/states\/McpTasks-?[A-Za-z0-9]+-$/),
             { 'Fn::Select': [2, { 'Fn::Split': ['/', { Ref: 'AWS::StackId' }] }] },
           ],
         ],

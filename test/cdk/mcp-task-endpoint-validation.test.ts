@@ -1,13 +1,14 @@
 // McpTaskEndpoint's checks: bad props fail at construction and bad tools at synth, each with every problem listed;
-// an open endpoint warns; a catalog too large for Lambda's environment fails before deploy.
+// an open endpoint warns; an environment too large for Lambda fails before deploy (the tools are not in it).
 import { createHash } from 'node:crypto';
 import { Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { ENV } from '../../lambda/contract/environment-names.js';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { describe, expect, it } from 'vitest';
 import { McpTaskEndpoint, type McpToolProps } from '../../lib/mcp-task-endpoint.js';
-import { testApp, testStack } from './cdk-app.js';
+import { declaredCatalogResource, declaredCatalogTools, logicalId, testApp, testStack } from './cdk-app.js';
 
 const SCHEMA = { type: 'object', properties: {} } as const;
 const MACHINE_ARN = 'arn:aws:states:eu-west-1:123456789012:stateMachine:nightly-report';
@@ -79,18 +80,25 @@ describe('McpTaskEndpoint tool validation (at synth)', () => {
     const stack = testStack();
     const endpoint = new McpTaskEndpoint(stack, 'Endpoint', { tools: [tool('first'), tool('second')] });
     expect(endpoint.statusRules).toHaveLength(1);
-    // One status rule, beside the expiry sweep's schedule.
-    Template.fromStack(stack).resourceCountIs('AWS::Events::Rule', 2);
+    // One status rule, beside the expiry sweep's and the reconciler's schedules.
+    Template.fromStack(stack).resourceCountIs('AWS::Events::Rule', 3);
   });
 
-  it('includes a tool added after something already resolved the function’s environment', () => {
+  it('includes a tool added after something already resolved the function’s environment and the catalog', () => {
     const stack = testStack();
     const endpoint = new McpTaskEndpoint(stack, 'Endpoint', { tools: [tool('early')] });
-    stack.resolve((endpoint.mcpFunction.node.defaultChild as CfnFunction).environment);
+    const early = stack.resolve((endpoint.mcpFunction.node.defaultChild as CfnFunction).environment);
     endpoint.addTool(tool('late', { stateMachine: `${MACHINE_ARN}-late` }));
-    Template.fromStack(stack).hasResourceProperties('AWS::Lambda::Function', {
-      Environment: { Variables: Match.objectLike({ TOOL_STATE_MACHINE_ARNS: `${MACHINE_ARN},${MACHINE_ARN}-late` }) },
-    });
+    const template = Template.fromStack(stack).toJSON();
+    const catalog = declaredCatalogResource(template['Resources']);
+    expect(declaredCatalogTools(catalog.create).map((each) => [each.name, each.stateMachineArn])).toEqual([
+      ['early', MACHINE_ARN],
+      ['late', `${MACHINE_ARN}-late`],
+    ]);
+    // A new catalog is a new key: the function's environment names the version with the late tool.
+    const variables = template['Resources'][logicalId(stack, endpoint.mcpFunction)].Properties.Environment.Variables;
+    expect(variables[ENV.toolCatalogItem]).toBe(catalog.create.physicalResourceId?.id);
+    expect(variables[ENV.toolCatalogItem]).not.toBe(early.variables[ENV.toolCatalogItem]);
   });
 
   it('refuses a machine ARN in another region or account, naming both', () => {
@@ -150,16 +158,24 @@ describe('McpTaskEndpoint tool validation (at synth)', () => {
     });
   });
 
-  it('fails when the tool catalog may not fit the MCP function’s 4 KB environment', () => {
-    const endpoint = new McpTaskEndpoint(testStack(), 'Endpoint');
-    // Random text does not compress: each description takes its full size in the packed catalog.
-    for (let index = 0; index < 6; index++)
+  it('does not bound the number of tools by the MCP function’s environment: only the catalog’s key is in it', () => {
+    const stack = testStack();
+    const endpoint = new McpTaskEndpoint(stack, 'Endpoint');
+    // Random text does not compress: 60 of these descriptions are far past 4 KB in any form.
+    for (let index = 0; index < 60; index++)
       endpoint.addTool(
         tool(`tool_${index}`, { description: randomText(600, index), stateMachine: `${MACHINE_ARN}${index}` }),
       );
-    expect(synthError(endpoint)).toMatch(
-      /tool catalog may not fit the MCP function's environment \(up to \d+ of 4096 bytes with 6 tools\)/,
-    );
+    const template = Template.fromStack(stack).toJSON();
+    expect(declaredCatalogTools(declaredCatalogResource(template['Resources']).create)).toHaveLength(60);
+    const variables = template['Resources'][logicalId(stack, endpoint.mcpFunction)].Properties.Environment.Variables;
+    expect(JSON.stringify(variables).length).toBeLessThan(1024);
+  });
+
+  it('fails when what is added to the MCP function’s environment may not fit its 4 KB', () => {
+    const endpoint = new McpTaskEndpoint(testStack(), 'Endpoint', { tools: [tool('report')] });
+    endpoint.mcpFunction.addEnvironment('LARGE_SETTING', randomText(4000, 1));
+    expect(synthError(endpoint)).toMatch(/environment may not fit Lambda's limit \(up to \d+ of 4096 bytes\)/);
   });
 });
 
@@ -248,7 +264,7 @@ describe('McpTaskEndpoint open endpoint', () => {
   });
 });
 
-/** Deterministic text that does not compress (base64 of a hash chain), so the packed catalog stays large. */
+/** Deterministic text that does not compress (base64 of a hash chain), so packing cannot make it small. */
 function randomText(length: number, seed: number): string {
   let text = '';
   for (let block = 0; text.length < length; block++)

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MCP_HTTP_ENV } from '../../lambda/contract/environment-names.js';
+import { ENV } from '../../lambda/contract/environment-names.js';
 import { PACKAGE_ROOT } from '../../lib/handler-asset.js';
-import { isCustomResourceProvider } from './cdk-app.js';
+import { declaredCatalogResource, declaredCatalogTools, isCustomResourceProvider } from './cdk-app.js';
 
 const run = promisify(execFile);
 const NPM_FLAGS = ['--offline', '--no-audit', '--no-fund', '--loglevel=error'];
@@ -163,6 +163,7 @@ const CONSTRUCT_HANDLERS = [
   'mcp-http',
   'status-sync',
   'expiry-sweep',
+  'execution-reconciler',
   'report-progress',
   'ask-step',
   'oauth-http',
@@ -210,12 +211,14 @@ describe('a fresh CDK app that installs the tarball', () => {
     expect(stage.DependsOn).toContain(accountId);
   });
 
-  it('registers the app’s own state machine as the tool: its ARN in the MCP function’s environment, start rights on it', () => {
+  it('registers the app’s own state machine as the tool: its ARN in the declared catalog, start rights on it', () => {
     const [[machineId]] = ofType('AWS::StepFunctions::StateMachine') as [[string, Resource]];
     const mcp = ofType('AWS::Lambda::Function').find(
-      ([, fn]) => fn.Properties['Environment'].Variables[MCP_HTTP_ENV.toolStateMachineArns] !== undefined,
+      ([, fn]) => fn.Properties['Environment'].Variables[ENV.toolCatalogItem] !== undefined,
     )!;
-    expect(mcp[1].Properties['Environment'].Variables[MCP_HTTP_ENV.toolStateMachineArns]).toEqual({ Ref: machineId });
+    const catalog = declaredCatalogResource(resources);
+    expect(declaredCatalogTools(catalog.create).map((tool) => tool.stateMachineArn)).toEqual([`\${${machineId}}`]);
+    expect(mcp[1].DependsOn).toContain(catalog.id);
     const roleId = mcp[1].Properties['Role']['Fn::GetAtt'][0] as string;
     const statements = ofType('AWS::IAM::Policy')
       .filter(([, policy]) => (policy.Properties['Roles'] as { Ref: string }[]).some((role) => role.Ref === roleId))

@@ -75,7 +75,7 @@ beforeAll(async () => {
   // reads a plain call's answer within half a second, and calls tools in bursts from one owner. On the table the
   // emulator's progress step writes to, so test_tool_with_progress's reports reach its task.
   server = await startTestServer(
-    { pollIntervalMs: 100, refreshIntervalMs: 100, maxTaskCreationsPerMinute: 10_000 },
+    { pollIntervalMs: 100, maxTaskCreationsPerMinute: 10_000 },
     {
       tools: conformanceTools(),
       prompts: CONFORMANCE_PROMPTS,

@@ -29,7 +29,12 @@ export function discoveredCatalogContract(name: string, make: MakeFixture<Discov
     it('reads back the tools as written, with when they were refreshed', async () => {
       const tools = [tool('refund'), tool('invoice', { expressStateMachineArn: 'arn:x', taskSupport: 'forbidden' })];
       await store.write(tools, 1_000);
-      expect(await store.read()).toMatchObject({ tools, refreshedAt: 1_000, digest: expect.any(String) });
+      expect(await store.read()).toMatchObject({
+        tools,
+        refreshedAt: 1_000,
+        changedAt: 1_000,
+        digest: expect.any(String),
+      });
     });
 
     it('tells a change of the tools from a refresh that found the same ones, by answer and by digest', async () => {
@@ -41,6 +46,15 @@ export function discoveredCatalogContract(name: string, make: MakeFixture<Discov
       expect((await store.read())!.digest).not.toBe(first.digest);
       expect(await store.write([], 4_000)).toEqual({ changed: true });
       expect(await store.read()).toMatchObject({ tools: [] });
+    });
+
+    it('records when the tools last changed, which a refresh finding the same tools leaves alone', async () => {
+      await store.write([tool('refund')], 1_000);
+      await store.write([tool('refund')], 2_000);
+      expect(await store.read()).toMatchObject({ refreshedAt: 2_000, changedAt: 1_000 });
+      await store.write([tool('invoice')], 3_000);
+      await store.write([tool('invoice')], 4_000);
+      expect(await store.read()).toMatchObject({ refreshedAt: 4_000, changedAt: 3_000 });
     });
   });
 }

@@ -10,6 +10,7 @@ import {
 } from '../../lambda/core/errors.js';
 import { RetentionClock, type TaskRecord } from '../../lambda/core/task.js';
 import { TaskStatus } from '../../lambda/core/task-status.js';
+import { taskKey } from '../../lambda/core/task-key.js';
 import { newTask, type MakeFixture, type TaskStoreFixture } from './task-fixtures.js';
 import { taskStoreReadContract } from './task-store-read-contract.js';
 
@@ -178,7 +179,7 @@ export function taskStoreContract(name: string, make: MakeFixture<TaskStoreFixtu
         await expect(store().update(old, { status: TaskStatus.Failed, at: now })).rejects.toBeInstanceOf(
           TaskNotFoundError,
         );
-        expect(await store().claimRefresh(old, now + 10_000, 1_000)).toBe(false);
+        expect(await store().claimCheck(old, now + 10_000, now + 70_000)).toBe(false);
         expect((await store().get(old.owner, old.taskId))?.status).toBe('working');
       });
 
@@ -199,23 +200,54 @@ export function taskStoreContract(name: string, make: MakeFixture<TaskStoreFixtu
       });
     });
 
-    describe('claimRefresh', () => {
-      it('grants one refresh per interval across concurrent callers', async () => {
-        const created = task();
-        await store().create(created);
-        const at = clock().now();
-        const claims = await Promise.all([1, 2, 3, 4].map(() => store().claimRefresh(created, at + 1_000, 1_000)));
-        expect(claims.filter(Boolean)).toHaveLength(1);
-        expect(await store().claimRefresh(created, at + 1_500, 1_000)).toBe(false);
-        expect(await store().claimRefresh(created, at + 2_000, 1_000)).toBe(true);
-        expect((await store().get(created.owner, created.taskId))?.lastCheckedAt).toBe(at + 2_000);
+    describe('findCheckDue and claimCheck', () => {
+      // The table may hold other tests' tasks: each test looks only at its own.
+      const keyOf = (each: TaskRecord) => taskKey(each.owner, each.taskId);
+      const dueOf = async (mine: TaskRecord[], now: number, limit = 1_000) => {
+        const keys = new Set(mine.map(keyOf));
+        return (await store().findCheckDue(now, limit)).filter((key) => keys.has(key));
+      };
+
+      it('finds the active tasks whose check is due, most overdue first, and no other', async () => {
+        const now = clock().now();
+        const later = task({ nextCheckAt: now - 1_000 });
+        const earliest = task({ nextCheckAt: now - 5_000 });
+        const notYet = task({ nextCheckAt: now + 1_000 });
+        const unchecked = task();
+        const ended = task({ nextCheckAt: now - 9_000 });
+        const mine = [later, earliest, notYet, unchecked, ended];
+        for (const each of mine) await store().create(each);
+        await store().update(ended, { status: TaskStatus.Completed, output: '{}', at: now });
+        expect(await dueOf(mine, now)).toEqual([keyOf(earliest), keyOf(later)]);
+        expect(await store().findCheckDue(now, 1)).toHaveLength(1);
+        expect((await store().get(ended.owner, ended.taskId))?.nextCheckAt).toBeUndefined();
       });
 
-      it('grants none for a terminal task', async () => {
-        const created = task();
+      it('grants each due check to one caller, and moves the task to its next check', async () => {
+        const now = clock().now();
+        const created = task({ nextCheckAt: now - 1 });
         await store().create(created);
-        await store().update(created, { status: TaskStatus.Failed, at: clock().now() });
-        expect(await store().claimRefresh(created, clock().now() + 10_000, 1_000)).toBe(false);
+        const claims = await Promise.all([1, 2, 3].map(() => store().claimCheck(created, now, now + 60_000)));
+        expect(claims.filter(Boolean)).toHaveLength(1);
+        expect(await store().get(created.owner, created.taskId)).toMatchObject({
+          lastCheckedAt: now,
+          nextCheckAt: now + 60_000,
+        });
+        expect(await dueOf([created], now)).toEqual([]);
+        expect(await dueOf([created], now + 60_000)).toEqual([keyOf(created)]);
+      });
+
+      it('grants none for a terminal task, or a newer task under the same ID', async () => {
+        const now = clock().now();
+        const finished = task({ nextCheckAt: now - 1 });
+        await store().create(finished);
+        await store().update(finished, { status: TaskStatus.Failed, at: now });
+        expect(await store().claimCheck(finished, now, now + 60_000)).toBe(false);
+        const replaced = task({ nextCheckAt: now - 1 });
+        await store().create(replaced);
+        expect(
+          await store().claimCheck({ ...replaced, executionArn: `${replaced.executionArn}-old` }, now, now + 1),
+        ).toBe(false);
       });
     });
 

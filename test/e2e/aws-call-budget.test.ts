@@ -1,11 +1,11 @@
 // What each task operation costs in AWS calls, counted on the real clients (DynamoDB Local, the Step Functions
-// emulator): a listing never calls Step Functions, and a new task's first poll looks at its execution at once and
-// records what it found in one write.
+// emulator): polls, waits and listings read only the table, which the status events keep current (their stand-in runs
+// on clients of its own, as the status-sync function does in AWS), and the reconciler's check of a running task is
+// one describe, one page of history and one claim; a new instance reads its declared tool catalog once.
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { StepFunctionsExecutor } from '../../lambda/executor/step-functions-executor.js';
 import { DynamoDbTaskStore } from '../../lambda/store/dynamodb-task-store.js';
 import type { TaskStore } from '../../lambda/store/task-store.js';
 import { countAwsCalls, type AwsCallCounter } from '../../local/aws-call-counter.js';
@@ -22,20 +22,17 @@ let client: Client;
 let counter: AwsCallCounter;
 /** The table and the emulator as the test itself sees them, on clients the counter does not count. */
 let uncountedStore: TaskStore;
-let uncountedExecutor: StepFunctionsExecutor;
 
 beforeAll(async () => {
   const clients = localAwsClients();
   counter = countAwsCalls(clients);
-  // A refresh interval far longer than the test: any Step Functions call below is one the operation itself makes.
-  server = await startTestServer({ refreshIntervalMs: 600_000, pollIntervalMs: 600_000 }, { clients });
+  server = await startTestServer({ pollIntervalMs: 600_000 }, { clients });
   client = await connectClient(server.url);
   const uncounted = localAwsClients();
   uncountedStore = new DynamoDbTaskStore({
     client: DynamoDBDocumentClient.from(uncounted.dynamoDb),
     tableName: server.tableName,
   });
-  uncountedExecutor = new StepFunctionsExecutor({ client: uncounted.stepFunctions });
 });
 afterAll(async () => {
   await client?.close();
@@ -63,42 +60,46 @@ describe('AWS calls per task operation', () => {
     expect(counter.calls).toEqual({ QueryCommand: 1 });
   });
 
-  it('tasks/get: the first poll of a new task describes its execution at once, later polls only read the store', async () => {
+  it('tasks/get: every poll is one GetItem and no Step Functions call, from the first', async () => {
     const task = await startTask('analyze_documents', { documents: ['a'], reviewSeconds: 600 });
     counter.reset();
-    expect((await client.experimental.tasks.getTask(task.taskId)).status).toBe('working');
-    // A refresh of a running task: its status, and the state it is in from one page of its history.
-    expect(counter.calls['DescribeExecutionCommand']).toBe(1);
-    expect(counter.calls['GetExecutionHistoryCommand']).toBe(1);
-    expect(counter.total('stepFunctions')).toBe(2);
-    counter.reset();
-    await client.experimental.tasks.getTask(task.taskId);
-    expect(counter.calls).toEqual({ GetItemCommand: 1 });
-    expect(counter.total('stepFunctions')).toBe(0);
-  });
-
-  it('tasks/get: a first refresh that finds the execution in a state records it with the move to working, in one UpdateItem', async () => {
-    const task = await startTask('analyze_documents', { documents: ['a'], reviewSeconds: 600 });
-    // Looked at from outside the counted clients: wait until the execution's history names a state.
-    const { executionArn } = (await uncountedStore.get('alice', task.taskId))!;
-    await vi.waitUntil(async () => (await uncountedExecutor.currentStep(executionArn)) !== null, GENEROUS_WAIT);
-    counter.reset();
-    const polled = await client.experimental.tasks.getTask(task.taskId);
-    expect(polled).toMatchObject({ status: 'working', statusMessage: expect.stringMatching(/^Running \w+$/) });
-    // The refresh claim, then one write of the new status and the step together.
-    expect(counter.calls['UpdateItemCommand']).toBe(2);
-    expect((await uncountedStore.get('alice', task.taskId))?.currentStep).toBe(
-      polled.statusMessage!.replace(/^Running /, ''),
-    );
+    for (let poll = 0; poll < 3; poll++) await client.experimental.tasks.getTask(task.taskId);
+    expect(counter.calls).toEqual({ GetItemCommand: 3 });
     await client.experimental.tasks.cancelTask(task.taskId);
   });
 
-  it('tasks/result of a fast tool sees the finished execution without waiting for a refresh interval', async () => {
-    // The refresh interval here is ten minutes: only the wait's own short, growing pauses can see the end in time.
+  it('the reconciler: a check of a running task is one read, one claim, one describe and one page of history', async () => {
+    const task = await startTask('analyze_documents', { documents: ['a'], reviewSeconds: 600 });
+    // Made due now, from outside the counted clients (its first check would come a minute after its creation).
+    const stored = (await uncountedStore.get('alice', task.taskId))!;
+    const now = Date.now();
+    await uncountedStore.claimCheck(stored, now, now - 1);
+    await vi.waitUntil(
+      async () => (await uncountedStore.get('alice', task.taskId))?.currentStep !== undefined,
+      GENEROUS_WAIT,
+    );
+    counter.reset();
+    const report = await server.backend.service.reconcileDue({ maxChecks: 100 });
+    expect(report.checked).toBeGreaterThanOrEqual(1);
+    expect(counter.calls).toMatchObject({
+      DescribeExecutionCommand: report.checked,
+      GetExecutionHistoryCommand: report.checked,
+      GetItemCommand: report.checked,
+      UpdateItemCommand: report.checked,
+    });
+    // One Query per shard of the check index.
+    expect(counter.calls['QueryCommand']).toBe(8);
+    expect((await uncountedStore.get('alice', task.taskId))?.nextCheckAt).toBeGreaterThan(now);
+    await client.experimental.tasks.cancelTask(task.taskId);
+  });
+
+  it('tasks/result of a fast tool: only reads of the table, which the status event brings the end to', async () => {
     const task = await startTask('text_stats', { text: 'one two' });
+    counter.reset();
     const result = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
     expect(result.isError).not.toBe(true);
-    expect(counter.total('stepFunctions')).toBeGreaterThanOrEqual(1);
+    expect(counter.total('stepFunctions')).toBe(0);
+    expect(Object.keys(counter.calls)).toEqual(['GetItemCommand']);
   });
 });
 
@@ -110,11 +111,7 @@ describe('AWS calls per poll with task events and webhooks on, as deployed', () 
   beforeAll(async () => {
     const clients = localAwsClients();
     eventsCounter = countAwsCalls(clients);
-    // The MCP function refreshes from Step Functions once in ten minutes: status sync keeps the task current.
-    eventsServer = await startTestServer(
-      { refreshIntervalMs: 600_000, pollIntervalMs: 600_000 },
-      { clients, events: { allowLoopbackHttp: true } },
-    );
+    eventsServer = await startTestServer({ pollIntervalMs: 600_000 }, { clients, events: { allowLoopbackHttp: true } });
     eventsClient = await connectClient(eventsServer.url);
   });
   afterAll(async () => {
@@ -138,5 +135,25 @@ describe('AWS calls per poll with task events and webhooks on, as deployed', () 
     for (let poll = 0; poll < 3; poll++)
       expect((await eventsClient.experimental.tasks.getTask(task.taskId)).status).toBe('completed');
     expect(eventsCounter.calls).toEqual({ GetItemCommand: 3 });
+  });
+});
+
+describe('AWS calls for the declared tool catalog, as deployed', () => {
+  it('a fresh instance reads the catalog with one GetItem at its first request, and never again', async () => {
+    const clients = localAwsClients();
+    const catalogCounter = countAwsCalls(clients);
+    const instance = await startTestServer({}, { clients, declaredCatalog: true });
+    const fresh = await connectClient(instance.url);
+    try {
+      expect(catalogCounter.calls).toEqual({ GetItemCommand: 1 });
+      catalogCounter.reset();
+      expect((await fresh.listTools()).tools.map((tool) => tool.name)).toContain('text_stats');
+      await fresh.listTools();
+      await fresh.ping();
+      expect(catalogCounter.total()).toBe(0);
+    } finally {
+      await fresh.close();
+      await instance.close();
+    }
   });
 });

@@ -2,9 +2,9 @@
 // demand (an SDK middleware, inside the translation the server installs, as a throttle left after the SDK's retries
 // arrives). A throttled start is refused in every dialect with when to retry, and leaves no task and no held slot; a
 // throttled read answers a retryable error, never -32603; a throttled webhook-status read leaves tasks/get whole.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { call, createTask, rpc } from '../support/events-rpc.js';
-import { localAwsClients, startTestServer, TOKENS, type TestServer } from '../support/local-backend.js';
+import { GENEROUS_WAIT, localAwsClients, startTestServer, TOKENS, type TestServer } from '../support/local-backend.js';
 import { callModern, modernRequest } from '../support/modern-client.js';
 import { Sep1686Client } from '../support/sep-1686-client.js';
 import { throttleWhen, type InjectableCall } from '../support/injected-throttle.js';
@@ -43,6 +43,14 @@ const RETRYABLE_START_REFUSAL = {
   message: expect.stringMatching(/StartExecution rate\); nothing was started\. Retry in 1 s\./),
   data: { retryable: true, retryAfterSeconds: 1, limit: 'step-functions-start-execution-rate' },
 };
+
+/** Waits for the task's end, which the status events record: it frees the owner's one active-task place. */
+async function untilCompleted(taskId: string, token: string = TOKENS.alice): Promise<void> {
+  await vi.waitUntil(
+    async () => (await call<{ status: string }>(server.url, 'tasks/get', { taskId }, token)).status === 'completed',
+    GENEROUS_WAIT,
+  );
+}
 
 /** The owner's one active-task slot is free: a task starts (and is cancelled again, to free it for the next test). */
 async function slotIsFree(token: string): Promise<void> {
@@ -85,6 +93,7 @@ describe('a throttled StartExecution', () => {
     throttled.clear();
     const retried = await client.callToolAsTask('text_stats', { text: 'a b' }, { taskId });
     expect(retried.response?.error).toBeUndefined();
+    await untilCompleted(taskId);
   });
 });
 
@@ -101,6 +110,7 @@ describe('a throttled read', () => {
     });
     throttled.clear();
     expect(await call(server.url, 'tasks/get', { taskId })).toMatchObject({ taskId });
+    await untilCompleted(taskId);
   });
 
   it('of the webhook subscriptions leaves tasks/get answering the task, without its webhook status', async () => {

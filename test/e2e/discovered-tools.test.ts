@@ -34,11 +34,14 @@ let machineArn: string;
 const servers: TestServer[] = [];
 const mcpClients: Client[] = [];
 
-/** A new MCP server instance on the table, and a client of it: it reads the catalog on its first request. */
-async function freshInstance(aws = localAwsClients()): Promise<Client> {
+/**
+ * A new MCP server instance on the table, and a client of it: it reads the catalog on its first request. `listens`:
+ * see connectClient (a listening stream reads the catalog too: see tool-list-changed.test.ts).
+ */
+async function freshInstance(aws = localAwsClients(), listens = true): Promise<Client> {
   const server = await startTestServer({}, { tableName, discoveredTools: true, clients: aws });
   servers.push(server);
-  const client = await connectClient(server.url);
+  const client = await connectClient(server.url, undefined, { listens });
   mcpClients.push(client);
   return client;
 }
@@ -130,7 +133,7 @@ describe('a machine made a tool without code', () => {
   it('costs an instance one catalog read in its first request, none in tools/list within the interval, and never a listing of the account', async () => {
     const aws = localAwsClients();
     const counter = countAwsCalls(aws);
-    const counted = await freshInstance(aws);
+    const counted = await freshInstance(aws, false);
     expect(counter.calls).toEqual({ GetItemCommand: 1 });
     counter.reset();
     await counted.listTools();

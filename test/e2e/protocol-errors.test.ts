@@ -335,7 +335,7 @@ describe('task IDs', () => {
 
 describe('internal faults', () => {
   it('answers -32603 with a reference and no stack trace, and the server keeps serving', async () => {
-    const broken = await startTestServer({}, { tableName: 'table-that-does-not-exist' });
+    const broken = await startTestServer({}, { tableName: 'table-that-does-not-exist', statusEvents: false });
     try {
       const client = await connectClient(broken.url);
       const call = client.request(

@@ -6,6 +6,7 @@ import { TaskOrigin } from '../../lambda/core/task.js';
 import { createTaskCore } from '../../lambda/handlers/task-core.js';
 import { DEFAULT_SETTINGS } from '../../lambda/service/settings.js';
 import { startExecutionStatusWatcher, type ExecutionStatusWatcher } from '../../local/execution-status-watcher.js';
+import { statusEventRecorder } from '../../local/status-events-stand-in.js';
 import {
   createTestTable,
   exampleTools,
@@ -26,13 +27,13 @@ afterAll(() => watcher?.stop());
 
 describe('the execution status watcher through a DynamoDB outage', () => {
   it('keeps watching a task whose reads fail, and records its end once they succeed again', async () => {
-    const settings = { ...DEFAULT_SETTINGS, refreshIntervalMs: 100, pollIntervalMs: 100 };
+    const settings = { ...DEFAULT_SETTINGS, pollIntervalMs: 100 };
     const caller = createTaskCore({ tableName, settings, tools: exampleTools() }, localAwsClients(), silentLogger);
     const faulty = localAwsClients();
     throttleWhen(faulty.dynamoDb, 'dynamoDb', ({ command }) => command === 'GetItemCommand' && Date.now() < failUntil);
     const status = createTaskCore({ tableName, settings }, faulty, silentLogger);
     watcher = startExecutionStatusWatcher({
-      read: (owner, taskId) => status.service.getTask(owner, taskId),
+      read: statusEventRecorder(status.service),
       intervalMs: 100,
     });
     const task = await caller.service.createTask({

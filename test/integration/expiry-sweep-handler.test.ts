@@ -9,7 +9,7 @@ import { ENV } from '../../lambda/contract/environment-names.js';
 import { createExpirySweep } from '../../lambda/handlers/expiry-sweep-core.js';
 import type { ExpirySweepReport } from '../../lambda/service/expiry-sweep-service.js';
 import { DEFAULT_SETTINGS } from '../../lambda/service/settings.js';
-import { startExpirySweepTimer } from '../../local/expiry-sweep-timer.js';
+import { startScheduleTimer } from '../../local/schedule-timer.js';
 import { localAwsEnvironment } from '../../local/local-aws.js';
 import {
   createTestTable,
@@ -81,7 +81,8 @@ describe('local expiry sweep timer', () => {
     const tableName = await createTestTable();
     const backend = await backendOn(tableName);
     const errors: unknown[] = [];
-    const timer = startExpirySweepTimer(createExpirySweep({ tableName }, clients, silentLogger), {
+    const sweep = createExpirySweep({ tableName }, clients, silentLogger);
+    const timer = startScheduleTimer(() => sweep.run(), {
       intervalMs: 100,
       onError: (error) => errors.push(error),
     });

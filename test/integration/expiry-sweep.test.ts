@@ -20,7 +20,11 @@ import { DynamoDbExpirySweepStore } from '../../lambda/store/dynamodb-expiry-swe
 import { DynamoDbOwnerQuotas } from '../../lambda/store/dynamodb-owner-quotas.js';
 import { DynamoDbTaskStore } from '../../lambda/store/dynamodb-task-store.js';
 import type { ExpiredTask, ExpirySweepStore } from '../../lambda/store/expiry-sweep-store.js';
-import { ACTIVE_EXPIRY_PARTITION_KEY, PARTITION_KEY } from '../../lambda/contract/task-table-schema.js';
+import {
+  ACTIVE_EXPIRY_PARTITION_KEY,
+  CHECK_DUE_PARTITION_KEY,
+  PARTITION_KEY,
+} from '../../lambda/contract/task-table-schema.js';
 import { activeTasksKey } from '../../lambda/store/task-table-keys.js';
 import { ToolRegistry } from '../../lambda/tools/tool-registry.js';
 import {
@@ -59,7 +63,7 @@ async function fixture() {
     quotas,
     executor,
     tools: new ToolRegistry(exampleTools()),
-    settings: { ...DEFAULT_SETTINGS, pollIntervalMs: 100, refreshIntervalMs: 100 },
+    settings: { ...DEFAULT_SETTINGS, pollIntervalMs: 100 },
     logger: silentLogger,
   });
   const sweepStore = new DynamoDbExpirySweepStore({ client: documents, tableName });
@@ -144,6 +148,7 @@ describe('ExpirySweep', () => {
       expiresAt: Math.ceil((task.createdAt + 1_000) / 1000),
     });
     expect(stored?.[ACTIVE_EXPIRY_PARTITION_KEY]).toBeUndefined();
+    expect(stored?.[CHECK_DUE_PARTITION_KEY]).toBeUndefined();
     expect(await f.activeSlots(task.owner)).not.toContain(taskKey(task.owner, task.taskId));
     expect(records).toEqual([
       {
@@ -178,9 +183,14 @@ describe('ExpirySweep', () => {
       origin: TaskOrigin.Mcp20251125,
       requestedRetentionMs: 60_000,
     });
-    await vi.waitUntil(async () => isTerminal((await f.service.getTask(owner, task.taskId)).status), GENEROUS_WAIT);
+    // Its end recorded as a status event records it (a poll reads only the table).
+    await vi.waitUntil(async () => {
+      const recorded = await f.service.recordExecutionEvent(task.executionArn, 'describe');
+      return recorded !== null && isTerminal(recorded.status);
+    }, GENEROUS_WAIT);
     const finished = await f.item(task);
     expect(finished?.[ACTIVE_EXPIRY_PARTITION_KEY]).toBeUndefined();
+    expect(finished?.[CHECK_DUE_PARTITION_KEY]).toBeUndefined();
     const { executor: counting, stops } = countingStops();
 
     const report = await f.sweep({ at: task.createdAt + 24 * 60 * 60 * 1000, executor: counting }).run();

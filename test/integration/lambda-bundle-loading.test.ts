@@ -1,7 +1,7 @@
-// What a cold start of the deployed MCP handler loads: the prebuilt bundle, run in fresh Node processes,
-// answers initialize, tools/list and ping without loading the AWS SDK, which loads with the first request that calls
-// AWS; Powertools Tracer (and the X-Ray SDK) load only when tracing is on, and then trace the handler and
-// its AWS calls to an X-Ray daemon (here a UDP socket of the test's, as Lambda runs one beside the function).
+// What a cold start of the deployed MCP handler loads: the prebuilt bundle, run in fresh Node processes, imports
+// without the AWS SDK, which loads with the first request (it reads the declared tool catalog); Powertools Tracer (and
+// the X-Ray SDK) load only when tracing is on, and then trace the handler and its AWS calls to an X-Ray daemon (here
+// a UDP socket of the test's, as Lambda runs one beside the function).
 import { execFile } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { join } from 'node:path';
@@ -10,7 +10,8 @@ import { describe, expect, inject, it, vi } from 'vitest';
 import { assetDirectory, projectPath } from '../../lib/handler-asset.js';
 import { ENV } from '../../lambda/contract/environment-names.js';
 import { localAwsEnvironment } from '../../local/local-aws.js';
-import { createTestTable, exampleTools } from '../support/local-backend.js';
+import { writeDeclaredCatalog } from '../../local/declared-tool-catalog.js';
+import { createTestTable, exampleTools, localAwsClients } from '../support/local-backend.js';
 
 const MCP_HANDLER = join(assetDirectory(projectPath('lambda/handlers/mcp-http.ts')), 'index.mjs');
 const PROBE = projectPath('test/support/bundle-loading-probe.mjs');
@@ -58,14 +59,15 @@ function modernEvent(method: string) {
 }
 
 async function coldStart(events: unknown[], extraEnv: Record<string, string> = {}): Promise<Step[]> {
+  const tableName = await createTestTable();
   const env = {
     ...process.env,
     ...localAwsEnvironment({
       dynamoDbEndpoint: inject('dynamoDbEndpoint'),
       stepFunctionsEndpoint: inject('stepFunctionsEndpoint'),
     }),
-    [ENV.tableName]: await createTestTable(),
-    [ENV.toolCatalog]: JSON.stringify(exampleTools()),
+    [ENV.tableName]: tableName,
+    [ENV.toolCatalogItem]: await writeDeclaredCatalog(localAwsClients().dynamoDb, tableName, exampleTools()),
     ...extraEnv,
   };
   const { stdout } = await promisify(execFile)(process.execPath, [PROBE, MCP_HANDLER, JSON.stringify(events)], {
@@ -76,9 +78,9 @@ async function coldStart(events: unknown[], extraEnv: Record<string, string> = {
 }
 
 describe('the MCP handler bundle at cold start', () => {
-  it('answers initialize, tools/list and ping without loading the AWS SDK or the 2026-07-28 SDK', async () => {
+  it('imports without the AWS SDK, and answers initialize, tools/list and ping without the 2026-07-28 SDK', async () => {
     const steps = await coldStart([INITIALIZE, event('tools/list'), event('ping')]);
-    for (const step of steps) expect(step.packages).not.toContain(AWS_SDK);
+    expect(steps[0]!.packages).not.toContain(AWS_SDK);
     for (const step of steps) expect(step.packages).not.toContain(MODERN_SDK);
     expect(steps.map((step) => step.step)).toEqual(['import', 'initialize', 'tools/list', 'ping']);
     expect(steps[1]!.answer).toContain('"protocolVersion":"2025-11-25"');
@@ -86,9 +88,9 @@ describe('the MCP handler bundle at cold start', () => {
     expect(steps[3]!.answer).toContain('"result":{}');
   });
 
-  it('loads the AWS SDK with the first request that calls AWS, and answers it', async () => {
-    const [, list] = await coldStart([event('tasks/list')]);
-    expect(list!.packages).toContain(AWS_SDK);
+  it('loads the AWS SDK with the first request, which reads the declared tool catalog, and answers it', async () => {
+    const [, initialize, list] = await coldStart([INITIALIZE, event('tasks/list')]);
+    expect(initialize!.packages).toContain(AWS_SDK);
     expect(list!.answer).toContain('"tasks":[]');
   });
 
@@ -145,11 +147,13 @@ describe('the MCP handler bundle with tracing on', () => {
       await vi.waitUntil(() => segments.some((segment) => segment.name === '## index.handler'), { timeout: 10_000 });
       const invocation = segments.find((segment) => segment.name === '## index.handler')!;
       expect(invocation.annotations).toMatchObject({ ColdStart: true, Service: 'mcp-tasks' });
-      await vi.waitUntil(() => segments.some((segment) => segment.namespace === 'aws'), { timeout: 10_000 });
-      expect(segments.find((segment) => segment.namespace === 'aws')).toMatchObject({
-        name: 'DynamoDB',
-        aws: { operation: 'Query' },
-      });
+      // The declared tool catalog's read, then the listing's.
+      const operations = () =>
+        segments
+          .filter((segment) => segment.namespace === 'aws')
+          .map((segment) => `${segment.name} ${segment.aws?.operation}`);
+      await vi.waitUntil(() => operations().length >= 2, { timeout: 10_000 });
+      expect(operations()).toEqual(['DynamoDB GetItem', 'DynamoDB Query']);
     } finally {
       daemon.close();
     }

@@ -2,12 +2,20 @@
 // context, on the local stack; its output is read back the way API Gateway reads a streamed integration response.
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { declaredCatalogKey } from '../../lambda/contract/declared-tool-catalog.js';
 import { ENV, MCP_HTTP_ENV } from '../../lambda/contract/environment-names.js';
-import { packToolCatalog } from '../../lambda/contract/packed-tool-catalog.js';
 import { HTTP_INTEGRATION_CONTENT_TYPE, type StreamingHandler } from '../../lambda/handlers/response-streaming.js';
+import { writeDeclaredCatalog } from '../../local/declared-tool-catalog.js';
 import { localAwsEnvironment } from '../../local/local-aws.js';
-import { createTestTable, exampleTools, GENEROUS_WAIT } from '../support/local-backend.js';
+import type { LocalStatusEvents } from '../../local/status-events-stand-in.js';
+import {
+  createTestTable,
+  exampleTools,
+  GENEROUS_WAIT,
+  localAwsClients,
+  startTestStatusEvents,
+} from '../support/local-backend.js';
 import { modernRequest, sseMessagesOf, standardHeaders, type JsonRpcMessage } from '../support/modern-client.js';
 import { UNAUTHORIZED_ERROR_CODE } from '../../lambda/contract/unauthorized-error.js';
 import {
@@ -24,30 +32,39 @@ type McpHandler = StreamingHandler<APIGatewayProxyEvent>;
 
 /** Loads a fresh copy of the handler module, which builds its backend from the environment at load, as in Lambda. */
 async function loadHandler(extraEnv: Record<string, string> = {}): Promise<McpHandler> {
-  const tools = exampleTools();
+  const tableName = await tableWithStatusEvents();
   Object.assign(process.env, {
     ...localAwsEnvironment({
       dynamoDbEndpoint: inject('dynamoDbEndpoint'),
       stepFunctionsEndpoint: inject('stepFunctionsEndpoint'),
     }),
-    [ENV.tableName]: await createTestTable(),
+    [ENV.tableName]: tableName,
     [ENV.pollIntervalMs]: '200',
     [ENV.resultWaitMs]: '30000',
-    // The catalog exactly as the construct packs it into the function's environment.
-    [MCP_HTTP_ENV.packedToolCatalog]: packToolCatalog(
-      tools.map(({ stateMachineArn: _, ...description }) => description),
-    ),
-    [MCP_HTTP_ENV.toolStateMachineArns]: tools.map((tool) => tool.stateMachineArn).join(','),
+    // The catalog item as the construct's custom resource writes it, and its key as the function's environment has it.
+    [ENV.toolCatalogItem]: await writeDeclaredCatalog(localAwsClients().dynamoDb, tableName, exampleTools()),
     ...extraEnv,
   });
-  delete process.env[ENV.toolCatalog];
   vi.resetModules();
   return ((await import('../../lambda/handlers/mcp-http.js')) as { handler: McpHandler }).handler;
 }
 
 afterEach(() => {
-  for (const name of [MCP_HTTP_ENV.openEndpointOwner, MCP_HTTP_ENV.corsAllowOrigins]) delete process.env[name];
+  for (const name of [MCP_HTTP_ENV.openEndpointOwner, MCP_HTTP_ENV.corsAllowOrigins, ENV.discoveredTools])
+    delete process.env[name];
 });
+
+const statusEvents: LocalStatusEvents[] = [];
+afterAll(async () => {
+  for (const each of statusEvents) await each.stop();
+});
+
+/** A fresh task table, with the status events (EventBridge and status sync in AWS) recording what executions do. */
+async function tableWithStatusEvents(): Promise<string> {
+  const tableName = await createTestTable();
+  statusEvents.push(await startTestStatusEvents(tableName));
+  return tableName;
+}
 
 let nextId = 1;
 function rpc(method: string, params: Record<string, unknown> = {}): Record<string, unknown> {
@@ -136,7 +153,7 @@ describe('MCP Lambda handler', () => {
   });
 
   describe('tools', () => {
-    it('lists the tools of the packed catalog in its environment', async () => {
+    it('lists the tools of the declared catalog its environment names', async () => {
       const { result } = await call(handler, rpc('tools/list'));
       expect((result?.['tools'] as { name: string }[]).map((tool) => tool.name)).toEqual(
         exampleTools().map((tool) => tool.name),
@@ -357,5 +374,36 @@ describe('MCP Lambda handler with CORS origins', () => {
     );
     expect(allowed.headers['access-control-allow-origin']).toBe('https://app.example.com');
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
+describe('MCP Lambda handler: GET /mcp, the standalone stream', () => {
+  const get = proxyEvent({ method: 'GET', headers: { Accept: 'text/event-stream' } });
+
+  it('answers 405 where the tools are only declared', async () => {
+    const response = await invoke(await loadHandler(), get);
+    expect(response.statusCode).toBe(405);
+    expect(response.headers['allow']).toBe('POST, DELETE');
+  });
+
+  it('streams where tools are discovered: when to reconnect, the catalog told of, and an end within its lifetime', async () => {
+    const handler = await loadHandler({ [ENV.discoveredTools]: 'true', [ENV.resultWaitMs]: '1000' });
+    const response = await invoke(handler, get);
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('text/event-stream');
+    expect(response.body).toMatch(/^retry: 200\n\nid: none\.[0-9a-f]{8}\ndata: \n\n/);
+  });
+});
+
+describe('MCP Lambda handler whose declared tool catalog is missing from the table', () => {
+  it('answers every request a JSON-RPC internal error that says so, with no stack, and still loads', async () => {
+    const handler = await loadHandler({ [ENV.toolCatalogItem]: declaredCatalogKey('never-written') });
+    for (const method of ['initialize', 'tools/list']) {
+      const response = await invoke(handler, proxyEvent({ body: rpc(method) }));
+      expect(response.statusCode).toBe(500);
+      const answer = JSON.parse(response.body) as { error: { code: number; message: string } };
+      expect(answer.error).toEqual({ code: -32603, message: expect.stringMatching(/no tool catalog/) });
+      expect(response.body).not.toMatch(/ at |catalog#declared/);
+    }
   });
 });

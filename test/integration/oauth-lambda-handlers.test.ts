@@ -4,11 +4,11 @@
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { ENV, MCP_HTTP_ENV, OAUTH_ENV } from '../../lambda/contract/environment-names.js';
-import { packToolCatalog } from '../../lambda/contract/packed-tool-catalog.js';
+import { ENV, OAUTH_ENV } from '../../lambda/contract/environment-names.js';
 import type { StreamingHandler } from '../../lambda/handlers/response-streaming.js';
 import { mintAccessToken } from '../../lambda/oauth/access-tokens.js';
 import { localAwsEnvironment } from '../../local/local-aws.js';
+import { writeDeclaredCatalog } from '../../local/declared-tool-catalog.js';
 import { createOAuthTable } from '../../local/dynamodb-local-tables.js';
 import { startOAuthUpstream, type OAuthUpstream } from '../../local/oauth-upstream.js';
 import { DOMAIN, invokeStreaming, proxyEvent, STAGE } from '../support/api-gateway-events.js';
@@ -42,7 +42,7 @@ beforeAll(async () => {
   const oauthTable = `oauth-${Date.now()}`;
   const { dynamoDb } = localAwsClients();
   await createOAuthTable(dynamoDb, oauthTable);
-  const tools = exampleTools();
+  const taskTable = await createTestTable();
   // The environment as the construct sets it: ARNs of the secrets, never their values.
   Object.assign(process.env, {
     ...localAwsEnvironment({
@@ -58,11 +58,9 @@ beforeAll(async () => {
     [OAUTH_ENV.upstreamClientId]: upstream.clientId,
     [OAUTH_ENV.upstreamClientSecretArn]: CLIENT_SECRET_ARN,
     [OAUTH_ENV.registrationsPerSourcePerHour]: '2',
-    [ENV.tableName]: await createTestTable(),
-    [MCP_HTTP_ENV.packedToolCatalog]: packToolCatalog(tools.map(({ stateMachineArn: _, ...rest }) => rest)),
-    [MCP_HTTP_ENV.toolStateMachineArns]: tools.map((tool) => tool.stateMachineArn).join(','),
+    [ENV.tableName]: taskTable,
+    [ENV.toolCatalogItem]: await writeDeclaredCatalog(dynamoDb, taskTable, exampleTools()),
   });
-  delete process.env[ENV.toolCatalog];
   vi.resetModules();
   oauthHandler = ((await import('../../lambda/handlers/oauth-http.js')) as { handler: OAuthHandler }).handler;
   mcpHandler = (

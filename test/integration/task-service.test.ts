@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { ListExecutionsCommand } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TaskAlreadyExistsError } from '../../lambda/core/errors.js';
 import type { Logger } from '../../lambda/core/logger.js';
 import { TaskOrigin } from '../../lambda/core/task.js';
@@ -17,6 +17,7 @@ import { DynamoDbOwnerQuotas } from '../../lambda/store/dynamodb-owner-quotas.js
 import { DynamoDbTaskStore } from '../../lambda/store/dynamodb-task-store.js';
 import type { TaskStore } from '../../lambda/store/task-store.js';
 import { ToolRegistry } from '../../lambda/tools/tool-registry.js';
+import type { LocalStatusEvents } from '../../local/status-events-stand-in.js';
 import { bind } from '../support/bind-methods.js';
 import { throttleWhen } from '../support/injected-throttle.js';
 import {
@@ -25,11 +26,19 @@ import {
   GENEROUS_WAIT,
   localAwsClients,
   silentLogger,
+  startTestStatusEvents,
 } from '../support/local-backend.js';
 
 let tableName: string;
+let statusEvents: LocalStatusEvents;
 beforeAll(async () => {
   tableName = await createTestTable();
+  // The status events (EventBridge and the status-sync function in AWS), on their own service: the waits read only the
+  // table.
+  statusEvents = await startTestStatusEvents(tableName);
+});
+afterAll(async () => {
+  await statusEvents?.stop();
 });
 
 /** The store on its own DynamoDB client; `failing` makes it throttle the named operations while `now()` holds. */
@@ -54,7 +63,7 @@ function service(
     }),
     executor: parts.executor ?? realExecutor(),
     tools: new ToolRegistry(exampleTools()),
-    settings: { ...DEFAULT_SETTINGS, pollIntervalMs: 100, refreshIntervalMs: 100, ...parts.settings },
+    settings: { ...DEFAULT_SETTINGS, pollIntervalMs: 100, ...parts.settings },
     logger: parts.logger ?? silentLogger,
   });
 }
@@ -117,7 +126,9 @@ describe('TaskService on DynamoDB Local and the Step Functions emulator', () => 
       arguments: { documents: ['x'], reviewSeconds: 1 },
       origin: TaskOrigin.Mcp20251125,
     });
-    const done = await service({ executor: bigOutput }).waitForTerminal('big', task.taskId, { timeoutMs: 10_000 });
+    // A status event that leaves a large output out: status sync describes the execution for it.
+    await service({ executor: bigOutput }).recordExecutionEvent(task.executionArn, 'describe');
+    const done = await service().waitForTerminal('big', task.taskId, { timeoutMs: 10_000 });
     expect(done.status).toBe('completed');
     const result = await service().resultOf(done);
     expect((result?.structuredContent as { rows: unknown[] }).rows).toHaveLength(2_500);

@@ -129,6 +129,11 @@ export interface InMemoryBackend {
   readonly settings: TaskServiceSettings;
   /** A task service on these parts (a new one per call: separate Lambda instances sharing the same storage). */
   service(parts?: ServiceParts): TaskService;
+  /**
+   * What EventBridge and the status-sync function do when the task's execution changes: records the execution as it
+   * is now on the task (a poll reads only the table).
+   */
+  statusEvent(task: Pick<TaskRecord, 'executionArn'>): Promise<TaskRecord | null>;
   /** An input service over `service` (default: a fresh one on these parts). */
   inputService(parts?: {
     service?: TaskService;
@@ -173,7 +178,9 @@ export function inMemoryBackend(
       ...(parts.metrics !== undefined ? { metrics: parts.metrics } : {}),
       clock: SYSTEM_CLOCK,
     });
-  return { store, quotas, inputs, executor, tools, logger, settings, service, inputService };
+  const statusEvent = (task: Pick<TaskRecord, 'executionArn'>) =>
+    service().recordExecutionEvent(task.executionArn, 'describe');
+  return { store, quotas, inputs, executor, tools, logger, settings, service, statusEvent, inputService };
 }
 
 /** The fake clock's start: half-way through a clock minute, so the per-minute limit's window is not at its edge. */

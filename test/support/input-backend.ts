@@ -93,7 +93,16 @@ export function useInputBackend(options: { metrics?: TaskMetrics } = {}): InputB
     );
     const clients = { dynamoDb, stepFunctions: serverSfn };
     const server = () =>
-      startTestServer({}, { tableName, tools, clients, ...(options.metrics ? { metrics: options.metrics } : {}) });
+      startTestServer(
+        {},
+        {
+          tableName,
+          tools,
+          clients,
+          statusEvents: { stepFunctionsEndpoint: emulator!.url },
+          ...(options.metrics ? { metrics: options.metrics } : {}),
+        },
+      );
     servers = [await server(), await server()];
   });
 

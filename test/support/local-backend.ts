@@ -10,8 +10,10 @@ import type { TaskMetrics } from '../../lambda/core/task-metrics.js';
 import type { PromptDefinition } from '../../lambda/prompts/prompt-definition.js';
 import type { ToolDefinition } from '../../lambda/contract/tool-definition.js';
 import { bearerTokenOwners, LOOPBACK_HOSTS, startDevServer, type OwnerResolver } from '../../local/dev-server.js';
+import { writeDeclaredCatalog } from '../../local/declared-tool-catalog.js';
 import { localClients } from '../../local/infrastructure.js';
 import { createEventTable, createTaskTable } from '../../local/dynamodb-local-tables.js';
+import { startLocalStatusEvents, type LocalStatusEvents } from '../../local/status-events-stand-in.js';
 import {
   startLocalTaskEvents,
   type LocalTaskEvents,
@@ -70,6 +72,23 @@ export async function createTestEventTable(): Promise<string> {
   return tableName;
 }
 
+/**
+ * The status events of a test table (EventBridge and the status-sync function in AWS), on clients and a task core of
+ * their own, so that what a test counts or throttles on its server's clients is the MCP function's alone.
+ */
+export async function startTestStatusEvents(
+  tableName: string,
+  stepFunctionsEndpoint: string = inject('stepFunctionsEndpoint'),
+): Promise<LocalStatusEvents> {
+  const clients = localClients({ dynamoDbEndpoint: inject('dynamoDbEndpoint'), stepFunctionsEndpoint });
+  return startLocalStatusEvents({
+    dynamoDb: clients.dynamoDb,
+    dynamoDbEndpoint: inject('dynamoDbEndpoint'),
+    taskTableName: tableName,
+    service: createTaskCore({ tableName, settings: DEFAULT_SETTINGS }, clients, silentLogger).service,
+  });
+}
+
 /** Tokens the test servers accept, each naming its owner. */
 export const TOKENS = { alice: 'token-alice', bob: 'token-bob' } as const;
 
@@ -101,6 +120,18 @@ export async function startTestServer(
     events?: TestEventsOptions;
     /** Also serve the tools discovered among the emulator's machines (the catalog item in the table). */
     discoveredTools?: boolean;
+    /**
+     * Where the status events look at executions: the emulator the tools run on. `false` runs none (a table that
+     * does not exist has no stream to follow). @default the shared emulator
+     */
+    statusEvents?: { stepFunctionsEndpoint: string } | false;
+    /** How long an instance's read of the catalog serves it. @default 30 s, as deployed */
+    discoveredToolsReadIntervalMs?: number;
+    /**
+     * Serve `tools` as deployed: written as the declared catalog item in the table, which the server reads at its first
+     * request, rather than handed to it.
+     */
+    declaredCatalog?: boolean;
   } = {},
 ): Promise<TestServer> {
   const tableName = options.tableName ?? (await createTestTable());
@@ -118,38 +149,59 @@ export async function startTestServer(
         logger: silentLogger,
       })
     : undefined;
+  const tools = options.tools ?? exampleTools();
   const backend = createBackend(
     {
       tableName,
-      tools: options.tools ?? exampleTools(),
+      ...(options.declaredCatalog
+        ? { declaredCatalogKey: await writeDeclaredCatalog(pipelineClients.dynamoDb, tableName, tools) }
+        : { tools }),
       ...(options.prompts ? { prompts: options.prompts } : {}),
-      settings: { ...DEFAULT_SETTINGS, pollIntervalMs: 200, refreshIntervalMs: 200, ...settings },
+      settings: { ...DEFAULT_SETTINGS, pollIntervalMs: 200, ...settings },
       allowedHosts: LOOPBACK_HOSTS,
       ...(events ? { events: events.config } : {}),
       ...(options.discoveredTools ? { discoveredTools: true } : {}),
+      ...(options.discoveredToolsReadIntervalMs !== undefined
+        ? { discoveredToolsReadIntervalMs: options.discoveredToolsReadIntervalMs }
+        : {}),
     },
     clients,
     silentLogger,
     options.metrics,
   );
-  // Status sync reads each execution's news as it comes, whatever refresh interval the MCP function polls with.
-  const statusSync = { tableName, settings: { ...DEFAULT_SETTINGS, pollIntervalMs: 200, refreshIntervalMs: 200 } };
-  events?.followExecutions(createTaskCore(statusSync, pipelineClients, silentLogger).service);
+  const statusEvents =
+    options.statusEvents === false
+      ? undefined
+      : await startTestStatusEvents(tableName, options.statusEvents?.stepFunctionsEndpoint);
   const server = await startDevServer(backend.app, {
     resolveOwner: options.resolveOwner ?? bearerTokenOwners({ [TOKENS.alice]: 'alice', [TOKENS.bob]: 'bob' }),
   });
   const close = async (): Promise<void> => {
     await server.close();
+    await statusEvents?.stop();
     await events?.stop();
   };
   return { url: server.url, backend, tableName, ...(events ? { events } : {}), close };
 }
 
-/** The official MCP client, connected over Streamable HTTP with a bearer token. */
-export async function connectClient(url: string, token: string = TOKENS.alice): Promise<Client> {
+/**
+ * The official MCP client, connected over Streamable HTTP with a bearer token. It opens the standalone GET stream
+ * once initialized, as the SDK does, unless `listens` is false (its GET then meets a 405, as from a server that offers
+ * no stream), for a test that counts only what requests cost.
+ */
+export async function connectClient(
+  url: string,
+  token: string = TOKENS.alice,
+  options: { listens?: boolean } = {},
+): Promise<Client> {
   const client = new Client({ name: 'test-client', version: '1.0.0' }, { capabilities: {} });
+  const noStream: typeof fetch = async (input, init) =>
+    init?.method === 'GET' ? new Response(null, { status: 405 }) : fetch(input, init);
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+    new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+      ...(options.listens === false ? { fetch: noStream } : {}),
+    }),
   );
   return client;
 }

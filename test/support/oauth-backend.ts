@@ -15,7 +15,13 @@ import { LOOPBACK_HOSTS, startDevServer } from '../../local/dev-server.js';
 import { freePort } from '../../local/free-port.js';
 import { createOAuthTable } from '../../local/dynamodb-local-tables.js';
 import { startLocalOAuth, type LocalOAuth } from '../../local/oauth-stack.js';
-import { createTestTable, exampleTools, localAwsClients, silentLogger } from './local-backend.js';
+import {
+  createTestTable,
+  exampleTools,
+  localAwsClients,
+  silentLogger,
+  startTestStatusEvents,
+} from './local-backend.js';
 
 export interface OAuthTestServer {
   /** The MCP URL. */
@@ -54,7 +60,7 @@ export async function startOAuthTestServer({
     {
       tableName,
       tools: exampleTools(),
-      settings: { ...DEFAULT_SETTINGS, pollIntervalMs: 200, refreshIntervalMs: 200 },
+      settings: { ...DEFAULT_SETTINGS, pollIntervalMs: 200 },
       allowedHosts: LOOPBACK_HOSTS,
     },
     clients,
@@ -73,6 +79,7 @@ export async function startOAuthTestServer({
     port,
     oauth: { proxy: oauth.proxy, bearerOwner: oauth.bearerOwner },
   });
+  const statusEvents = await startTestStatusEvents(tableName);
   return {
     url: server.url,
     issuer: oauth.issuer,
@@ -87,6 +94,7 @@ export async function startOAuthTestServer({
     },
     async close() {
       await server.close();
+      await statusEvents.stop();
       await oauth.close();
     },
   };

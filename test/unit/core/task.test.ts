@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
   expiresAt,
+  FIRST_CHECK_AFTER_MS,
   FIRST_WAIT_STEP_MS,
   isExpired,
-  isRefreshDue,
+  MAX_CHECK_INTERVAL_MS,
   MAX_POLL_HINT_MS,
+  nextCheckAt,
   nextWaitStepMs,
   pollHintMs,
-  pollRefreshIntervalMs,
   RetentionClock,
 } from '../../../lambda/core/task.js';
 import { canTransition, isTerminal, statusesThatMayBecome, TaskStatus } from '../../../lambda/core/task-status.js';
@@ -79,32 +80,28 @@ describe('retention', () => {
   });
 });
 
-describe('refresh scheduling', () => {
-  const base = { status: TaskStatus.Working, createdAt: 0 };
-
-  it('is due once the interval has passed since the last check', () => {
-    expect(isRefreshDue({ ...base, lastCheckedAt: 500 }, 1_499, 1_000)).toBe(false);
-    expect(isRefreshDue({ ...base, lastCheckedAt: 500 }, 1_500, 1_000)).toBe(true);
+describe("the reconciler's checks", () => {
+  it("come half the task's age apart, from a minute to an hour", () => {
+    expect(nextCheckAt({ createdAt: 0 }, FIRST_CHECK_AFTER_MS)).toBe(2 * FIRST_CHECK_AFTER_MS);
+    expect(nextCheckAt({ createdAt: 0 }, 10 * 60_000)).toBe(15 * 60_000);
+    expect(nextCheckAt({ createdAt: 0 }, 5 * 3_600_000)).toBe(5 * 3_600_000 + MAX_CHECK_INTERVAL_MS);
   });
 
-  it('is due at once when the execution was never checked', () => {
-    expect(isRefreshDue(base, 0, 1_000)).toBe(true);
+  it("come about ten times in a task's first hour, then hourly", () => {
+    const checks = [FIRST_CHECK_AFTER_MS];
+    while (checks.at(-1)! < 3 * 3_600_000) checks.push(nextCheckAt({ createdAt: 0 }, checks.at(-1)!));
+    expect(checks.filter((at) => at <= 3_600_000).length).toBeLessThanOrEqual(10);
+    expect(checks.at(-1)! - checks.at(-2)!).toBe(MAX_CHECK_INTERVAL_MS);
   });
+});
 
-  it('lets a poll refresh a quarter interval early, so a client polling at the interval never skips one', () => {
-    expect(pollRefreshIntervalMs(2_000)).toBe(1_500);
-  });
-
-  it('waits in pauses that start short and grow to the cap', () => {
+describe('a wait for a terminal status', () => {
+  it('pauses in steps that start short and grow to the cap', () => {
     const steps = [FIRST_WAIT_STEP_MS];
     while (steps.length < 20) steps.push(nextWaitStepMs(steps.at(-1)!, 2_000));
     expect(steps[0]).toBeLessThanOrEqual(50);
     expect(steps.every((step, index) => index === 0 || step >= steps[index - 1]!)).toBe(true);
     expect(steps.at(-1)).toBe(2_000);
-  });
-
-  it('is never due for a terminal task', () => {
-    expect(isRefreshDue({ ...base, status: TaskStatus.Completed }, 10 ** 9, 1_000)).toBe(false);
   });
 });
 

@@ -21,7 +21,7 @@ describe('the request-state key', () => {
   });
 
   it('is configured from the secret ARN alone, and left to a per-process key when none is named', () => {
-    const env = { [ENV.tableName]: 'tasks', [ENV.toolCatalog]: '[]' };
+    const env = { [ENV.tableName]: 'tasks', [ENV.toolCatalogItem]: 'catalog#declared#test' };
     expect(configFromEnvironment(env).requestStateKey).toBeUndefined();
     expect(configFromEnvironment({ ...env, [ENV.requestStateKeySecretArn]: ARN }).requestStateKey).toBeTypeOf(
       'function',

@@ -38,8 +38,10 @@ describe('the audit trail', () => {
     });
     const waiting = audited.waitForTerminal('auditor', 'audited', { timeoutMs: 60_000 });
     b.executor.succeed(lastExecution(b).executionArn, { words: 2 });
-    // A second reader of the same news records nothing more.
+    await b.statusEvent(lastExecution(b));
+    // A second status event of the same news, and a reader, record nothing more.
     const done = await settle(waiting);
+    await b.statusEvent(lastExecution(b));
     await b.service().getTask('auditor', 'audited');
     await audited.resultOf(done);
     await audited.deleteTask('auditor', 'audited');
@@ -69,7 +71,7 @@ describe('the audit trail', () => {
     const b = inMemoryBackend();
     const task = await b.service().createTask(textStats('auditor'));
     b.executor.fail(task.executionArn, 'Boom');
-    await b.service().getTask('auditor', task.taskId);
+    await b.statusEvent(task);
     expect(b.logger.audits().map((record) => [record.event, record.outcome])).toEqual([
       ['task.created', 'submitted'],
       ['task.failed', 'failed'],
@@ -113,7 +115,7 @@ describe('the task metrics', () => {
     await expect(tasks.createTask(textStats('counted'))).rejects.toThrow();
     await vi.advanceTimersByTimeAsync(4_000);
     b.executor.succeed(task.executionArn, { words: 3 });
-    await tasks.getTask('counted', task.taskId);
+    await tasks.recordExecutionEvent(task.executionArn, 'describe');
     expect(metrics.events).toEqual([
       ['task.created', 'text_stats'],
       ['task.refused', 'text_stats'],

@@ -41,6 +41,7 @@ const catalog = (digest: string, ...names: string[]): StoredCatalog => ({
   tools: names.map(tool),
   digest,
   refreshedAt: 0,
+  changedAt: 0,
 });
 
 describe('DiscoveredToolsFollower', () => {

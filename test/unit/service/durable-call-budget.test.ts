@@ -1,12 +1,12 @@
 // What a durable tool's task costs in Lambda API calls, counted on the real executor over a Lambda client whose `send`
-// plays a small Lambda: one Invoke to start; a refresh of a running task one GetDurableExecution and one history page,
-// and none more often than the refresh interval; a reference resolved once per instance
-// (ListDurableExecutionsByFunction) and never by a status event, which names the real ARN; one StopDurableExecution to
-// cancel.
+// plays a small Lambda: one Invoke to start; polls none at all (the status events keep the table current); a
+// reconciler's check of a running task one GetDurableExecution and one history page, and none before the check is
+// due; a reference resolved once per instance (ListDurableExecutionsByFunction) and never by a status event, which
+// names the real ARN; one StopDurableExecution to cancel.
 import { vi, describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../lambda/contract/tool-definition.js';
 import { SYSTEM_CLOCK } from '../../../lambda/core/clock.js';
-import { TaskOrigin } from '../../../lambda/core/task.js';
+import { FIRST_CHECK_AFTER_MS, TaskOrigin } from '../../../lambda/core/task.js';
 import { DurableFunctionExecutor } from '../../../lambda/executor/durable-function-executor.js';
 import { InMemoryExecutor } from '../../../lambda/executor/in-memory-executor.js';
 import { WorkflowEngines } from '../../../lambda/executor/workflow-engines.js';
@@ -61,19 +61,25 @@ const call = (owner: string) => ({
 });
 
 describe('the Lambda calls of a durable task', () => {
-  it('start with one Invoke, and refresh with one read and one history page per interval, the ARN kept', async () => {
+  it('start with one Invoke, poll with none, and check with one read and one history page, the ARN kept', async () => {
     const { lambda, instance } = world();
     const service = instance();
     const task = await service.createTask(call('alice'));
     expect(lambda.calls).toEqual({ Invoke: 1 });
+    expect(await service.getTask('alice', task.taskId)).toMatchObject({ status: 'submitted' });
+    expect(await service.getTask('alice', task.taskId)).toMatchObject({ status: 'submitted' });
+    expect(await service.reconcileDue({ maxChecks: 10 })).toMatchObject({ due: 0 });
+    expect(lambda.calls).toEqual({ Invoke: 1 });
+    await vi.advanceTimersByTimeAsync(FIRST_CHECK_AFTER_MS);
+    expect(await service.reconcileDue({ maxChecks: 10 })).toMatchObject({ due: 1, checked: 1 });
     expect(await service.getTask('alice', task.taskId)).toMatchObject({
       status: 'working',
       currentStep: 'Review window',
     });
-    expect(await service.getTask('alice', task.taskId)).toMatchObject({ status: 'working' });
     expect(lambda.calls).toEqual({ Invoke: 1, GetDurableExecution: 1, GetDurableExecutionHistory: 1 });
     lambda.succeed(task.executionArn, { content: [{ type: 'text', text: 'done' }] });
-    await vi.advanceTimersByTimeAsync(DEFAULT_SETTINGS.refreshIntervalMs);
+    await vi.advanceTimersByTimeAsync(FIRST_CHECK_AFTER_MS);
+    expect(await service.reconcileDue({ maxChecks: 10 })).toMatchObject({ due: 1, checked: 1 });
     expect(await service.getTask('alice', task.taskId)).toMatchObject({ status: 'completed' });
     expect(lambda.calls).toEqual({ Invoke: 1, GetDurableExecution: 2, GetDurableExecutionHistory: 1 });
   });
@@ -81,10 +87,11 @@ describe('the Lambda calls of a durable task', () => {
   it('resolve the stored reference once on another instance, and never for a status event', async () => {
     const { lambda, instance } = world();
     const task = await instance().createTask(call('bob'));
-    const other = instance();
-    await other.getTask('bob', task.taskId);
-    await vi.advanceTimersByTimeAsync(DEFAULT_SETTINGS.refreshIntervalMs);
-    await other.getTask('bob', task.taskId);
+    const reconciler = instance();
+    await vi.advanceTimersByTimeAsync(FIRST_CHECK_AFTER_MS);
+    await reconciler.reconcileDue({ maxChecks: 10 });
+    await vi.advanceTimersByTimeAsync(FIRST_CHECK_AFTER_MS);
+    await reconciler.reconcileDue({ maxChecks: 10 });
     expect(lambda.calls['ListDurableExecutionsByFunction']).toBe(1);
     expect(lambda.calls['GetDurableExecution']).toBe(2);
     const realArn = lambda.succeed(task.executionArn, { ok: true }).arn;

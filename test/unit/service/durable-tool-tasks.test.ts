@@ -109,6 +109,9 @@ describe('a durable tool task', () => {
     const failed = await service.createTask(review('erin'));
     await executor.stop(stopped.executionArn, { error: 'TaskCancelled', cause: 'by hand' });
     executor.fail(failed.executionArn, 'DocumentRejectedError', 'Document 2 is rejected.');
+    // The status events of both ends (a poll reads only the table).
+    await service.recordExecutionEvent(stopped.executionArn, 'describe');
+    await service.recordExecutionEvent(failed.executionArn, 'describe');
     expect(await service.getTask('dave', stopped.taskId)).toMatchObject({ status: 'cancelled' });
     expect(await service.getTask('erin', failed.taskId)).toMatchObject({
       status: 'failed',

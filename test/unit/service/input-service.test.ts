@@ -3,7 +3,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { DELIVERY_LEASE_MS } from '../../../lambda/core/input-request.js';
 import { InputDeliveryError, InvalidInputResponseError, TaskNotFoundError } from '../../../lambda/core/errors.js';
-import type { TaskRecord } from '../../../lambda/core/task.js';
+import { FIRST_CHECK_AFTER_MS, type TaskRecord } from '../../../lambda/core/task.js';
 import type { TaskExecutor } from '../../../lambda/executor/task-executor.js';
 import { bind } from '../../support/bind-methods.js';
 import {
@@ -51,7 +51,9 @@ describe('answering input requests', () => {
   it('keeps the task input_required while a question is open, though its execution runs', async () => {
     const b = inMemoryBackend();
     const task = await asking(b, 'asked', 'approve');
-    await vi.advanceTimersByTimeAsync(b.settings.refreshIntervalMs);
+    await b.statusEvent(task);
+    await vi.advanceTimersByTimeAsync(FIRST_CHECK_AFTER_MS);
+    await b.service().reconcileDue({ maxChecks: 10 });
     expect((await b.service().getTask('asked', task.taskId)).status).toBe('input_required');
   });
 
@@ -171,7 +173,7 @@ describe('answering input requests', () => {
     const b = inMemoryBackend();
     const task = await asking(b, 'silent', 'approve');
     b.executor.timeOut(task.executionArn, 'States.Timeout');
-    await vi.advanceTimersByTimeAsync(b.settings.refreshIntervalMs);
+    await b.statusEvent(task);
     expect(await b.service().getTask('silent', task.taskId)).toMatchObject({
       status: 'failed',
       statusMessage: expect.stringMatching(/^The input requested \("Refund\?"\) never came before its deadline/),

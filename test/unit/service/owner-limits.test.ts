@@ -3,6 +3,7 @@
 // started.
 import { describe, expect, it, vi } from 'vitest';
 import { TaskLimitExceededError } from '../../../lambda/core/errors.js';
+import { FIRST_CHECK_AFTER_MS } from '../../../lambda/core/task.js';
 import type { TaskServiceSettings } from '../../../lambda/service/settings.js';
 import {
   analyze,
@@ -49,11 +50,13 @@ describe('the active-task limit', () => {
     await expect(two.createTask(analyze('shared'))).rejects.toBeInstanceOf(TaskLimitExceededError);
   });
 
-  it('frees a slot when a poll finds a task finished', async () => {
+  it('frees a slot when the reconciler finds a task finished whose status event was lost', async () => {
     const b = limited();
     const quick = await b.service().createTask(textStats('finishes'));
     await b.service().createTask(analyze('finishes'));
     b.executor.succeed(quick.executionArn, { words: 3 });
+    await vi.advanceTimersByTimeAsync(FIRST_CHECK_AFTER_MS);
+    await b.service().reconcileDue({ maxChecks: 10 });
     expect((await b.service().getTask('finishes', quick.taskId)).status).toBe('completed');
     await expect(b.service().createTask(analyze('finishes'))).resolves.toMatchObject({ status: 'submitted' });
   });

@@ -159,7 +159,7 @@ describe('deleting a task', () => {
     const b = inMemoryBackend();
     const task = await b.service().createTask(textStats('tidy'));
     b.executor.succeed(task.executionArn, { words: 3 });
-    await b.service().getTask('tidy', task.taskId);
+    await b.statusEvent(task);
     await b.service().deleteTask('tidy', task.taskId);
     expect(b.executor.calls.stop).toBe(0);
     expect(await b.store.get('tidy', task.taskId)).toBeNull();

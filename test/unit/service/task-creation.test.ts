@@ -7,7 +7,7 @@ import {
   TaskAlreadyExistsError,
   ToolNotFoundError,
 } from '../../../lambda/core/errors.js';
-import { TaskOrigin } from '../../../lambda/core/task.js';
+import { FIRST_CHECK_AFTER_MS, TaskOrigin } from '../../../lambda/core/task.js';
 import type { TaskExecutor } from '../../../lambda/executor/task-executor.js';
 import type { TaskStore } from '../../../lambda/store/task-store.js';
 import { bind } from '../../support/bind-methods.js';
@@ -128,8 +128,11 @@ describe('creating a task', () => {
   it('keeps the task when the start answer is lost after the execution started, and the task then completes', async () => {
     const b = inMemoryBackend();
     const task = await b.service({ executor: lossy(b) }).createTask(analyze('lossy'));
-    expect(b.logger.warnings()).toContain('Execution start outcome unknown; the next poll reconciles the task');
+    expect(b.logger.warnings()).toContain(
+      'Execution start outcome unknown; the status events or the reconciler settle the task',
+    );
     b.executor.succeed(task.executionArn, { words: 3 });
+    await b.statusEvent(task);
     const finished = await settle(b.service().waitForTerminal('lossy', task.taskId, { timeoutMs: 60_000 }));
     expect(finished.status).toBe('completed');
     expect(b.executor.executions()).toHaveLength(1);
@@ -141,7 +144,9 @@ describe('creating a task', () => {
     const task = await b.service({ executor: crashing(b) }).createTask(analyze('crashed'));
     const withinGrace = await settle(b.service().waitForTerminal('crashed', task.taskId, { timeoutMs: 20_000 }));
     expect(withinGrace.status).toBe('submitted');
-    await vi.advanceTimersByTimeAsync(10_000);
+    // The reconciler's first check, past the grace: the execution is not there.
+    await vi.advanceTimersByTimeAsync(FIRST_CHECK_AFTER_MS);
+    await b.service().reconcileDue({ maxChecks: 10 });
     expect(await b.service().getTask('crashed', task.taskId)).toMatchObject({
       status: 'failed',
       statusMessage: expect.stringMatching(/was not found/),
@@ -248,11 +253,13 @@ describe('a client-made task ID (SEP-1686)', () => {
     const tasks = b.service();
     const first = await tasks.createTask(sepCall('reuse', 'again-1', 'one two three'));
     b.executor.succeed(first.executionArn, { words: 3 });
+    await b.statusEvent(first);
     await settle(tasks.waitForTerminal('reuse', 'again-1', { timeoutMs: 30_000 }));
     await tasks.deleteTask('reuse', 'again-1');
     const second = await tasks.createTask(sepCall('reuse', 'again-1', 'four'));
     expect(second.executionArn).not.toBe(first.executionArn);
     b.executor.succeed(second.executionArn, { words: 1 });
+    await b.statusEvent(second);
     const done = await settle(tasks.waitForTerminal('reuse', 'again-1', { timeoutMs: 30_000 }));
     expect((await tasks.resultOf(done))?.structuredContent).toEqual({ words: 1 });
   });

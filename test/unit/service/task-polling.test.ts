@@ -1,10 +1,9 @@
-// Reading a task on in-memory parts: a poll refreshes it from its execution when due (and no more often, across
-// instances), answers with what is stored when Step Functions or the store fails, and a waiting caller backs off.
+// Reading a task on in-memory parts: a poll and a wait read only the table, where the status events record what the
+// execution did (b.statusEvent stands for EventBridge and the status-sync function), and a waiting caller backs off.
 import { describe, expect, it, vi } from 'vitest';
 import { TaskExpiredError, TaskNotFoundError } from '../../../lambda/core/errors.js';
 import type { TaskRecord } from '../../../lambda/core/task.js';
 import type { TaskExecutor } from '../../../lambda/executor/task-executor.js';
-import type { TaskStore } from '../../../lambda/store/task-store.js';
 import { bind } from '../../support/bind-methods.js';
 import {
   analyze,
@@ -18,13 +17,13 @@ import {
 useFakeTime();
 
 describe('polling a task', () => {
-  it('moves a submitted task to working on the first poll that sees its execution running', async () => {
+  it('shows what the status events recorded: submitted, then working, calling no Step Functions API', async () => {
     const b = inMemoryBackend();
     const task = await b.service().createTask(analyze('seen-running'));
-    expect(await b.service().getTask('seen-running', task.taskId)).toMatchObject({
-      status: 'working',
-      lastCheckedAt: Date.now(),
-    });
+    expect((await b.service().getTask('seen-running', task.taskId)).status).toBe('submitted');
+    expect(b.executor.calls).toMatchObject({ describe: 0, currentStep: 0 });
+    await b.statusEvent(task);
+    expect((await b.service().getTask('seen-running', task.taskId)).status).toBe('working');
     expect((await b.store.get('seen-running', task.taskId))?.status).toBe('working');
   });
 
@@ -33,6 +32,7 @@ describe('polling a task', () => {
     const tasks = b.service();
     const task = await tasks.createTask(textStats('finisher'));
     b.executor.succeed(task.executionArn, { words: 3 });
+    await b.statusEvent(task);
     const done = await tasks.getTask('finisher', task.taskId);
     expect(done).toMatchObject({ status: 'completed', completedAt: Date.now() });
     expect(await tasks.resultOf(done)).toMatchObject({ structuredContent: { words: 3 } });
@@ -43,6 +43,7 @@ describe('polling a task', () => {
     const tasks = b.service();
     const task = await tasks.createTask(textStats('failer'));
     b.executor.fail(task.executionArn, 'UpstreamUnavailable', 'The report service is down.');
+    await b.statusEvent(task);
     const failed = await tasks.getTask('failer', task.taskId);
     expect(failed).toMatchObject({
       status: 'failed',
@@ -51,56 +52,29 @@ describe('polling a task', () => {
     expect(await tasks.resultOf(failed)).toMatchObject({ isError: true });
   });
 
-  it('answers with the stored status while Step Functions is throttling, and logs it', async () => {
+  it('calls no Step Functions API however many instances poll, for however long the task runs', async () => {
     const b = inMemoryBackend();
-    const throttled: TaskExecutor = {
-      ...bind<TaskExecutor>(b.executor),
-      describe: async () => Promise.reject(new Error('ThrottlingException')),
-    };
-    const task = await b.service().createTask(analyze('throttled'));
-    expect((await b.service({ executor: throttled }).getTask('throttled', task.taskId)).status).toBe('submitted');
-    expect(b.logger.warnings()).toEqual(['Could not describe execution']);
-  });
-
-  it('answers with the stored status when recording a status change fails, and records it on a later poll', async () => {
-    const b = inMemoryBackend();
-    const task = await b.service().createTask(analyze('write-fails'));
-    const failingWrites: TaskStore = {
-      ...bind<TaskStore>(b.store),
-      update: async () => Promise.reject(new Error('InternalServerError')),
-    };
-    expect((await b.service({ store: failingWrites }).getTask('write-fails', task.taskId)).status).toBe('submitted');
-    expect((await b.store.get('write-fails', task.taskId))?.status).toBe('submitted');
-    expect(b.logger.warnings()).toContain('Could not record the execution status');
-    await vi.advanceTimersByTimeAsync(b.settings.refreshIntervalMs);
-    expect((await b.service().getTask('write-fails', task.taskId)).status).toBe('working');
-  });
-
-  it('describes the execution at once on the first poll, then at most once per refresh interval however many polls arrive at once', async () => {
-    const b = inMemoryBackend({ settings: { refreshIntervalMs: 400 } });
     // Separate service objects stand for separate Lambda instances sharing the store.
     const instances = Array.from({ length: 10 }, () => b.service());
     const task = await instances[0]!.createTask(analyze('counted'));
-    const pollAll = () => Promise.all(instances.map((instance) => instance.getTask('counted', task.taskId)));
-    await pollAll();
-    expect(b.executor.calls.describe).toBe(1);
-    // A poll may come a quarter interval early (pollRefreshIntervalMs): 300 ms here.
-    await vi.advanceTimersByTimeAsync(299);
-    await pollAll();
-    expect(b.executor.calls.describe).toBe(1);
-    await vi.advanceTimersByTimeAsync(1);
-    await pollAll();
-    expect(b.executor.calls.describe).toBe(2);
+    await b.statusEvent(task);
+    b.executor.resetCalls();
+    for (let minute = 0; minute < 60; minute++) {
+      await Promise.all(instances.map((instance) => instance.getTask('counted', task.taskId)));
+      await vi.advanceTimersByTimeAsync(60_000);
+    }
+    expect(b.executor.calls).toMatchObject({ describe: 0, currentStep: 0 });
   });
 
   it('never describes the execution of a terminal task again', async () => {
     const b = inMemoryBackend();
     const task = await b.service().createTask(textStats('settled'));
     b.executor.succeed(task.executionArn, { words: 3 });
-    await b.service().getTask('settled', task.taskId);
+    await b.statusEvent(task);
     b.executor.resetCalls();
-    await vi.advanceTimersByTimeAsync(60_000);
+    await vi.advanceTimersByTimeAsync(60 * 60_000);
     expect((await b.service().getTask('settled', task.taskId)).status).toBe('completed');
+    expect(await b.service().reconcileDue({ maxChecks: 10 })).toMatchObject({ due: 0 });
     expect(b.executor.calls).toMatchObject({ describe: 0, currentStep: 0 });
   });
 
@@ -132,34 +106,45 @@ describe('polling a task', () => {
 });
 
 describe('waiting for a task', () => {
-  it('returns a fast tool result at once: the first read describes the execution', async () => {
+  it('returns a fast tool result at once when its status event has landed', async () => {
     const b = inMemoryBackend();
     const task = await b.service().createTask(textStats('quick'));
     b.executor.succeed(task.executionArn, { words: 3 });
+    await b.statusEvent(task);
     const done = await b.service().waitForTerminal('quick', task.taskId, { timeoutMs: 60_000 });
     expect(done.status).toBe('completed');
+    expect(b.executor.calls.describe).toBe(1);
   });
 
-  it('sees the end within a poll interval, pausing a little longer each time up to the refresh interval', async () => {
-    const b = inMemoryBackend({ settings: { pollIntervalMs: 2_000, refreshIntervalMs: 2_000 } });
+  it('sees the status event within moments at first, then within a poll interval, reading only the table', async () => {
+    const b = inMemoryBackend({ settings: { pollIntervalMs: 2_000 } });
     const task = await b.service().createTask(analyze('patient'));
     const waiting = b.service().waitForTerminal('patient', task.taskId, { timeoutMs: 600_000 });
-    await vi.advanceTimersByTimeAsync(5_000);
-    b.executor.resetCalls();
-    await vi.advanceTimersByTimeAsync(20_000);
-    // Backed off to one describe per refresh interval (a quarter early allowed).
-    expect(b.executor.calls.describe).toBeGreaterThanOrEqual(10);
-    expect(b.executor.calls.describe).toBeLessThanOrEqual(14);
+    await vi.advanceTimersByTimeAsync(300);
     b.executor.succeed(task.executionArn, { done: true });
-    const endedAt = Date.now();
-    const done = await settle(waiting, 10_000, 10);
-    expect(done.status).toBe('completed');
-    expect(done.completedAt! - endedAt).toBeLessThanOrEqual(2_000);
+    await b.statusEvent(task);
+    let endedAt = Date.now();
+    const quick = await settle(waiting, 10_000, 10);
+    expect(quick.status).toBe('completed');
+    expect(Date.now() - endedAt).toBeLessThanOrEqual(300);
+
+    const slow = await b.service().createTask(analyze('patient'));
+    const waitingLong = b.service().waitForTerminal('patient', slow.taskId, { timeoutMs: 600_000 });
+    await vi.advanceTimersByTimeAsync(25_000);
+    b.executor.resetCalls();
+    b.executor.succeed(slow.executionArn, { done: true });
+    await b.statusEvent(slow);
+    endedAt = Date.now();
+    expect((await settle(waitingLong, 10_000, 10)).status).toBe('completed');
+    expect(Date.now() - endedAt).toBeLessThanOrEqual(2_000);
+    // The one describe is the status event's; the wait itself called nothing.
+    expect(b.executor.calls.describe).toBe(1);
   });
 
   it('returns the task as last seen when the wait bound passes first', async () => {
     const b = inMemoryBackend();
     const task = await b.service().createTask(analyze('bounded'));
+    await b.statusEvent(task);
     const started = Date.now();
     const seen = await settle(b.service().waitForTerminal('bounded', task.taskId, { timeoutMs: 10_000 }), 20_000, 10);
     expect(seen.status).toBe('working');
@@ -172,6 +157,7 @@ describe('waiting for a task', () => {
   it('ends at once when the signal aborts', async () => {
     const b = inMemoryBackend();
     const task = await b.service().createTask(analyze('abandoned'));
+    await b.statusEvent(task);
     const gone = new AbortController();
     const waiting = b.service().waitForTerminal('abandoned', task.taskId, { timeoutMs: 600_000, signal: gone.signal });
     await vi.advanceTimersByTimeAsync(3_000);
@@ -189,11 +175,15 @@ describe('waiting for a task', () => {
       onProgress: (read: TaskRecord) => void progress.push(read.currentStep),
       onRead: () => void reads++,
     });
+    // Each look at the running execution (here the status events'; in AWS the reconciler's) brings its step.
     b.executor.enterStep(task.executionArn, 'Analyze');
+    await b.statusEvent(task);
     await vi.advanceTimersByTimeAsync(10_000);
     b.executor.enterStep(task.executionArn, 'RequestedReviewWindow');
+    await b.statusEvent(task);
     await vi.advanceTimersByTimeAsync(10_000);
     b.executor.succeed(task.executionArn, {});
+    await b.statusEvent(task);
     await settle(waiting);
     expect(progress).toEqual(['Analyze', 'RequestedReviewWindow']);
     expect(reads).toBeGreaterThan(progress.length);

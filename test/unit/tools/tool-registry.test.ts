@@ -79,4 +79,19 @@ describe('tool registry', () => {
       /taskSupport "maybe" must be one of/,
     );
   });
+
+  it('serves declared tools read after construction in place of its own, validating them with their new schemas', () => {
+    const registry = new ToolRegistry([tool]);
+    registry.validateArguments('sum', { values: [1] });
+    const declared = { ...tool, inputSchema: { type: 'object', properties: { values: { type: 'string' } } } } as const;
+    registry.serveDeclared([declared, { ...tool, name: 'product' }]);
+    expect(registry.list().map((each) => each.name)).toEqual(['sum', 'product']);
+    expect(() => registry.validateArguments('sum', { values: 'one' })).not.toThrow();
+  });
+
+  it('refuses invalid declared tools as the constructor does, keeping those it served', () => {
+    const registry = new ToolRegistry([tool]);
+    expect(() => registry.serveDeclared([tool, tool])).toThrow(/registered more than once/);
+    expect(registry.list()).toEqual([tool]);
+  });
 });

@@ -1,16 +1,15 @@
-// The local stand-in for the expiry sweep's schedule (EventBridge in AWS): runs the sweep every `intervalMs`, one
-// run at a time, on the same code the Lambda handler runs.
-import type { ExpirySweep } from '../lambda/service/expiry-sweep-service.js';
+// The local stand-in for a scheduled function's schedule (EventBridge in AWS): the expiry sweep's and the
+// reconciler's. Runs `run` every `intervalMs`, one run at a time, on the same code the Lambda handler runs.
 
-export interface ExpirySweepTimer {
+export interface ScheduleTimer {
   /** Stops scheduling runs and waits for one in progress to end. */
   stop(): Promise<void>;
 }
 
-export function startExpirySweepTimer(
-  sweep: Pick<ExpirySweep, 'run'>,
+export function startScheduleTimer(
+  run: () => Promise<unknown>,
   options: { intervalMs: number; onError: (error: unknown) => void },
-): ExpirySweepTimer {
+): ScheduleTimer {
   let stopped = false;
   let running: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
@@ -19,8 +18,7 @@ export function startExpirySweepTimer(
     // The next run waits for this one to end, so runs never pile up behind a slow store; unref'd, so it holds no
     // process open.
     timer = setTimeout(() => {
-      running = sweep
-        .run()
+      running = run()
         .then(() => undefined, options.onError)
         .finally(schedule);
     }, options.intervalMs).unref();
