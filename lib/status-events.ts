@@ -16,7 +16,7 @@ import {
 import { EXECUTION_NAME_PREFIX } from '../lambda/contract/execution-name.js';
 import {
   DURABLE_EXECUTION_STATUS_CHANGE,
-  DurableExecutionStatus,
+  FOLLOWED_DURABLE_STATUSES,
   LAMBDA_EVENT_SOURCE,
 } from '../lambda/contract/durable-execution-status-events.js';
 import { STATUS_EVENT_MAX_AGE, STATUS_EVENT_TARGET_RETRY_ATTEMPTS } from './mcp-task-endpoint-defaults.js';
@@ -125,7 +125,7 @@ export function createDurableStatusRule(scope: Construct, id: string, props: Dur
       detail: {
         durableExecutionArn: [{ prefix: `${props.functionArn}:` }],
         durableExecutionName: [{ prefix: EXECUTION_NAME_PREFIX }],
-        status: Object.values(DurableExecutionStatus),
+        status: [...FOLLOWED_DURABLE_STATUSES],
       },
     },
     targets: [

@@ -5,15 +5,34 @@
 export const DURABLE_EXECUTION_STATUS_CHANGE = 'Durable Execution Status Change';
 export const LAMBDA_EVENT_SOURCE = 'aws.lambda';
 
-/** The statuses of a durable execution, as its API (GetDurableExecution) and its status events name them. */
+/**
+ * The statuses of a durable execution, as its API (GetDurableExecution) and its status events name them. PAUSING and
+ * PAUSED are a running execution held by PauseDurableExecution (it goes on when resumed); DELETING is a finished
+ * execution whose data DeleteDurableExecution is removing.
+ */
 export const DurableExecutionStatus = {
   Running: 'RUNNING',
+  Pausing: 'PAUSING',
+  Paused: 'PAUSED',
   Succeeded: 'SUCCEEDED',
   Failed: 'FAILED',
   TimedOut: 'TIMED_OUT',
   Stopped: 'STOPPED',
+  Deleting: 'DELETING',
 } as const;
 export type DurableExecutionStatus = (typeof DurableExecutionStatus)[keyof typeof DurableExecutionStatus];
+
+/**
+ * The statuses whose events status-sync follows: the start (RUNNING) and every end. A pause changes nothing a task
+ * shows (it stays working), and a deletion comes after the end was recorded.
+ */
+export const FOLLOWED_DURABLE_STATUSES: readonly DurableExecutionStatus[] = [
+  DurableExecutionStatus.Running,
+  DurableExecutionStatus.Succeeded,
+  DurableExecutionStatus.Failed,
+  DurableExecutionStatus.TimedOut,
+  DurableExecutionStatus.Stopped,
+];
 
 /**
  * The `detail` of a "Durable Execution Status Change" event, as in the example event of

@@ -6,10 +6,13 @@ import { ExecutionStatus } from '../contract/execution-status-events.js';
 
 /**
  * A durable execution's status → the Step Functions status that means the same to a task. STOPPED is ABORTED: both
- * are a stop someone asked for, which a task reports as cancelled.
+ * are a stop someone asked for, which a task reports as cancelled. A paused execution (PAUSING, PAUSED) goes on when
+ * resumed, so its task stays working.
  */
 const STATUS_OF: Readonly<Record<string, ExecutionStatus>> = {
   RUNNING: ExecutionStatus.Running,
+  PAUSING: ExecutionStatus.Running,
+  PAUSED: ExecutionStatus.Running,
   SUCCEEDED: ExecutionStatus.Succeeded,
   FAILED: ExecutionStatus.Failed,
   TIMED_OUT: ExecutionStatus.TimedOut,
@@ -19,12 +22,14 @@ const STATUS_OF: Readonly<Record<string, ExecutionStatus>> = {
 /**
  * A GetDurableExecution answer as the executor contract's snapshot, so that `outcomeOfExecution` maps it as it maps a
  * Step Functions execution: `Result` (the handler's return value, JSON text, present only for SUCCEEDED) is the output,
- * `Error`'s type and message are the error and cause. A status Lambda may add later is passed on as it is, which the
- * outcome reports as unknown rather than guessing.
+ * `Error`'s type and message are the error and cause. An execution being deleted (DELETING) is as good as gone: `null`,
+ * as for one Lambda no longer has. A status Lambda may add later is passed on as it is, which the outcome reports as
+ * unknown rather than guessing.
  */
 export function snapshotOfDurableExecution(
   execution: Pick<GetDurableExecutionResponse, 'Status' | 'Result' | 'Error'>,
-): ExecutionSnapshot {
+): ExecutionSnapshot | null {
+  if (execution.Status === 'DELETING') return null;
   const status = STATUS_OF[execution.Status ?? ''] ?? (String(execution.Status) as ExecutionStatus);
   const { ErrorType: error, ErrorMessage: cause } = execution.Error ?? {};
   return {

@@ -101,17 +101,36 @@ describe('snapshotOfDurableExecution', () => {
     );
     expect(outcomes).toEqual({
       RUNNING: 'working',
+      PAUSING: 'working',
+      PAUSED: 'working',
       SUCCEEDED: 'completed',
       FAILED: 'failed',
       TIMED_OUT: 'failed',
       STOPPED: 'cancelled',
+      DELETING: 'failed',
+    });
+  });
+
+  it('PAUSING and PAUSED are running: a paused execution goes on when resumed, and its task stays working', () => {
+    expect(snapshotOfDurableExecution({ Status: 'PAUSED' })).toEqual({ status: 'RUNNING' });
+    expect(snapshotOfDurableExecution({ Status: 'PAUSING' })).toEqual({ status: 'RUNNING' });
+  });
+
+  it('DELETING is an execution gone, as one Lambda no longer has: the task fails saying so', () => {
+    expect(snapshotOfDurableExecution({ Status: 'DELETING' })).toBeNull();
+    expect(outcomeOf({ Status: 'DELETING' })).toMatchObject({
+      status: 'failed',
+      statusMessage: expect.stringContaining('has been deleted'),
     });
   });
 
   it('a status this backend does not know is passed on, and the task ends unknown', () => {
-    const answer = { Status: 'PAUSED' } as unknown as Answer;
-    expect(snapshotOfDurableExecution(answer)).toEqual({ status: 'PAUSED' });
-    expect(outcomeOf(answer)).toMatchObject({ status: 'unknown', statusMessage: expect.stringContaining('PAUSED') });
+    const answer = { Status: 'HIBERNATING' } as unknown as Answer;
+    expect(snapshotOfDurableExecution(answer)).toEqual({ status: 'HIBERNATING' });
+    expect(outcomeOf(answer)).toMatchObject({
+      status: 'unknown',
+      statusMessage: expect.stringContaining('HIBERNATING'),
+    });
   });
 });
 
