@@ -1,8 +1,8 @@
 // The endpoint's declared tool catalog (the tools addTool registered), written at deploy time as one item of the task
-// table by an AwsCustomResource, CloudFormation filling in the state machine ARNs. The MCP function's environment
-// names only the item's key, so the number of tools is not bounded by Lambda's 4 KB environment. The key is versioned
-// by the catalog's content at synth, so a changed catalog is a new item (and a new function configuration): the
-// update's clean-up deletes the previous version's item.
+// table by an AwsCustomResource, CloudFormation filling in the state machine (and durable function) ARNs. The MCP
+// function's environment names only the item's key, so the number of tools is not bounded by Lambda's 4 KB
+// environment. The key is versioned by the catalog's content at synth, so a changed catalog is a new item (and a new
+// function configuration): the update's clean-up deletes the previous version's item.
 import { createHash } from 'node:crypto';
 import { Lazy, Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -35,7 +35,7 @@ export class DeclaredToolCatalog extends Construct {
   public readonly key: string;
   /**
    * Per tool, in the order of `tools` (appended to alike, by the tool registrations): its machine, or its wrapper and
-   * EXPRESS machine (see stateMachineEntry).
+   * EXPRESS machine (see stateMachineEntry), or a durable tool's function version or alias.
    */
   public readonly machineEntries: string[] = [];
   /** Puts the item on create and update, deletes it on delete (of the stack, or of a previous version). */
@@ -49,7 +49,10 @@ export class DeclaredToolCatalog extends Construct {
     const catalog = () => {
       if (current?.toolCount !== props.tools.length) {
         const packed = packToolDescriptions(
-          props.tools.map(({ stateMachine: _machine, stateMachineType: _type, ...description }) => description),
+          props.tools.map(
+            ({ stateMachine: _machine, stateMachineType: _type, durableFunction: _function, ...description }) =>
+              description,
+          ),
         );
         // The ARNs are tokens at synth: their logical form ({ Ref }, { Fn::GetAtt }) stands for them in the version,
         // with what replaces a machine under the same logical ID (its name or type), which gives it a new ARN.
@@ -107,9 +110,12 @@ export class DeclaredToolCatalog extends Construct {
   }
 }
 
-/** The properties of a machine made in this app whose change replaces it (a new ARN under the same logical ID). */
-function replacementProperties(machine: sfn.IStateMachine | string): unknown {
-  if (typeof machine === 'string') return null;
+/**
+ * The properties of a machine made in this app whose change replaces it (a new ARN under the same logical ID). A
+ * durable tool has none: a new version or alias of its function is a new ARN in its entry.
+ */
+function replacementProperties(machine: sfn.IStateMachine | string | undefined): unknown {
+  if (machine === undefined || typeof machine === 'string') return null;
   const cfn = machine.node.defaultChild;
   return cfn instanceof sfn.CfnStateMachine
     ? { name: cfn.stateMachineName ?? null, type: cfn.stateMachineType ?? null }

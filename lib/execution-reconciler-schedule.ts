@@ -1,6 +1,8 @@
 // The reconciler in AWS: its function, run every minute by EventBridge, with only what its code does to the table (a
 // Query on the check index, GetItem, UpdateItem) and, per registered machine, DescribeExecution and
-// GetExecutionHistory on this backend's executions. Its budget is the number of checks a run may make.
+// GetExecutionHistory on this backend's executions (per durable function, GetDurableExecution and
+// GetDurableExecutionHistory, and the lookup of an execution by its name). Its budget is the number of checks a run
+// may make.
 import { Duration } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -11,7 +13,7 @@ import { Construct } from 'constructs';
 import { ENV } from '../lambda/contract/environment-names.js';
 import { CHECK_DUE_INDEX } from '../lambda/contract/task-table-schema.js';
 import { HandlerFunction, projectPath, type HandlerFunctionProps } from './handler-function.js';
-import { acknowledgeWildcardResource } from './nag-acknowledgements.js';
+import { acknowledgeWildcardResource, LIST_BY_FUNCTION_REASON } from './nag-acknowledgements.js';
 
 /** The reconciler runs this often; its budget is spent over this period. */
 export const RECONCILER_RATE = Duration.minutes(1);
@@ -84,5 +86,25 @@ export class ExecutionReconcilerSchedule extends Construct {
       resourceArns: [executionsArn],
     });
     acknowledgeWildcardResource(this.handler.role, executionsArn, reason);
+  }
+
+  /**
+   * Lets the reconciler check the durable executions `executionsArn` covers (one durable function's `task-*`
+   * executions): find one by its name (on the function: a task stores its execution's reference), read it and the
+   * newest page of its history (its current step).
+   */
+  public grantCheckDurableExecutions(functionArn: string, executionsArn: string, reason: string): void {
+    iam.Grant.addToPrincipal({
+      grantee: this.function,
+      actions: ['lambda:GetDurableExecution', 'lambda:GetDurableExecutionHistory'],
+      resourceArns: [executionsArn],
+    });
+    iam.Grant.addToPrincipal({
+      grantee: this.function,
+      actions: ['lambda:ListDurableExecutionsByFunction'],
+      resourceArns: [functionArn, `${functionArn}:*`],
+    });
+    acknowledgeWildcardResource(this.handler.role, executionsArn, reason);
+    acknowledgeWildcardResource(this.handler.role, `${functionArn}:*`, LIST_BY_FUNCTION_REASON);
   }
 }

@@ -12,7 +12,7 @@ import { ENV } from '../lambda/contract/environment-names.js';
 import { ACTIVE_EXPIRY_INDEX } from '../lambda/contract/task-table-schema.js';
 import { HandlerFunction, projectPath, type HandlerFunctionProps } from './handler-function.js';
 import { EXPIRY_SWEEP_FUNCTION_TIMEOUT } from './mcp-task-endpoint-defaults.js';
-import { acknowledgeWildcardResource } from './nag-acknowledgements.js';
+import { acknowledgeWildcardResource, LIST_BY_FUNCTION_REASON } from './nag-acknowledgements.js';
 
 export interface ExpirySweepScheduleProps extends Pick<
   HandlerFunctionProps,
@@ -68,6 +68,25 @@ export class ExpirySweepSchedule extends Construct {
         }),
       ],
     });
+  }
+
+  /**
+   * Lets the sweep stop the durable executions `executionsArn` covers (one durable function's `task-*` executions):
+   * find one by its name (on the function), read it and stop it.
+   */
+  public grantStopDurableExecutions(functionArn: string, executionsArn: string, reason: string): void {
+    iam.Grant.addToPrincipal({
+      grantee: this.function,
+      actions: ['lambda:GetDurableExecution', 'lambda:StopDurableExecution'],
+      resourceArns: [executionsArn],
+    });
+    iam.Grant.addToPrincipal({
+      grantee: this.function,
+      actions: ['lambda:ListDurableExecutionsByFunction'],
+      resourceArns: [functionArn, `${functionArn}:*`],
+    });
+    acknowledgeWildcardResource(this.handler.role, executionsArn, reason);
+    acknowledgeWildcardResource(this.handler.role, `${functionArn}:*`, LIST_BY_FUNCTION_REASON);
   }
 
   /** Lets the sweep stop the executions `executionsArn` covers (one registered machine's `task-*` executions). */

@@ -7,8 +7,12 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { JsonSchema, TaskSupport } from '../lambda/contract/tool-definition.js';
+import type { DurableFunctionRef } from './durable-function-target.js';
 
-/** One MCP tool: the state machine that runs it, and what `tools/list` tells clients about it. */
+/**
+ * One MCP tool: the workflow that runs it (a state machine or a Lambda durable function: exactly one), and what
+ * `tools/list` tells clients about it.
+ */
 export interface McpToolProps {
   /** MCP tool name: 1-128 characters of `A-Za-z0-9_-.`, unique within the endpoint. */
   readonly name: string;
@@ -24,7 +28,14 @@ export interface McpToolProps {
    * (`states:startExecution.sync:2`), while a plain call runs the EXPRESS machine directly (StartSyncExecution, at
    * most 5 minutes); an EXPRESS machine cannot wait for a task token, so one with an ask step is refused.
    */
-  readonly stateMachine: sfn.IStateMachine | string;
+  readonly stateMachine?: sfn.IStateMachine | string;
+  /**
+   * A Lambda durable function, as a version (`fn.currentVersion`, `fn.latestVersion`), an alias (`fn.addAlias('live')`)
+   * or a qualified ARN: Lambda starts durable executions only of a qualified function. Each task is one durable
+   * execution (an asynchronous Invoke named after the task); its return value is the tool result, as a state machine's
+   * output is. A function made in this app must be durable (`durableConfig`, which can only be set at creation).
+   */
+  readonly durableFunction?: DurableFunctionRef;
   /**
    * The type of a `stateMachine` not made in this app (an ARN, or `fromStateMachineArn`), which synth cannot read. For
    * a machine made in this app the type is read from the machine; when given, it must match.

@@ -35,6 +35,11 @@ export function acknowledgeWildcardResource(scope: IConstruct, resourceArn: stri
   Validations.of(scope).acknowledge({ id: `AwsSolutions-IAM5[Resource::${flattened}]`, reason });
 }
 
+/** Why ListDurableExecutionsByFunction is granted on the function's qualifiers as well as on the function. */
+export const LIST_BY_FUNCTION_REASON =
+  'ListDurableExecutionsByFunction finds a task’s durable execution by its name; the wildcard covers the ' +
+  'versions and aliases of the one function behind a registered tool, no other function.';
+
 /** The construct ID CDK gives the one AwsCustomResource provider function of a stack. */
 export const AWS_CUSTOM_RESOURCE_PROVIDER_ID = 'AWS679f53fac002430cb0da5b7982bd2287';
 

@@ -1,6 +1,6 @@
-// Status push: one EventBridge rule per registered state machine, matching the status changes of the executions this
-// backend started (RUNNING and the terminal ones, see PUSHED_EXECUTION_STATUSES) and delivering them to the
-// status-sync function; what cannot be delivered or applied ends in one dead-letter queue.
+// Status push: one EventBridge rule per registered state machine or durable function, matching the status changes of
+// the executions this backend started (RUNNING and the terminal ones) and delivering them to the status-sync function;
+// what cannot be delivered or applied ends in one dead-letter queue.
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -14,6 +14,11 @@ import {
   STEP_FUNCTIONS_EVENT_SOURCE,
 } from '../lambda/contract/execution-status-events.js';
 import { EXECUTION_NAME_PREFIX } from '../lambda/contract/execution-name.js';
+import {
+  DURABLE_EXECUTION_STATUS_CHANGE,
+  FOLLOWED_DURABLE_STATUSES,
+  LAMBDA_EVENT_SOURCE,
+} from '../lambda/contract/durable-execution-status-events.js';
 import { STATUS_EVENT_MAX_AGE, STATUS_EVENT_TARGET_RETRY_ATTEMPTS } from './mcp-task-endpoint-defaults.js';
 
 /**
@@ -90,6 +95,37 @@ export function createStatusRuleMatching(scope: Construct, id: string, props: St
         stateMachineArn: [...props.stateMachineArns],
         name: [{ prefix: EXECUTION_NAME_PREFIX }],
         status: [...PUSHED_EXECUTION_STATUSES],
+      },
+    },
+    targets: [
+      new targets.LambdaFunction(props.handler, {
+        deadLetterQueue: props.deadLetterQueue,
+        retryAttempts: STATUS_EVENT_TARGET_RETRY_ATTEMPTS,
+        maxEventAge: STATUS_EVENT_MAX_AGE,
+      }),
+    ],
+  });
+}
+
+export interface DurableStatusRuleProps extends Omit<StatusRuleProps, 'stateMachineArn'> {
+  /** The durable function's unqualified ARN: its executions' ARNs start with it and `:<version>`. */
+  readonly functionArn: string;
+}
+
+/**
+ * The status rule of one durable function: Lambda's "Durable Execution Status Change" events of the executions this
+ * backend started (named `task-…`), of any version of the function, RUNNING and every terminal status.
+ */
+export function createDurableStatusRule(scope: Construct, id: string, props: DurableStatusRuleProps): events.Rule {
+  return new events.Rule(scope, id, {
+    description: 'Lambda durable execution status changes of one MCP tool, pushed into the task table',
+    eventPattern: {
+      source: [LAMBDA_EVENT_SOURCE],
+      detailType: [DURABLE_EXECUTION_STATUS_CHANGE],
+      detail: {
+        durableExecutionArn: [{ prefix: `${props.functionArn}:` }],
+        durableExecutionName: [{ prefix: EXECUTION_NAME_PREFIX }],
+        status: [...FOLLOWED_DURABLE_STATUSES],
       },
     },
     targets: [

@@ -9,8 +9,15 @@ import type { Construct } from 'constructs';
 import { stateMachineEntry } from '../lambda/contract/declared-tool-catalog.js';
 import { ExpressWrapper } from './express-wrapper.js';
 import type { McpToolProps } from './mcp-task-endpoint-props.js';
-import { bindTaskStateMachine, grantSyncRuns, type ToolBindingParts } from './tool-bindings.js';
-import { stateMachineArnOf } from './tool-executions.js';
+import { durableFunctionTarget, type DurableFunctionTarget } from './durable-function-target.js';
+import {
+  bindDurableFunction,
+  bindTaskStateMachine,
+  grantDurableStart,
+  grantSyncRuns,
+  type ToolBindingParts,
+} from './tool-bindings.js';
+import { workflowArnOf } from './tool-executions.js';
 import { stateMachineTypeOf, toolProblems, type ToolEnvironment } from './tool-problems.js';
 
 export interface ToolRegistrationsProps {
@@ -32,7 +39,7 @@ export interface ToolRegistrationsProps {
 export class ToolRegistrations {
   /** The STANDARD wrapper made for each EXPRESS tool, by tool name. */
   readonly wrappers: Record<string, ExpressWrapper> = {};
-  /** One status rule per machine that runs tasks (a STANDARD tool's own, or a wrapper). */
+  /** One status rule per machine that runs tasks (a STANDARD tool's own, or a wrapper) and per durable function. */
   readonly rules: events.Rule[] = [];
   private readonly boundMachines = new Set<string>();
 
@@ -52,13 +59,17 @@ export class ToolRegistrations {
     const duplicate = tools.some((known) => known.name === tool.name);
     tools.push(tool);
     if (duplicate || toolProblems([tool], environment).length > 0) {
-      machineEntries.push(stateMachineArnOf(tool));
+      machineEntries.push(workflowArnOf(tool));
+      return;
+    }
+    if (tool.durableFunction !== undefined) {
+      this.addDurable(tool.name, durableFunctionTarget(tool.durableFunction)!);
       return;
     }
     const machine =
       typeof tool.stateMachine === 'string'
         ? sfn.StateMachine.fromStateMachineArn(this.scope, `Machine-${tool.name}`, tool.stateMachine)
-        : tool.stateMachine;
+        : tool.stateMachine!;
     if (stateMachineTypeOf(tool) === sfn.StateMachineType.STANDARD) {
       this.bindOnce(machine, tool.name);
       machineEntries.push(stateMachineEntry(machine.stateMachineArn));
@@ -78,6 +89,19 @@ export class ToolRegistrations {
   /** Every problem with the registered tools, for synth. */
   problems(): string[] {
     return toolProblems(this.props.tools, this.props.environment);
+  }
+
+  /**
+   * A durable function tool: its entry is the version's or alias's ARN, which the MCP function may invoke; the
+   * function's executions are granted and followed once, however many tools share it.
+   */
+  private addDurable(toolName: string, target: DurableFunctionTarget): void {
+    grantDurableStart(this.props.parts, target);
+    this.props.machineEntries.push(target.qualifiedArn);
+    const key = JSON.stringify(Stack.of(this.scope).resolve(target.unqualifiedArn));
+    if (this.boundMachines.has(key)) return;
+    this.boundMachines.add(key);
+    this.rules.push(bindDurableFunction(this.scope, this.props.parts, target, toolName));
   }
 
   private bindOnce(machine: sfn.IStateMachine, toolName: string): void {

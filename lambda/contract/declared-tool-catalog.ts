@@ -3,13 +3,14 @@
 // versioned by the catalog's content, and hands the MCP function that key; the function reads the item once per
 // instance. So the number of tools is bounded by DynamoDB's 400 KB item, not by Lambda's 4 KB environment.
 // The item: the tools without their state machines, Brotli-compressed (it travels in the template as the custom
-// resource's properties), and the state machine entries beside them in catalog order. An EXPRESS tool's entry is its
-// wrapper's ARN, `|`, and its EXPRESS machine's ARN.
+// resource's properties), and the workflow entries beside them in catalog order. An EXPRESS tool's entry is its
+// wrapper's ARN, `|`, and its EXPRESS machine's ARN; a durable tool's is its function's qualified ARN.
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
-import type { ToolDefinition } from './tool-definition.js';
+import { engineOfWorkflowArn, WorkflowEngine } from './workflow-engine.js';
+import type { ToolDefinition, ToolDescription } from './tool-definition.js';
 
-/** A tool as it is packed: everything but the state machines, which only CloudFormation knows. */
-export type ToolDescription = Omit<ToolDefinition, 'stateMachineArn' | 'expressStateMachineArn'>;
+/** A tool as it is packed: everything but its workflow, which only CloudFormation knows. */
+export type { ToolDescription } from './tool-definition.js';
 
 /** Every declared catalog's key starts so: apart from task keys (hex) and the discovered catalog's. */
 export const DECLARED_CATALOG_KEY_PREFIX = 'catalog#declared#';
@@ -23,7 +24,10 @@ export function declaredCatalogKey(version: string): string {
 export const DECLARED_CATALOG_ATTRIBUTE = {
   /** The packed tool descriptions: see {@link packToolDescriptions}. */
   tools: 'tools',
-  /** The comma-separated entries of the tools' state machines (see {@link stateMachineEntry}), in catalog order. */
+  /**
+   * The comma-separated entries of the tools' workflows (see {@link stateMachineEntry}; a durable tool's is its
+   * function's qualified ARN), in catalog order.
+   */
   stateMachines: 'stateMachines',
 } as const;
 
@@ -45,14 +49,21 @@ export function packToolDescriptions(tools: readonly ToolDescription[]): string 
   }).toString('base64');
 }
 
-/** The item's attributes for tools whose state machines are known (the local stack, tests). */
+/** The item's attributes for tools whose workflows are known (the local stack, tests). */
 export function declaredCatalogAttributes(tools: readonly ToolDefinition[]): Record<string, string> {
   return {
     [DECLARED_CATALOG_ATTRIBUTE.tools]: packToolDescriptions(
-      tools.map(({ stateMachineArn: _machine, expressStateMachineArn: _express, ...description }) => description),
+      tools.map(
+        ({ stateMachineArn: _machine, expressStateMachineArn: _express, durableFunctionArn: _function, ...rest }) =>
+          rest,
+      ),
     ),
     [DECLARED_CATALOG_ATTRIBUTE.stateMachines]: tools
-      .map((tool) => stateMachineEntry(tool.stateMachineArn, tool.expressStateMachineArn))
+      .map((tool) =>
+        tool.durableFunctionArn !== undefined
+          ? tool.durableFunctionArn
+          : stateMachineEntry(tool.stateMachineArn, tool.expressStateMachineArn),
+      )
       .join(','),
   };
 }
@@ -65,6 +76,9 @@ export function unpackToolCatalog(packed: string, stateMachines: string): ToolDe
     throw new Error(`The declared tool catalog lists ${entries.length} state machines for ${tools.length} tools`);
   return tools.map((tool, index) => {
     const [stateMachineArn, expressStateMachineArn] = entries[index]!.split(EXPRESS_MACHINE_SEPARATOR);
+    // A durable tool's entry is its function's qualified ARN, which no state machine's ARN can be taken for.
+    if (engineOfWorkflowArn(stateMachineArn!) === WorkflowEngine.DurableFunctions)
+      return { ...tool, durableFunctionArn: stateMachineArn! };
     return {
       ...tool,
       stateMachineArn: stateMachineArn!,

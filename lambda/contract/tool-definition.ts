@@ -1,5 +1,6 @@
-// What a tool is: a name, a description, the JSON Schema of its input, how it may run as a task, and the state machine
-// that runs it.
+// What a tool is: a name, a description, the JSON Schema of its input, how it may run as a task, and the workflow that
+// runs it (a state machine, or a Lambda durable function).
+import { stepFunctionsWorkflow, WorkflowEngine, type Workflow } from './workflow-engine.js';
 
 export type JsonSchema = { readonly type: 'object' } & Readonly<Record<string, unknown>>;
 
@@ -30,24 +31,14 @@ export function jsonSchemaDialect(schema: JsonSchema): JsonSchemaDialect | undef
   return undefined;
 }
 
-export interface ToolDefinition {
+/** A tool as clients see it, before the workflow that runs it (which only a deployment knows) is added. */
+export interface ToolDescription {
   /** MCP tool name: 1-128 characters of `A-Za-z0-9_-.`. */
   readonly name: string;
   readonly title?: string;
   readonly description: string;
   /** JSON Schema (draft 2020-12, the default, or 07) for the tool's arguments; must describe an object. */
   readonly inputSchema: JsonSchema;
-  /**
-   * The STANDARD state machine a task of the tool runs: the tool's own, or, for an EXPRESS tool, the STANDARD wrapper
-   * around it (express-wrapper.ts).
-   */
-  readonly stateMachineArn: string;
-  /**
-   * An EXPRESS tool's own machine: a plain tools/call runs it with StartSyncExecution (5 minutes at most) and makes no
-   * task, while a task runs {@link stateMachineArn}, the wrapper. @default - none (a plain call runs
-   * `stateMachineArn` as a task that the call waits on)
-   */
-  readonly expressStateMachineArn?: string;
   /**
    * Advertised in tools/list as MCP's `execution.taskSupport`: whether a client may (`optional`), must
    * (`required`) or must not (`forbidden`) call the tool as a task. A `forbidden` tool always answers the call
@@ -66,6 +57,40 @@ export interface ToolDefinition {
    * the round that delivers the last answer returns the task. @default false (such a call is a task at once)
    */
   readonly inputBeforeTask?: boolean;
+}
+
+/** A tool run by Step Functions: every tool but a durable function's. */
+export interface StepFunctionsToolDefinition extends ToolDescription {
+  /**
+   * The STANDARD state machine a task of the tool runs: the tool's own, or, for an EXPRESS tool, the STANDARD wrapper
+   * around it (express-wrapper.ts).
+   */
+  readonly stateMachineArn: string;
+  /**
+   * An EXPRESS tool's own machine: a plain tools/call runs it with StartSyncExecution (5 minutes at most) and makes no
+   * task, while a task runs {@link stateMachineArn}, the wrapper. @default - none (a plain call runs
+   * `stateMachineArn` as a task that the call waits on)
+   */
+  readonly expressStateMachineArn?: string;
+  readonly durableFunctionArn?: never;
+}
+
+/** A tool run by a Lambda durable function: each task is one durable execution of it. */
+export interface DurableToolDefinition extends ToolDescription {
+  /** The function's qualified ARN (a version or an alias): Lambda starts durable executions only of those. */
+  readonly durableFunctionArn: string;
+  readonly stateMachineArn?: never;
+  readonly expressStateMachineArn?: never;
+}
+
+/** What a tool is, and what runs it: a state machine (the default, as every tool stored before) or a function. */
+export type ToolDefinition = StepFunctionsToolDefinition | DurableToolDefinition;
+
+/** The workflow a task of the tool runs, named by its engine. */
+export function workflowOfTool(tool: ToolDefinition): Workflow {
+  return tool.durableFunctionArn !== undefined
+    ? { engine: WorkflowEngine.DurableFunctions, arn: tool.durableFunctionArn }
+    : stepFunctionsWorkflow(tool.stateMachineArn);
 }
 
 const MCP_NAME = /^[A-Za-z0-9_.-]{1,128}$/;

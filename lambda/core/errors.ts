@@ -123,8 +123,22 @@ export class InvalidPromptArgumentsError extends TaskBackendError {
 export type ExecutionStartFault = 'input' | 'configuration' | 'capacity' | 'throttled';
 
 /**
- * Step Functions refused to start the execution (a definite refusal, not a lost answer): `input` when the
- * tool input was refused (the caller's to fix), `configuration` when the machine is missing, being deleted or
+ * A call names an execution or workflow on an engine this backend was not given (a durable execution on a backend
+ * with only Step Functions): the deployment's to fix, never the client's.
+ */
+export class EngineNotConfiguredError extends TaskBackendError {
+  constructor(
+    readonly engine: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`This backend has no ${engine} engine configured`, options);
+    this.name = 'EngineNotConfiguredError';
+  }
+}
+
+/**
+ * The workflow engine refused to start the execution (a definite refusal, not a lost answer): `input` when the
+ * tool input was refused (the caller's to fix), `configuration` when the workflow is missing, being deleted or
  * misnamed, or its key unusable (the operator's to fix), `capacity` when too many executions are open, `throttled` when
  * StartExecution's rate was used up (both: retry later).
  */

@@ -1,4 +1,5 @@
-// Translation from a Step Functions execution's state to the task's status and result. Pure.
+// Translation from an execution's state (in Step Functions' terms, which every engine's map onto) to the task's status
+// and result. Pure.
 import { ExecutionStatus } from '../contract/execution-status-events.js';
 import { TaskStatus } from './task-status.js';
 import { toolResultFromExecutionOutput } from './tool-result.js';
@@ -28,8 +29,7 @@ function describeFailure(kind: string, error?: string, cause?: string): string {
 /** Maps an execution to a task outcome; `null` (execution not found) is a failure with a clear message. */
 export function outcomeOfExecution(execution: ExecutionSnapshot | null): TaskOutcome {
   if (execution === null) {
-    const message =
-      'The Step Functions execution for this task was not found; it was never started or has been deleted.';
+    const message = 'The execution for this task was not found; it was never started or has been deleted.';
     return { status: TaskStatus.Failed, statusMessage: message };
   }
   switch (execution.status) {

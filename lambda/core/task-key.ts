@@ -20,13 +20,33 @@ export function executionNameFor(key: string, nonce: string): string {
   return `${EXECUTION_NAME_PREFIX}${key}-${nonce}`;
 }
 
-/** The task key back from an execution name made by {@link executionNameFor}, or `null` for a foreign execution. */
-export function taskKeyFromExecutionName(name: string): string | null {
-  const match = /^task-([0-9a-f]{64})-[0-9a-f]{10}$/.exec(name);
-  return match ? match[1]! : null;
+/**
+ * `task-<key in base64url>-<nonce>`: 59 characters of `A-Za-z0-9_-`, within a durable execution name's 64, which the
+ * hex key of {@link executionNameFor} would pass. Step Functions executions keep the hex form.
+ */
+export function compactExecutionNameFor(key: string, nonce: string): string {
+  return `${EXECUTION_NAME_PREFIX}${Buffer.from(key, 'hex').toString('base64url')}-${nonce}`;
 }
 
-/** The execution name at the end of an execution ARN. */
+/**
+ * The task key back from an execution name made by {@link executionNameFor} or {@link compactExecutionNameFor}, or
+ * `null` for a foreign execution.
+ */
+export function taskKeyFromExecutionName(name: string): string | null {
+  const hex = /^task-([0-9a-f]{64})-[0-9a-f]{10}$/.exec(name);
+  if (hex) return hex[1]!;
+  // 43 base64url characters are 258 bits: the last character carries 2 bits of padding, which must be zero, so that
+  // one key has exactly one compact name.
+  const compact = /^task-([A-Za-z0-9_-]{42}[AEIMQUYcgkosw048])-[0-9a-f]{10}$/.exec(name);
+  return compact ? Buffer.from(compact[1]!, 'base64url').toString('hex') : null;
+}
+
+/**
+ * The execution name in an execution ARN: the last field of a Step Functions one (`…:execution:<machine>:<name>`), the
+ * segment after `/durable-execution/` of a durable execution's ARN or reference (`…/durable-execution/<name>[/<id>]`).
+ */
 export function executionNameOf(executionArn: string): string {
+  const durable = /\/durable-execution\/([^/]+)/.exec(executionArn);
+  if (durable) return durable[1]!;
   return executionArn.slice(executionArn.lastIndexOf(':') + 1);
 }

@@ -2,11 +2,13 @@
 // enter a step, wait on a task token) instead of state machines that run by themselves; a synchronous run answers once
 // the test ends its execution. It keeps the contracts' guarantees as Step Functions does (one execution per name, stop
 // a no-op once closed or for an EXPRESS execution, a token answered once) and counts every call, so a test can assert
-// "exactly one execution" or "one describe per refresh interval". Not for production: nothing runs.
+// "exactly one execution" or "one describe per refresh interval". It stands in for either engine: an execution is
+// named by its workflow's engine's rule. Not for production: nothing runs.
 import { ExecutionStartError } from '../core/errors.js';
 import type { ExecutionSnapshot } from '../core/execution-status.js';
 import { ExecutionStatus } from '../contract/execution-status-events.js';
-import { executionArnFor } from './execution-arn.js';
+import { executionArnFor } from './workflow-engines.js';
+import type { Workflow } from '../contract/workflow-engine.js';
 import type { StartRequest, TaskExecutor } from './task-executor.js';
 import type { SyncExecutor, SyncRunRequest } from './sync-executor.js';
 import { MAX_EXECUTION_PAYLOAD_BYTES } from './step-functions-limits.js';
@@ -26,7 +28,7 @@ export interface InMemoryExecution {
   readonly currentStep: string | null;
   /** The task tokens it waits on (`waitForToken`), each until answered or the execution closes. */
   readonly waitingTokens: readonly string[];
-  /** What `sendTaskSuccess` delivered to it, in order (JSON text). */
+  /** What `resume` delivered to it, in order (JSON text). */
   readonly answers: readonly string[];
 }
 
@@ -36,7 +38,7 @@ export interface ExecutorCalls {
   describe: number;
   currentStep: number;
   stop: number;
-  sendTaskSuccess: number;
+  resume: number;
   runSync: number;
 }
 
@@ -66,7 +68,7 @@ function snapshotOf(execution: Pick<InMemoryExecution, 'status' | 'output' | 'er
 
 export class InMemoryExecutor implements TaskExecutor, SyncExecutor {
   /** Calls so far, per method (reset with `resetCalls`). */
-  readonly calls: ExecutorCalls = { start: 0, describe: 0, currentStep: 0, stop: 0, sendTaskSuccess: 0, runSync: 0 };
+  readonly calls: ExecutorCalls = { start: 0, describe: 0, currentStep: 0, stop: 0, resume: 0, runSync: 0 };
   private readonly executionsByArn = new Map<string, InMemoryExecution>();
   /** The callers of `runSync` still waiting, by execution ARN: answered when the test ends the execution. */
   private readonly syncWaits = new Map<string, (execution: ExecutionSnapshot) => void>();
@@ -78,16 +80,17 @@ export class InMemoryExecutor implements TaskExecutor, SyncExecutor {
     this.stateMachineArns = options.stateMachineArns === undefined ? undefined : new Set(options.stateMachineArns);
   }
 
-  executionArnFor(stateMachineArn: string, executionName: string): string {
-    return executionArnFor(stateMachineArn, executionName);
+  /** Each engine's own ARN rule, so an execution of a durable tool is named as the durable engine names it. */
+  executionArnFor(workflow: Workflow, executionName: string): string {
+    return executionArnFor(workflow, executionName);
   }
 
   async start(request: StartRequest): Promise<{ executionArn: string }> {
     this.calls.start++;
-    const executionArn = this.executionArnFor(request.stateMachineArn, request.executionName);
+    const executionArn = this.executionArnFor(request.workflow, request.executionName);
     // The name is taken (running or closed): that execution, never a second run.
     if (this.executionsByArn.has(executionArn)) return { executionArn };
-    this.launch(executionArn, request.stateMachineArn, request);
+    this.launch(executionArn, request.workflow.arn, request);
     return { executionArn };
   }
 
@@ -136,8 +139,8 @@ export class InMemoryExecutor implements TaskExecutor, SyncExecutor {
     this.close(execution, { status: ExecutionStatus.Aborted, error: reason.error, cause: reason.cause });
   }
 
-  async sendTaskSuccess(taskToken: string, output: string): Promise<'delivered' | 'gone'> {
-    this.calls.sendTaskSuccess++;
+  async resume(_executionArn: string, taskToken: string, output: string): Promise<'delivered' | 'gone'> {
+    this.calls.resume++;
     const execution = [...this.executionsByArn.values()].find(
       (candidate) => candidate.status === ExecutionStatus.Running && candidate.waitingTokens.includes(taskToken),
     );
@@ -199,7 +202,7 @@ export class InMemoryExecutor implements TaskExecutor, SyncExecutor {
 
   /**
    * Makes the running execution wait on a new task token (a `.waitForTaskToken` state; several at once for the
-   * branches of a Parallel or Map) and returns it; the token is answered once by `sendTaskSuccess`, and is gone once
+   * branches of a Parallel or Map) and returns it; the token is answered once by `resume`, and is gone once
    * the execution closes.
    */
   waitForToken(executionArn: string): string {

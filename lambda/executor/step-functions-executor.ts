@@ -27,6 +27,7 @@ import {
 import { ExecutionStartError, ServiceBusyError, type ExecutionStartFault } from '../core/errors.js';
 import type { ExecutionSnapshot } from '../core/execution-status.js';
 import type { ExecutionStatus } from '../contract/execution-status-events.js';
+import type { Workflow } from '../contract/workflow-engine.js';
 import { executionArnFor } from './execution-arn.js';
 import { startSyncExecutionOnce, SYNC_REQUEST_TIMEOUT_MS } from './start-sync-execution.js';
 import type { SyncExecutor, SyncRunRequest } from './sync-executor.js';
@@ -43,15 +44,15 @@ export class StepFunctionsExecutor implements TaskExecutor, SyncExecutor {
     this.client = options.client;
   }
 
-  executionArnFor(stateMachineArn: string, executionName: string): string {
-    return executionArnFor(stateMachineArn, executionName);
+  executionArnFor(workflow: Workflow, executionName: string): string {
+    return executionArnFor(workflow.arn, executionName);
   }
 
   async start(request: StartRequest): Promise<{ executionArn: string }> {
     try {
       const { executionArn } = await this.client.send(
         new StartExecutionCommand({
-          stateMachineArn: request.stateMachineArn,
+          stateMachineArn: request.workflow.arn,
           name: request.executionName,
           input: request.input,
         }),
@@ -60,7 +61,7 @@ export class StepFunctionsExecutor implements TaskExecutor, SyncExecutor {
     } catch (error) {
       // The name is taken: this task's execution already started (an earlier attempt whose answer was lost).
       if (error instanceof ExecutionAlreadyExists)
-        return { executionArn: this.executionArnFor(request.stateMachineArn, request.executionName) };
+        return { executionArn: this.executionArnFor(request.workflow, request.executionName) };
       // Anything but a refusal (a timeout, a refused connection, a 5xx): the outcome is unknown.
       throw startRefusal(error) ?? error;
     }
@@ -116,7 +117,8 @@ export class StepFunctionsExecutor implements TaskExecutor, SyncExecutor {
     }
   }
 
-  async sendTaskSuccess(taskToken: string, output: string): Promise<'delivered' | 'gone'> {
+  /** SendTaskSuccess: the token alone names the execution's waiting state. */
+  async resume(_executionArn: string, taskToken: string, output: string): Promise<'delivered' | 'gone'> {
     try {
       await this.client.send(new SendTaskSuccessCommand({ taskToken, output }));
       return 'delivered';

@@ -1,31 +1,42 @@
-// The executor contract: runs a task's work somewhere and reports on it. Step Functions is the one implementation.
+// The executor contract: runs a task's work on a workflow engine and reports on it. Each engine has its own
+// implementation (Step Functions, and an in-memory one for tests); `WorkflowEngines` (workflow-engines.ts) is the one
+// the service holds, and hands each call to the engine the workflow or the execution ARN names.
 import type { ExecutionSnapshot } from '../core/execution-status.js';
+import type { Workflow } from '../contract/workflow-engine.js';
 
 export interface StartRequest {
-  readonly stateMachineArn: string;
+  /** The engine, and the ARN of what it runs (a state machine, a durable function's qualified ARN). */
+  readonly workflow: Workflow;
   /** Deterministic per task, so that a retried start can never run the work twice. */
   readonly executionName: string;
-  /** JSON text. */
+  /** JSON text: the tool's arguments. */
   readonly input: string;
 }
 
 export interface TaskExecutor {
-  /** The ARN an execution of this name will have; known before it starts, so the task can be stored first. */
-  executionArnFor(stateMachineArn: string, executionName: string): string;
+  /**
+   * The ARN an execution of this name will have; known before it starts, so the task can be stored first. Every later
+   * call names the execution by it, and its engine is read from it (`engineOfExecutionArn`).
+   */
+  executionArnFor(workflow: Workflow, executionName: string): string;
 
   /**
    * Starts the execution. Idempotent: when an execution of this name already exists (running or closed)
-   * nothing new starts and its ARN is returned. Throws `ExecutionStartError` when Step Functions refused
-   * for good (unknown machine, bad input); other errors mean the outcome is unknown.
+   * nothing new starts and its ARN is returned. Throws `ExecutionStartError` when the engine refused
+   * for good (unknown workflow, bad input); other errors mean the outcome is unknown.
    */
   start(request: StartRequest): Promise<{ executionArn: string }>;
 
-  /** The execution's state, or `null` when it does not exist. */
+  /**
+   * The execution's state, or `null` when it does not exist. The status is in Step Functions' terms, which every
+   * engine's statuses map onto, so one translation (`outcomeOfExecution`) serves them all.
+   */
   describe(executionArn: string): Promise<ExecutionSnapshot | null>;
 
   /**
-   * The name of the state the execution is in now (from its history: one GetExecutionHistory call), or `null` when
-   * it has entered none. Throws `ExecutionDoesNotExist` and other errors as they come: callers treat it as optional.
+   * The name of the step the execution is in now (one small history read), or `null` when it has entered none.
+   * Throws as the engine does when the execution does not exist, and other errors as they come: callers treat it as
+   * optional.
    */
   currentStep(executionArn: string): Promise<string | null>;
 
@@ -33,9 +44,10 @@ export interface TaskExecutor {
   stop(executionArn: string, reason: { error: string; cause: string }): Promise<void>;
 
   /**
-   * Resumes the execution waiting on `taskToken` with `output` (JSON text): SendTaskSuccess. Returns `'delivered'`,
-   * or `'gone'` when Step Functions no longer waits on that token (answered already, timed out, execution ended).
-   * Any other error means the answer may not have been delivered: the caller keeps the request open.
+   * Resumes the execution `executionArn`, waiting on `token` (a Step Functions task token, a durable execution's
+   * callback ID), with `output` (JSON text). Returns `'delivered'`, or `'gone'` when nothing waits on that token any
+   * more (answered already, timed out, execution ended). Any other error means the answer may not have been
+   * delivered: the caller keeps the request open.
    */
-  sendTaskSuccess(taskToken: string, output: string): Promise<'delivered' | 'gone'>;
+  resume(executionArn: string, token: string, output: string): Promise<'delivered' | 'gone'>;
 }

@@ -1,11 +1,14 @@
 // The production AWS clients. Its own module, loaded on first use by the MCP endpoint (see loaded-on-first-call.ts),
 // so that importing the task core does not import the AWS SDK.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SFNClient } from '@aws-sdk/client-sfn';
 
 export interface BackendClients {
   readonly dynamoDb: DynamoDBClient;
   readonly stepFunctions: SFNClient;
+  /** Lambda, for the durable functions engine. @default - none: durable executions cannot be started or read */
+  readonly lambda?: LambdaClient;
 }
 
 /**
@@ -38,6 +41,7 @@ export function defaultClients(): BackendClients {
   return {
     dynamoDb: new DynamoDBClient({ ...AWS_CLIENT_BOUNDS }),
     stepFunctions: new SFNClient({ ...AWS_CLIENT_BOUNDS, ...stepFunctionsEndpointOverride() }),
+    lambda: new LambdaClient({ ...AWS_CLIENT_BOUNDS }),
   };
 }
 

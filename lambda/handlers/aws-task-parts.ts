@@ -1,8 +1,8 @@
-// The task core's AWS-backed parts: the DynamoDB stores and the Step Functions executor. Reached only through a
-// dynamic import (task-core.ts), so that the Lambda bundles put them and the AWS SDK in a chunk that loads on the
-// first call that needs AWS, not at cold start.
+// The task core's AWS-backed parts: the DynamoDB stores and the executor over the workflow engines. Reached only
+// through a dynamic import (task-core.ts), so that the Lambda bundles put them and the AWS SDK in a chunk that loads on
+// the first call that needs AWS, not at cold start.
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { StepFunctionsExecutor } from '../executor/step-functions-executor.js';
+import { workflowEngines } from './workflow-engines.js';
 import { DynamoDbDeclaredCatalog } from '../store/dynamodb-declared-catalog.js';
 import { DynamoDbDiscoveredCatalog } from '../store/dynamodb-discovered-catalog.js';
 import { DynamoDbInputRequests } from '../store/dynamodb-input-requests.js';
@@ -18,7 +18,7 @@ export function createAwsTaskParts(clients: BackendClients, tableName: string) {
   return {
     store,
     quotas: new DynamoDbOwnerQuotas({ client, tableName, tasks: store }),
-    executor: new StepFunctionsExecutor({ client: clients.stepFunctions }),
+    executor: workflowEngines(clients),
     inputRequests: new DynamoDbInputRequests({ client, tableName }),
     catalog: new DynamoDbDiscoveredCatalog({ client, tableName }),
     declaredCatalog: new DynamoDbDeclaredCatalog({ client, tableName }),

@@ -5,6 +5,7 @@
 import type { InitializeMiddleware } from '@smithy/types';
 import { ServiceBusyError } from '../core/errors.js';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { LambdaClient } from '@aws-sdk/client-lambda';
 import type { SFNClient } from '@aws-sdk/client-sfn';
 import type { BackendClients } from './aws-clients.js';
 
@@ -35,17 +36,18 @@ export function isThrottling(error: unknown): boolean {
 }
 
 /**
- * Installs the translation on both clients: outermost (initialize step, high priority), so it sees what is left once
+ * Installs the translation on every client: outermost (initialize step, high priority), so it sees what is left once
  * the retries are spent. Adding it again replaces it (override), so clients shared by several parts translate once.
  */
 export function busyWhenThrottled(clients: BackendClients): BackendClients {
   translateThrottles(clients.dynamoDb, 'DynamoDB');
   translateThrottles(clients.stepFunctions, 'Step Functions');
+  if (clients.lambda !== undefined) translateThrottles(clients.lambda, 'Lambda');
   return clients;
 }
 
 /** The same translation on one client (the OAuth proxy has only its table's). */
-export function translateThrottles(client: DynamoDBClient | SFNClient, service: string): void {
+export function translateThrottles(client: DynamoDBClient | SFNClient | LambdaClient, service: string): void {
   (client as DynamoDBClient).middlewareStack.add(translator(service), TRANSLATOR);
 }
 

@@ -1,7 +1,7 @@
 // The composition root of the expiry sweep: store, executor and sweep from one config. The Lambda handler and the
 // local stack both build it here. Serves no MCP, so it bundles neither the MCP SDK nor the tool registry.
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { StepFunctionsExecutor } from '../executor/step-functions-executor.js';
+import { workflowEngines } from './workflow-engines.js';
 import { ExpirySweep, type ExpirySweepSettings } from '../service/expiry-sweep-service.js';
 import type { TaskMetrics } from '../core/task-metrics.js';
 import type { Clock } from '../core/clock.js';
@@ -33,7 +33,7 @@ export function createExpirySweep(
       tableName: config.tableName,
       tasks: new DynamoDbTaskStore({ client, tableName: config.tableName }),
     }),
-    executor: new StepFunctionsExecutor({ client: clients.stepFunctions }),
+    executor: workflowEngines(clients),
     logger,
     ...(metrics ? { metrics } : {}),
     ...(config.settings ? { settings: config.settings } : {}),

@@ -92,6 +92,7 @@ export class PowertoolsTaskMetrics implements TaskMetrics {
 export function countAwsCallFailures(clients: BackendClients, metrics: PowertoolsTaskMetrics): BackendClients {
   clients.dynamoDb.middlewareStack.add(failureCounter(metrics, 'DynamoDB'), FAILURE_COUNTER);
   clients.stepFunctions.middlewareStack.add(failureCounter(metrics, 'SFN'), FAILURE_COUNTER);
+  clients.lambda?.middlewareStack.add(failureCounter(metrics, 'Lambda'), FAILURE_COUNTER);
   return clients;
 }
 

@@ -1,10 +1,10 @@
-// Lambda entry point for Step Functions "Execution Status Change" events (EventBridge): records each execution's new
-// status on its task, so a poll finds it there with one DynamoDB read instead of waiting for its next refresh (a
-// DescribeExecution at most once per refresh interval, which still catches a lost event). A thrown error makes Lambda
-// retry, then dead-letter.
+// Lambda entry point for the engines' status events (EventBridge: Step Functions' "Execution Status Change", Lambda's
+// "Durable Execution Status Change"): records each execution's new status on its task, so a poll finds it there with
+// one DynamoDB read instead of waiting for its next refresh (a describe at most once per refresh interval, which still
+// catches a lost event). A thrown error makes Lambda retry, then dead-letter.
 import { createTaskCore, defaultLogger } from './task-core.js';
 import { taskCoreConfigFromEnvironment } from './environment.js';
-import { executionUpdateFromDetail, type ExecutionStatusChangeEvent } from './execution-status-event.js';
+import { executionChangeOf, type StatusChangeEvent } from './execution-status-event.js';
 import { handlerClients } from './handler-clients.js';
 import { PowertoolsTaskMetrics } from './powertools-metrics.js';
 import { traced, tracerFromEnvironment } from './tracing.js';
@@ -20,12 +20,12 @@ const backend = createTaskCore(
   metrics,
 );
 
-export const handler = traced(tracer, async (event: ExecutionStatusChangeEvent): Promise<void> => {
-  const { status, executionArn } = event.detail;
+export const handler = traced(tracer, async (event: StatusChangeEvent): Promise<void> => {
+  const { executionArn, update, describedArn, status } = executionChangeOf(event);
   // Idempotent: duplicate, late and out-of-order events never overwrite a terminal status
   // (TaskTracker.recordExecutionEvent reads the task, TaskStore.update writes conditionally on the statuses it may move
   // from).
-  const task = await backend.service.recordExecutionEvent(executionArn, executionUpdateFromDetail(event.detail));
+  const task = await backend.service.recordExecutionEvent(executionArn, update, describedArn);
   if (task === null) {
     logger.info('Execution belongs to no live task; event ignored', { executionArn, executionStatus: status });
     return;

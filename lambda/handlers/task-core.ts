@@ -2,7 +2,7 @@
 // module so that a function serving no MCP (status sync) bundles neither the MCP SDK nor the protocol layer.
 // It imports no AWS SDK: the AWS-backed parts load on their first call (aws-task-parts.ts, loaded-on-first-call.ts).
 import { Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
-import { executionArnFor } from '../executor/execution-arn.js';
+import { executionArnFor } from '../executor/workflow-engines.js';
 import type { SyncExecutor } from '../executor/sync-executor.js';
 import type { TaskExecutor } from '../executor/task-executor.js';
 import { InputService } from '../service/input-service.js';

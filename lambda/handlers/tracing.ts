@@ -19,6 +19,7 @@ export function tracedClients(clients: BackendClients, tracer: Tracer | undefine
   return {
     dynamoDb: tracer.captureAWSv3Client(clients.dynamoDb),
     stepFunctions: tracer.captureAWSv3Client(clients.stepFunctions),
+    ...(clients.lambda !== undefined ? { lambda: tracer.captureAWSv3Client(clients.lambda) } : {}),
   };
 }
 

@@ -120,9 +120,9 @@ export class InputService {
       }
       let sent: 'delivered' | 'gone';
       try {
-        sent = await this.executor.sendTaskSuccess(claim.taskToken, JSON.stringify(response));
+        sent = await this.executor.resume(task.executionArn, claim.taskToken, JSON.stringify(response));
       } catch (error) {
-        // Perhaps delivered, perhaps not: releasing lets a retry send again, which Step Functions refuses if the first
+        // Perhaps delivered, perhaps not: releasing lets a retry send again, which the engine refuses if the first
         // landed.
         await this.inputs.release(task, key, claimId).catch(() => undefined);
         throw error;

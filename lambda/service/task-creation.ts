@@ -9,8 +9,10 @@ import {
 } from '../core/errors.js';
 import { FIRST_CHECK_AFTER_MS, RetentionClock, TaskOrigin, type Retention, type TaskRecord } from '../core/task.js';
 import { isTerminal, TaskStatus } from '../core/task-status.js';
-import { executionNameFor, executionNameOf, newExecutionNonce, taskKey } from '../core/task-key.js';
+import { executionNameOf, newExecutionNonce, taskKey } from '../core/task-key.js';
+import { executionNameOn } from '../executor/workflow-engines.js';
 import type { StartRequest } from '../executor/task-executor.js';
+import { workflowOfTool } from '../contract/tool-definition.js';
 import { auditTask } from './audit.js';
 import { countCreation } from './creation-limit.js';
 import { stopBestEffort, type TaskContext } from './task-context.js';
@@ -43,7 +45,7 @@ export class TaskCreation {
   /**
    * Validates the call, stores the task, then starts its execution. The record is written first so that
    * no execution can ever run without a task that finds it; the execution name is stored in the record, so
-   * a repeated start can only find the same execution. If Step Functions refuses for good, the record is
+   * a repeated start can only find the same execution. If the engine refuses for good, the record is
    * removed and `ExecutionStartError` thrown; if its answer is lost, the task stays `submitted` (`started: false`) and
    * the next poll reconciles it (a missing execution past the start grace period fails the task).
    *
@@ -63,14 +65,15 @@ export class TaskCreation {
     const now = clock.now();
     await countCreation(this.context, { ...request, toolName: tool.name }, now);
     const taskId = request.taskId ?? randomBytes(16).toString('hex');
-    const executionName = executionNameFor(taskKey(request.owner, taskId), newExecutionNonce());
-    const start = { stateMachineArn: tool.stateMachineArn, executionName, input: JSON.stringify(request.arguments) };
+    const workflow = workflowOfTool(tool);
+    const executionName = executionNameOn(workflow.engine, taskKey(request.owner, taskId), newExecutionNonce());
+    const start: StartRequest = { workflow, executionName, input: JSON.stringify(request.arguments) };
     const task: TaskRecord = {
       taskId,
       owner: request.owner,
       toolName: tool.name,
       origin: request.origin,
-      executionArn: executor.executionArnFor(tool.stateMachineArn, executionName),
+      executionArn: executor.executionArnFor(workflow, executionName),
       status: TaskStatus.Submitted,
       createdAt: now,
       lastUpdatedAt: now,

@@ -112,8 +112,12 @@ export class TaskService {
    * Records what an execution status event reports on the task the execution belongs to:
    * see {@link TaskTracker.recordExecutionEvent}.
    */
-  recordExecutionEvent(executionArn: string, execution: ExecutionSnapshot | 'describe'): Promise<TaskRecord | null> {
-    return this.tracker.recordExecutionEvent(executionArn, execution);
+  recordExecutionEvent(
+    executionArn: string,
+    execution: ExecutionSnapshot | 'describe',
+    describedArn?: string,
+  ): Promise<TaskRecord | null> {
+    return this.tracker.recordExecutionEvent(executionArn, execution, describedArn);
   }
 
   /** Describes the executions of active tasks whose check is due: see {@link ExecutionReconciler}. */

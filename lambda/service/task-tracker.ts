@@ -85,14 +85,16 @@ export class TaskTracker {
 
   /**
    * Records what an execution status event reports (pushed by EventBridge in AWS) on the task the execution
-   * belongs to. `execution` is described afresh when the event left its output out (then, as for any look at a
-   * running execution, its current step is read too; one not visible yet within the start grace is not news).
-   * Duplicate, late and out-of-order events are harmless: a terminal status is never overwritten. Returns `null`
-   * when the execution belongs to no live task.
+   * belongs to. `execution` is described afresh when the event left its output out (or, for a durable execution, has
+   * none): then, as for any look at a running execution, its current step is read too, and one not visible yet within
+   * the start grace is not news. It is read by `describedArn` when the event names the execution's own ARN (a durable
+   * execution's, where the task holds its reference). Duplicate, late and out-of-order events are harmless: a terminal
+   * status is never overwritten. Returns `null` when the execution belongs to no live task.
    */
   async recordExecutionEvent(
     executionArn: string,
     execution: ExecutionSnapshot | 'describe',
+    describedArn: string = executionArn,
   ): Promise<TaskRecord | null> {
     const key = taskKeyFromExecutionName(executionNameOf(executionArn));
     const task = key === null ? null : await this.context.store.getByKey(key);
@@ -100,7 +102,9 @@ export class TaskTracker {
     if (task === null || task.executionArn !== executionArn) return null;
     if (isTerminal(task.status)) return task;
     const now = this.context.clock.now();
-    return execution === 'describe' ? this.recordExecution(task, now) : this.applyOutcome(task, execution, now);
+    return execution === 'describe'
+      ? this.recordExecution(task, now, describedArn)
+      : this.applyOutcome(task, execution, now);
   }
 
   /**
@@ -159,20 +163,27 @@ export class TaskTracker {
     return true;
   }
 
-  /** Describes the task's execution and records what it shows: its status, and a running execution's current step. */
-  private async recordExecution(task: TaskRecord, now: number): Promise<TaskRecord> {
-    const execution = await this.context.executor.describe(task.executionArn);
+  /**
+   * Describes the task's execution and records what it shows: its status, and a running execution's current step.
+   * `executionArn` is the execution's own ARN when a status event named it (a durable execution's), else the task's.
+   */
+  private async recordExecution(
+    task: TaskRecord,
+    now: number,
+    executionArn: string = task.executionArn,
+  ): Promise<TaskRecord> {
+    const execution = await this.context.executor.describe(executionArn);
     // DescribeExecution is eventually consistent: a just-started execution may not be visible yet.
     if (execution === null && now - task.createdAt < this.context.settings.startGraceMs) return task;
     // Only a running execution has a current step worth showing; the claim that led here bounds this call too.
-    const step = execution?.status === 'RUNNING' ? await this.currentStepOf(task) : null;
+    const step = execution?.status === 'RUNNING' ? await this.currentStepOf(task, executionArn) : null;
     return this.applyOutcome(task, execution, now, step !== null && step !== task.currentStep ? step : undefined);
   }
 
   /** The state the task's execution is in, or `null`. Never fails the check: the step is a hint. */
-  private async currentStepOf(task: TaskRecord): Promise<string | null> {
+  private async currentStepOf(task: TaskRecord, executionArn: string): Promise<string | null> {
     try {
-      return await this.context.executor.currentStep(task.executionArn);
+      return await this.context.executor.currentStep(executionArn);
     } catch (error) {
       this.context.logger.warn('Could not read the current step', { taskId: task.taskId, error: String(error) });
       return null;

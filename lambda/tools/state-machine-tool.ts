@@ -3,7 +3,7 @@
 // them.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { ToolDefinition } from '../contract/tool-definition.js';
+import type { ToolDescription } from '../contract/tool-definition.js';
 
 export interface LambdaStep {
   /**
@@ -15,7 +15,7 @@ export interface LambdaStep {
 }
 
 /** A tool's description (everything a ToolDefinition has but the machine) plus the source its machine is made from. */
-export interface StateMachineTool extends Omit<ToolDefinition, 'stateMachineArn' | 'expressStateMachineArn'> {
+export interface StateMachineTool extends ToolDescription {
   /**
    * The machine's type. An EXPRESS tool's plain calls run it with StartSyncExecution, and its tasks run a STANDARD
    * wrapper around it (contract/express-wrapper.ts). @default 'STANDARD'
@@ -33,9 +33,7 @@ export function pathsFrom(moduleUrl: string): (relative: string) => string {
 }
 
 /** What the tool tells clients, taskSupport included: the ToolDefinition once its machine's ARN is added. */
-export function toolDescription(
-  tool: StateMachineTool,
-): Omit<ToolDefinition, 'stateMachineArn' | 'expressStateMachineArn'> {
+export function toolDescription(tool: StateMachineTool): ToolDescription {
   const { type: _type, definitionPath: _definition, lambdaSteps: _steps, ...description } = tool;
   return description;
 }

@@ -3,12 +3,12 @@
 // (test/unit/store/in-memory-declared-catalog.test.ts).
 import { beforeEach, describe, expect, it } from 'vitest';
 import { declaredCatalogKey } from '../../lambda/contract/declared-tool-catalog.js';
-import type { ToolDefinition } from '../../lambda/contract/tool-definition.js';
+import type { StepFunctionsToolDefinition, ToolDefinition } from '../../lambda/contract/tool-definition.js';
 import type { DeclaredCatalogStore } from '../../lambda/store/declared-catalog-store.js';
 import type { MakeFixture } from './task-fixtures.js';
 
 const machine = (name: string) => `arn:aws:states:us-east-1:123456789012:stateMachine:${name}`;
-const tool = (name: string, extra: Partial<ToolDefinition> = {}): ToolDefinition => ({
+const tool = (name: string, extra: Partial<StepFunctionsToolDefinition> = {}): ToolDefinition => ({
   name,
   description: `The ${name} machine.`,
   inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
@@ -39,6 +39,20 @@ export function declaredCatalogContract(name: string, make: MakeFixture<Declared
       ];
       await store.write(declaredCatalogKey('v1'), tools);
       expect(await store.read(declaredCatalogKey('v1'))).toEqual(tools);
+    });
+
+    it("reads back a durable tool as its function's qualified ARN, beside a state machine's tool", async () => {
+      const tools: ToolDefinition[] = [
+        tool('refund'),
+        {
+          name: 'review',
+          description: 'The review function.',
+          inputSchema: { type: 'object' },
+          durableFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:review:live',
+        },
+      ];
+      await store.write(declaredCatalogKey('durable'), tools);
+      expect(await store.read(declaredCatalogKey('durable'))).toEqual(tools);
     });
 
     it('keeps each version under its own key, so a new version leaves the one instances still read', async () => {

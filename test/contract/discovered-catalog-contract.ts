@@ -2,11 +2,11 @@
 // implementation: DynamoDB Local (test/integration/dynamodb-discovered-catalog.test.ts) and in memory
 // (test/unit/store/in-memory-discovered-catalog.test.ts).
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { ToolDefinition } from '../../lambda/contract/tool-definition.js';
+import type { StepFunctionsToolDefinition } from '../../lambda/contract/tool-definition.js';
 import type { DiscoveredCatalogStore } from '../../lambda/store/discovered-catalog-store.js';
 import type { MakeFixture } from './task-fixtures.js';
 
-const tool = (name: string, extra: Partial<ToolDefinition> = {}): ToolDefinition => ({
+const tool = (name: string, extra: Partial<StepFunctionsToolDefinition> = {}): StepFunctionsToolDefinition => ({
   name,
   description: `The ${name} machine.`,
   inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },

@@ -116,11 +116,11 @@ async function executionStatus(executionArn: string): Promise<string | undefined
 function countingStops(): { executor: TaskExecutor; stops: Map<string, number> } {
   const stops = new Map<string, number>();
   const counting: TaskExecutor = {
-    executionArnFor: (machine, name) => executor.executionArnFor(machine, name),
+    executionArnFor: (workflow, name) => executor.executionArnFor(workflow, name),
     start: (request) => executor.start(request),
     describe: (arn) => executor.describe(arn),
     currentStep: (arn) => executor.currentStep(arn),
-    sendTaskSuccess: (token, output) => executor.sendTaskSuccess(token, output),
+    resume: (arn, token, output) => executor.resume(arn, token, output),
     stop: async (arn, reason) => {
       stops.set(arn, (stops.get(arn) ?? 0) + 1);
       await executor.stop(arn, reason);

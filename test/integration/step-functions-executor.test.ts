@@ -12,13 +12,15 @@ import {
 } from '@aws-sdk/client-sfn';
 import { describe, expect, it } from 'vitest';
 import { ExecutionStartError } from '../../lambda/core/errors.js';
+import { stepFunctionsWorkflow, type Workflow } from '../../lambda/contract/workflow-engine.js';
 import { StepFunctionsExecutor } from '../../lambda/executor/step-functions-executor.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/local-aws.js';
 import { exampleTools, localAwsClients } from '../support/local-backend.js';
 
 const sfn = () => localAwsClients().stepFunctions;
 const executor = () => new StepFunctionsExecutor({ client: sfn() });
-const machine = (name: string): string => exampleTools().find((tool) => tool.name === name)!.stateMachineArn;
+const machine = (name: string): Workflow =>
+  stepFunctionsWorkflow(exampleTools().find((tool) => tool.name === name)!.stateMachineArn!);
 
 async function describeUntilClosed(executionArn: string) {
   for (let attempt = 0; attempt < 300; attempt++) {
@@ -39,7 +41,7 @@ describe('StepFunctionsExecutor', () => {
     const name = `exec-${randomUUID()}`;
     const expected = executor().executionArnFor(machine('text_stats'), name);
     const { executionArn } = await executor().start({
-      stateMachineArn: machine('text_stats'),
+      workflow: machine('text_stats'),
       executionName: name,
       input: '{"text":"a b"}',
     });
@@ -47,9 +49,9 @@ describe('StepFunctionsExecutor', () => {
   });
 
   it('starts one execution however often the same start is retried, running or closed', async () => {
-    const stateMachineArn = machine('analyze_documents');
+    const workflow = machine('analyze_documents');
     const request = {
-      stateMachineArn,
+      workflow,
       executionName: `retry-${randomUUID()}`,
       input: '{"documents":["a"],"reviewSeconds":1}',
     };
@@ -59,12 +61,12 @@ describe('StepFunctionsExecutor', () => {
     await describeUntilClosed(first.executionArn);
     const afterClose = await executor().start(request);
     expect(afterClose.executionArn).toBe(first.executionArn);
-    expect(await executionsNamed(stateMachineArn, request.executionName)).toBe(1);
+    expect(await executionsNamed(workflow.arn, request.executionName)).toBe(1);
   });
 
   it('describes a finished execution with its output', async () => {
     const { executionArn } = await executor().start({
-      stateMachineArn: machine('text_stats'),
+      workflow: machine('text_stats'),
       executionName: `d-${randomUUID()}`,
       input: '{"text":"one two"}',
     });
@@ -75,7 +77,7 @@ describe('StepFunctionsExecutor', () => {
 
   it('describes a failed execution with its error and cause', async () => {
     const { executionArn } = await executor().start({
-      stateMachineArn: machine('export_report'),
+      workflow: machine('export_report'),
       executionName: `f-${randomUUID()}`,
       input: '{"reportName":"q3"}',
     });
@@ -92,7 +94,7 @@ describe('StepFunctionsExecutor', () => {
 
   it('stops a running execution, and stopping again or stopping nothing is harmless', async () => {
     const { executionArn } = await executor().start({
-      stateMachineArn: machine('analyze_documents'),
+      workflow: machine('analyze_documents'),
       executionName: `s-${randomUUID()}`,
       input: '{"documents":["a"],"reviewSeconds":60}',
     });
@@ -109,19 +111,19 @@ describe('StepFunctionsExecutor', () => {
   });
 
   it('reports a definite refusal as ExecutionStartError', async () => {
-    const missing = 'arn:aws:states:us-east-1:000000000000:stateMachine:does-not-exist';
+    const missing = stepFunctionsWorkflow('arn:aws:states:us-east-1:000000000000:stateMachine:does-not-exist');
+    await expect(executor().start({ workflow: missing, executionName: 'x', input: '{}' })).rejects.toBeInstanceOf(
+      ExecutionStartError,
+    );
     await expect(
-      executor().start({ stateMachineArn: missing, executionName: 'x', input: '{}' }),
-    ).rejects.toBeInstanceOf(ExecutionStartError);
-    await expect(
-      executor().start({ stateMachineArn: machine('text_stats'), executionName: 'x', input: 'not json' }),
+      executor().start({ workflow: machine('text_stats'), executionName: 'x', input: 'not json' }),
     ).rejects.toBeInstanceOf(ExecutionStartError);
   });
 
   it("refuses an input over 256 KiB as the caller's fault", async () => {
     const input = JSON.stringify({ documents: Array.from({ length: 4 }, () => 'x'.repeat(80_000)), reviewSeconds: 1 });
     const start = executor().start({
-      stateMachineArn: machine('analyze_documents'),
+      workflow: machine('analyze_documents'),
       executionName: `big-${randomUUID()}`,
       input,
     });
@@ -157,7 +159,7 @@ describe('StepFunctionsExecutor', () => {
       name: 'injectRefusal',
     });
     const start = new StepFunctionsExecutor({ client }).start({
-      stateMachineArn: machine('text_stats'),
+      workflow: machine('text_stats'),
       executionName: `r-${randomUUID()}`,
       input: '{}',
     });
@@ -176,7 +178,7 @@ describe('StepFunctionsExecutor', () => {
       maxAttempts: 1,
     });
     const start = new StepFunctionsExecutor({ client }).start({
-      stateMachineArn: machine('text_stats'),
+      workflow: machine('text_stats'),
       executionName: 'x',
       input: '{}',
     });

@@ -8,6 +8,7 @@ import {
   stateMachineEntry,
   unpackToolCatalog,
 } from '../../../lambda/contract/declared-tool-catalog.js';
+import { workflowOfTool } from '../../../lambda/contract/tool-definition.js';
 import { EXAMPLE_TOOLS } from '../../../lambda/example-tools/example-tool-catalog.js';
 
 const descriptions = EXAMPLE_TOOLS.map(({ name, title, description, inputSchema }) => ({
@@ -33,6 +34,36 @@ describe('declared tool catalog item', () => {
       { ...first, stateMachineArn: arns[0] },
       { ...second, stateMachineArn: wrapper, expressStateMachineArn: arns[1] },
     ]);
+  });
+
+  it("gives a tool whose entry is a function's qualified ARN that function as its durable workflow", () => {
+    const [first, second] = descriptions;
+    const fn = 'arn:aws:lambda:eu-west-1:123456789012:function:durable-review:live';
+    const unpacked = unpackToolCatalog(packToolDescriptions([first!, second!]), [arns[0], fn].join(','));
+    expect(unpacked).toEqual([
+      { ...first, stateMachineArn: arns[0] },
+      { ...second, durableFunctionArn: fn },
+    ]);
+    expect(unpacked.map(workflowOfTool)).toEqual([
+      { engine: 'step-functions', arn: arns[0] },
+      { engine: 'durable-functions', arn: fn },
+    ]);
+  });
+
+  it("writes a durable tool's entry as its function's ARN, which unpacks to the same tool", () => {
+    const fn = 'arn:aws:lambda:eu-west-1:123456789012:function:durable-review:7';
+    const tools = [
+      { ...descriptions[0]!, stateMachineArn: arns[0]! },
+      { ...descriptions[1]!, durableFunctionArn: fn },
+    ];
+    const attributes = declaredCatalogAttributes(tools);
+    expect(attributes[DECLARED_CATALOG_ATTRIBUTE.stateMachines]).toBe(`${arns[0]},${fn}`);
+    expect(
+      unpackToolCatalog(
+        attributes[DECLARED_CATALOG_ATTRIBUTE.tools]!,
+        attributes[DECLARED_CATALOG_ATTRIBUTE.stateMachines]!,
+      ),
+    ).toEqual(tools);
   });
 
   it('makes the attributes of tools whose machines are known, which unpack to the same tools', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  compactExecutionNameFor,
   executionNameFor,
   executionNameOf,
   newExecutionNonce,
@@ -38,5 +39,31 @@ describe('task key', () => {
 
   it('recognises no key in a foreign execution name', () => {
     expect(taskKeyFromExecutionName('manual-run-1')).toBeNull();
+  });
+
+  it('gives a compact execution name a durable execution accepts and that leads back to the key', () => {
+    for (const owner of ['alice', 'bob', 'carol', 'dave']) {
+      const key = taskKey(owner, 't1');
+      const name = compactExecutionNameFor(key, newExecutionNonce());
+      expect(name).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+      expect(name.startsWith('task-')).toBe(true);
+      expect(taskKeyFromExecutionName(name)).toBe(key);
+    }
+  });
+
+  it('recognises no key in a compact name whose last key character carries padding bits', () => {
+    const name = compactExecutionNameFor(taskKey('alice', 't1'), '0123456789');
+    const key = name.slice('task-'.length, 'task-'.length + 43);
+    // The next character of the alphabet decodes to the same bytes, its padding bits set: a second spelling of the key.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const respelled = alphabet[alphabet.indexOf(key.at(-1)!) + 1]!;
+    expect(Buffer.from(key.slice(0, 42) + respelled, 'base64url')).toEqual(Buffer.from(key, 'base64url'));
+    expect(taskKeyFromExecutionName(`task-${key.slice(0, 42)}${respelled}-0123456789`)).toBeNull();
+  });
+
+  it("reads the execution name off a durable execution's reference and its real ARN", () => {
+    const fn = 'arn:aws:lambda:us-east-1:000000000000:function:review';
+    expect(executionNameOf(`${fn}/durable-execution/task-abc`)).toBe('task-abc');
+    expect(executionNameOf(`${fn}:3/durable-execution/task-abc/8f2e0c1d`)).toBe('task-abc');
   });
 });

@@ -1,5 +1,6 @@
 // Throttling told apart from other AWS errors, and made a ServiceBusyError only once the client's retries are spent.
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetDurableExecutionCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { describe, expect, it } from 'vitest';
 import { ServiceBusyError } from '../../../lambda/core/errors.js';
@@ -56,6 +57,31 @@ describe('busyWhenThrottled', () => {
     const { dynamoDb } = failingClient(() => awsError('ResourceNotFoundException'));
     await expect(dynamoDb.send(new GetItemCommand({ TableName: 't', Key: { pk: { S: 'k' } } }))).rejects.toMatchObject({
       name: 'ResourceNotFoundException',
+    });
+  });
+
+  it("translates a durable function engine's Lambda throttles too, when the clients include Lambda", async () => {
+    const lambda = new LambdaClient({
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+      maxAttempts: 1,
+    });
+    lambda.middlewareStack.add(
+      () => async () => {
+        throw awsError('TooManyRequestsException', { $metadata: { httpStatusCode: 429 } });
+      },
+      { step: 'finalizeRequest', priority: 'low', name: 'answerEveryAttempt' },
+    );
+    busyWhenThrottled({
+      dynamoDb: new DynamoDBClient({ region: 'us-east-1' }),
+      stepFunctions: new SFNClient({ region: 'us-east-1' }),
+      lambda,
+    });
+    const sent = lambda.send(new GetDurableExecutionCommand({ DurableExecutionArn: 'arn' }));
+    await expect(sent).rejects.toMatchObject({
+      name: 'ServiceBusyError',
+      service: 'Lambda',
+      operation: 'GetDurableExecution',
     });
   });
 });

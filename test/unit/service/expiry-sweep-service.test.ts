@@ -10,6 +10,7 @@ import {
   type ExpirySweepSettings,
 } from '../../../lambda/service/expiry-sweep-service.js';
 import type { TaskExecutor } from '../../../lambda/executor/task-executor.js';
+import { workflowOfTool } from '../../../lambda/contract/tool-definition.js';
 import type { ExpiredTask, ExpirySweepStore } from '../../../lambda/store/expiry-sweep-store.js';
 import { bind } from '../../support/bind-methods.js';
 import { inMemoryBackend, TEST_TOOLS, useFakeTime, type InMemoryBackend } from '../../support/in-memory-backend.js';
@@ -47,7 +48,7 @@ async function expiredTasks(b: InMemoryBackend, count: number, owner = 'sleeper'
     Array.from({ length: count }, async (_, index) => {
       const taskId = `expired-${index}`;
       const { executionArn } = await b.executor.start({
-        stateMachineArn: tool.stateMachineArn,
+        workflow: workflowOfTool(tool),
         executionName: taskId,
         input: '{}',
       });

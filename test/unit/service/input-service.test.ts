@@ -66,7 +66,7 @@ describe('answering input requests', () => {
     });
     await expect(answering).rejects.toBeInstanceOf(InvalidInputResponseError);
     await expect(answering).rejects.toMatchObject({ key: 'confirm' });
-    expect(b.executor.calls.sendTaskSuccess).toBe(0);
+    expect(b.executor.calls.resume).toBe(0);
     expect(await stateOf(b, task, 'approve')).toBe('outstanding');
   });
 
@@ -75,11 +75,11 @@ describe('answering input requests', () => {
     const task = await asking(b, 'late', 'approve', 'confirm');
     await b.inputService().answer('late', task.taskId, { approve: accept() });
     await b.inputService().answer('late', task.taskId, { approve: accept(false), unknown: { anything: 1 } });
-    expect(b.executor.calls.sendTaskSuccess).toBe(1);
+    expect(b.executor.calls.resume).toBe(1);
     b.executor.succeed(task.executionArn, {});
     await b.service().recordExecutionEvent(task.executionArn, 'describe');
     await b.inputService().answer('late', task.taskId, { confirm: accept() });
-    expect(b.executor.calls.sendTaskSuccess).toBe(1);
+    expect(b.executor.calls.resume).toBe(1);
   });
 
   it('throws TaskNotFoundError for another owner’s task', async () => {
@@ -95,9 +95,9 @@ describe('answering input requests', () => {
     const task = await asking(b, 'twice', 'approve');
     const slow: TaskExecutor = {
       ...bind<TaskExecutor>(b.executor),
-      sendTaskSuccess: async (token, output) => {
+      resume: async (arn, token, output) => {
         await new Promise((resolve) => setTimeout(resolve, 500));
-        return b.executor.sendTaskSuccess(token, output);
+        return b.executor.resume(arn, token, output);
       },
     };
     const inputs = b.inputService({ executor: slow });
@@ -106,7 +106,7 @@ describe('answering input requests', () => {
       inputs.answer('twice', task.taskId, { approve: accept() }),
     ]);
     await settle(both);
-    expect(b.executor.calls.sendTaskSuccess).toBe(1);
+    expect(b.executor.calls.resume).toBe(1);
     expect(await stateOf(b, task, 'approve')).toBe('answered');
   });
 
@@ -115,7 +115,7 @@ describe('answering input requests', () => {
     const task = await asking(b, 'too-late', 'approve');
     // Its token is spent: the state timed out and the workflow went on (or another server delivered and died).
     const [token] = b.executor.execution(task.executionArn).waitingTokens;
-    await b.executor.sendTaskSuccess(token!, '{}');
+    await b.executor.resume(task.executionArn, token!, '{}');
     await b.inputService().answer('too-late', task.taskId, { approve: accept() });
     expect(await stateOf(b, task, 'approve')).toBe('expired');
   });
@@ -126,10 +126,10 @@ describe('answering input requests', () => {
     const [approveToken] = b.executor.execution(task.executionArn).waitingTokens;
     const failingOne: TaskExecutor = {
       ...bind<TaskExecutor>(b.executor),
-      sendTaskSuccess: async (token, output) =>
+      resume: async (arn, token, output) =>
         token === approveToken
           ? Promise.reject(new Error('ServiceUnavailable'))
-          : b.executor.sendTaskSuccess(token, output),
+          : b.executor.resume(arn, token, output),
     };
     const answers = { approve: accept(), confirm: accept() };
     const answering = b.inputService({ executor: failingOne }).answer('flaky', task.taskId, answers);
@@ -152,7 +152,7 @@ describe('answering input requests', () => {
     // About 3 s of backing off while the claim looks live, then a retryable error.
     const early = b.inputService().answer('orphaned', task.taskId, { approve: accept() });
     await expect(settle(early)).rejects.toBeInstanceOf(InputDeliveryError);
-    expect(b.executor.calls.sendTaskSuccess).toBe(0);
+    expect(b.executor.calls.resume).toBe(0);
     await vi.advanceTimersByTimeAsync(DELIVERY_LEASE_MS);
     await b.inputService().answer('orphaned', task.taskId, { approve: accept() });
     expect(await stateOf(b, task, 'approve')).toBe('answered');
@@ -166,7 +166,7 @@ describe('answering input requests', () => {
       JSON.stringify({ error: { code: -32601, message: 'Method not found' } }),
     ]);
     await b.inputService().refuse('incapable', task.taskId, 'approve', { code: -32601, message: 'again' });
-    expect(b.executor.calls.sendTaskSuccess).toBe(1);
+    expect(b.executor.calls.resume).toBe(1);
   });
 
   it('fails the task saying the input never came when the execution times out waiting for it', async () => {

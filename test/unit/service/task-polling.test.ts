@@ -3,6 +3,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { TaskExpiredError, TaskNotFoundError } from '../../../lambda/core/errors.js';
 import type { TaskRecord } from '../../../lambda/core/task.js';
+import type { TaskExecutor } from '../../../lambda/executor/task-executor.js';
+import { bind } from '../../support/bind-methods.js';
 import {
   analyze,
   executionOf,
@@ -213,6 +215,22 @@ describe('execution status events', () => {
       status: 'completed',
       output: '{"words":3}',
     });
+  });
+
+  it('describe by the ARN the event names when the task holds another name of the same execution', async () => {
+    const b = inMemoryBackend();
+    const task = await b.service().createTask(textStats('durable-like'));
+    b.executor.succeed(task.executionArn, { words: 4 });
+    const described: string[] = [];
+    // A durable execution's task holds a reference; its event names the real ARN, which alone Lambda describes.
+    const realArn = `${task.executionArn}/real`;
+    const executor: TaskExecutor = {
+      ...bind<TaskExecutor>(b.executor),
+      describe: async (arn) => (described.push(arn), b.executor.describe(task.executionArn)),
+    };
+    const done = await b.service({ executor }).recordExecutionEvent(task.executionArn, 'describe', realArn);
+    expect(done).toMatchObject({ status: 'completed', output: '{"words":4}' });
+    expect(described).toEqual([realArn]);
   });
 
   it('are ignored for executions no live task of this backend owns', async () => {
