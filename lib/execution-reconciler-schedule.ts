@@ -14,6 +14,7 @@ import { ENV } from '../lambda/contract/environment-names.js';
 import { CHECK_DUE_INDEX } from '../lambda/contract/task-table-schema.js';
 import { HandlerFunction, projectPath, type HandlerFunctionProps } from './handler-function.js';
 import { acknowledgeWildcardResource, LIST_BY_FUNCTION_REASON } from './nag-acknowledgements.js';
+import { pick } from './pick-props.js';
 
 /** The reconciler runs this often; its budget is spent over this period. */
 export const RECONCILER_RATE = Duration.minutes(1);
@@ -53,9 +54,7 @@ export class ExecutionReconcilerSchedule extends Construct {
       },
       // A failed run is not retried: the next run, a minute later, finds the same tasks due.
       retryAttempts: 0,
-      ...(props.tracing !== undefined ? { tracing: props.tracing } : {}),
-      ...(props.logRetention !== undefined ? { logRetention: props.logRetention } : {}),
-      ...(props.removalPolicy !== undefined ? { removalPolicy: props.removalPolicy } : {}),
+      ...pick(props, ['tracing', 'logRetention', 'removalPolicy']),
     });
     this.function = this.handler.function;
     iam.Grant.addToPrincipal({

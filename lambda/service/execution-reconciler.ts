@@ -3,6 +3,7 @@
 // for good. So each active task carries when its execution is checked next (core/task.ts `nextCheckAt`), and this
 // describes those whose check is due, a bounded number per run: the runs' schedule and that bound are the
 // deployment-wide budget of Step Functions calls the safety net may spend, however many clients poll.
+import { runBounded } from '../core/bounded-run.js';
 import { isTerminal } from '../core/task-status.js';
 import type { TaskContext } from './task-context.js';
 import type { TaskTracker } from './task-tracker.js';
@@ -36,7 +37,7 @@ export interface ReconcileReport {
   readonly deferred: number;
 }
 
-type Outcome = 'checked' | 'skipped' | 'failed' | 'deferred';
+type Outcome = 'checked' | 'skipped' | 'failed';
 
 export class ExecutionReconciler {
   constructor(
@@ -47,18 +48,11 @@ export class ExecutionReconciler {
   async run(options: ReconcileOptions): Promise<ReconcileReport> {
     const { store, clock } = this.context;
     const keys = await store.findCheckDue(clock.now(), options.maxChecks);
-    const outcomes: Outcome[] = [];
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < keys.length) {
-        const key = keys[next++]!;
-        outcomes.push(
-          options.deadline !== undefined && clock.now() >= options.deadline ? 'deferred' : await this.check(key),
-        );
-      }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 4) }, worker));
-    const count = (outcome: Outcome) => outcomes.filter((each) => each === outcome).length;
+    const count = await runBounded(keys, (key) => this.check(key), {
+      concurrency: options.concurrency ?? 4,
+      clock,
+      ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
+    });
     const report = {
       due: keys.length,
       checked: count('checked'),

@@ -2,6 +2,7 @@
 // expires no client can read, cancel or delete it (every read treats it as gone), and DynamoDB may take days to
 // delete its item, so without this an unread task's execution would run on unseen until it ends by itself.
 import { SYSTEM_CLOCK, type Clock } from '../core/clock.js';
+import { runBounded } from '../core/bounded-run.js';
 import { TaskStatus } from '../core/task-status.js';
 import type { TaskExecutor } from '../executor/task-executor.js';
 import type { ExpiredTask, ExpirySweepStore } from '../store/expiry-sweep-store.js';
@@ -66,7 +67,7 @@ export const EXPIRED_STOP_REASON = {
   cause: 'The task expired before its execution finished.',
 } as const;
 
-type Outcome = 'expired' | 'skipped' | 'failed' | 'deferred';
+type Outcome = 'expired' | 'skipped' | 'failed';
 
 export class ExpirySweep {
   private readonly store: ExpirySweepStore;
@@ -96,18 +97,11 @@ export class ExpirySweep {
    */
   async run(options: { deadline?: number } = {}): Promise<ExpirySweepReport> {
     const tasks = await this.store.findExpiredActive(this.clock.now(), this.settings.maxTasksPerRun);
-    const outcomes: Outcome[] = [];
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < tasks.length) {
-        const task = tasks[next++]!;
-        outcomes.push(
-          options.deadline !== undefined && this.clock.now() >= options.deadline ? 'deferred' : await this.expire(task),
-        );
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(this.settings.concurrency, tasks.length) }, worker));
-    const count = (outcome: Outcome): number => outcomes.filter((each) => each === outcome).length;
+    const count = await runBounded(tasks, (task) => this.expire(task), {
+      concurrency: this.settings.concurrency,
+      clock: this.clock,
+      ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
+    });
     const report = {
       found: tasks.length,
       expired: count('expired'),
