@@ -7,6 +7,7 @@ import { expressWrapperDefinition } from '../lambda/contract/express-wrapper.js'
 import { startDynamoDbLocal } from './dynamodb-local.js';
 import { LOCAL_ACCOUNT, LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
 import { startStepFunctionsEmulator } from './step-functions/emulator.js';
+import type { StepFunctionsQuotaOptions } from './step-functions/api-quotas.js';
 import { createTaskTable } from './dynamodb-local-tables.js';
 import { createProgressHandler } from '../lambda/handlers/report-progress.js';
 import { PROGRESS_LAMBDA_STEP } from '../lambda/progress/progress-lambda-step.js';
@@ -25,6 +26,8 @@ export interface LocalInfrastructure<Name extends string = string> {
   readonly tools: Readonly<Record<Name, ToolDefinition[]>>;
   /** How many executions the emulator has started (to prove retries start none twice). */
   executionsStarted(): number;
+  /** Calls the emulator refused with ThrottlingException, by action (only in quota mode). */
+  throttledCalls(): Readonly<Record<string, number>>;
   /** A new, empty task table. */
   createTable(tableName: string): Promise<void>;
   stop(): Promise<void>;
@@ -101,7 +104,11 @@ export function localClients(endpoints: { dynamoDbEndpoint: string; stepFunction
  */
 export async function startLocalInfrastructure<Name extends string>(
   catalogs: ToolCatalogs<Name>,
-  options: { progressTableName?: string } = {},
+  options: {
+    progressTableName?: string;
+    /** The emulator's quota mode (see local/step-functions/api-quotas.ts). @default off */
+    stepFunctionsQuotas?: StepFunctionsQuotaOptions;
+  } = {},
 ): Promise<LocalInfrastructure<Name>> {
   const names = Object.keys(catalogs) as Name[];
   const lambdaHandlers = await loadLambdaHandlers(names.flatMap((name) => catalogs[name]));
@@ -127,6 +134,7 @@ export async function startLocalInfrastructure<Name extends string>(
     region: LOCAL_REGION,
     accountId: LOCAL_ACCOUNT,
     lambdaHandlers,
+    ...(options.stepFunctionsQuotas === undefined ? {} : { quotas: options.stepFunctionsQuotas }),
   }).catch(async (error: unknown) => {
     await dynamoDb.stop();
     throw error;
@@ -158,6 +166,7 @@ export async function startLocalInfrastructure<Name extends string>(
       ...endpoints,
       tools,
       executionsStarted: () => stepFunctions.executionsStarted,
+      throttledCalls: () => stepFunctions.throttledCalls(),
       createTable: (tableName) => createTaskTable(clients.dynamoDb, tableName),
       stop,
     };

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SfnApiError, type RequestBody } from './api-error.js';
+import { ApiQuotas, type StepFunctionsQuotaOptions } from './api-quotas.js';
 import type { LambdaHandler } from './lambda-tasks.js';
 import { createOperations } from './operations.js';
 import { Registry } from './registry.js';
@@ -21,17 +22,29 @@ export interface StepFunctionsEmulatorOptions {
    * `arn:aws:lambda:<region>:<account>:function:<name>` (optionally with :alias/version) runs handler(input).
    */
   lambdaHandlers?: Record<string, LambdaHandler>;
+  /**
+   * Quota mode: each action's calls limited by a token bucket with AWS's published rates, scaled down; a call past
+   * them is refused with `ThrottlingException`, as AWS refuses it. @default off (no action is ever throttled)
+   */
+  quotas?: StepFunctionsQuotaOptions;
 }
 
 export interface StepFunctionsEmulator {
   readonly url: string;
   /** number of StartExecution calls that created a new execution */
   readonly executionsStarted: number;
+  /** In quota mode, the calls refused with ThrottlingException so far, by action; always empty without it. */
+  throttledCalls(): Readonly<Record<string, number>>;
   close(): Promise<void>;
 }
 
 const TARGET_PREFIX = 'AWSStepFunctions.';
 const CONTENT_TYPE = 'application/x-amz-json-1.0';
+/**
+ * What Step Functions answers a throttled call (HTTP 400): the SDK keeps the part after `#` as the error's name, and
+ * its retry strategy counts `ThrottlingException` as a throttle (retried with backoff, then surfaced).
+ */
+const THROTTLED = { type: 'com.amazon.coral.availability#ThrottlingException', message: 'Rate exceeded' } as const;
 // Well above the AWS limits (1 MiB definition, 256 KiB input) but bounded, so a runaway client cannot exhaust memory.
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
@@ -77,6 +90,7 @@ export async function startStepFunctionsEmulator(
     { ...options.lambdaHandlers },
   );
   const operations = createOperations(registry);
+  const quotas = options.quotas === undefined ? undefined : new ApiQuotas(options.quotas);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     try {
@@ -87,6 +101,11 @@ export async function startStepFunctionsEmulator(
       if (operation === undefined) {
         req.resume(); // drain so the connection can be reused
         throw new SfnApiError('UnknownOperationException', `Unknown operation: ${String(target)}`);
+      }
+      // Before the request is read or checked: AWS refuses a throttled call whatever it holds.
+      if (quotas !== undefined && !quotas.admit(name)) {
+        req.resume();
+        throw new SfnApiError(THROTTLED.type, THROTTLED.message);
       }
       send(res, 200, await operation(await readBody(req)));
     } catch (error) {
@@ -126,6 +145,7 @@ export async function startStepFunctionsEmulator(
     get executionsStarted() {
       return registry.executionsStarted;
     },
+    throttledCalls: () => quotas?.refused() ?? {},
     close: () => (closing ??= close()),
   };
 }
