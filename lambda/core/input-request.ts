@@ -40,7 +40,7 @@ export interface InputRequest {
   readonly state: InputRequestState;
   /** Epoch ms when it was asked. */
   readonly askedAt: number;
-  /** Epoch ms after which Step Functions no longer waits for the answer (the ask state's timeout), if bounded. */
+  /** Epoch ms after which the engine no longer waits for the answer (the ask's timeout), if bounded. */
   readonly deadlineAt?: number;
 }
 
@@ -96,8 +96,13 @@ export const CAPABILITY_OF_METHOD = {
  */
 export const NAMED_INPUT_KEY = /^[A-Za-z0-9_.-]{1,64}$/;
 
-/** The errors Step Functions fails a `.waitForTaskToken` state with when its TimeoutSeconds / HeartbeatSeconds pass. */
-export const WAIT_TIMEOUT_ERRORS = ['States.Timeout', 'States.HeartbeatTimeout'] as const;
+/**
+ * The errors an execution fails with when a wait for an answer passes its deadline: Step Functions' for a
+ * `.waitForTaskToken` state's TimeoutSeconds / HeartbeatSeconds, and the durable execution SDK's for a
+ * `waitForCallback` timeout or heartbeat timeout left uncaught (its `errorType`, which Lambda reports as the
+ * execution's ErrorType).
+ */
+export const WAIT_TIMEOUT_ERRORS = ['States.Timeout', 'States.HeartbeatTimeout', 'CallbackTimeoutError'] as const;
 
 /**
  * The failure message of a task whose execution failed while input was still asked for: the input never came. It

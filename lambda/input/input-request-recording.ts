@@ -37,6 +37,50 @@ export interface AskStepOptions {
   readonly clock?: Pick<Clock, 'now'>;
 }
 
+/** One question to record: the ask step's and the durable ask helper's (see durable-ask.ts) common shape. */
+export interface InputRequestToRecord {
+  /** What the engine answers the workflow with: a Step Functions task token, or a durable callback ID. */
+  readonly taskToken: string;
+  /** The execution the question is asked from: a Step Functions execution ARN or a durable execution reference. */
+  readonly executionArn: string;
+  readonly request: InputRequestMessage;
+  readonly timeoutSeconds?: number;
+  readonly key?: string;
+}
+
+/**
+ * Records the question on the task the execution serves, with the token the engine resumes the wait with, and
+ * returns its key. Throws {@link AskStepError} for a malformed question, a foreign execution, or a task that is gone.
+ */
+export async function recordInputRequest(
+  inputs: InputRequestStore,
+  ask: InputRequestToRecord,
+  now: number,
+): Promise<{ key: string }> {
+  const problems = inputRequestProblems(ask.request);
+  if (problems.length > 0) throw new AskStepError(`The ask step's request is malformed: ${problems.join('; ')}`);
+  const taskKey = taskKeyFromExecutionName(executionNameOf(ask.executionArn));
+  if (taskKey === null)
+    throw new AskStepError(`Execution ${ask.executionArn} was not started for an MCP task, so nobody can be asked.`);
+  if (ask.key !== undefined && (typeof ask.key !== 'string' || !NAMED_INPUT_KEY.test(ask.key))) {
+    throw new AskStepError(
+      `The ask step's key must be 1-64 letters, digits, '_', '-' or '.', got ${JSON.stringify(ask.key)}.`,
+    );
+  }
+  const key = ask.key ?? inputKeyFor(ask.taskToken);
+  const timeout = ask.timeoutSeconds;
+  const recorded = await inputs.record(taskKey, ask.executionArn, {
+    key,
+    request: ask.request,
+    taskToken: ask.taskToken,
+    askedAt: now,
+    ...(typeof timeout === 'number' && timeout > 0 ? { deadlineAt: now + timeout * 1000 } : {}),
+  });
+  if (!recorded)
+    throw new AskStepError('The task this execution serves is gone or finished; nobody is left to answer.');
+  return { key };
+}
+
 /** The ask step's handler; the Lambda entry point (handlers/ask-step) and the local stack build it with their store. */
 export function createAskStep(options: AskStepOptions): (event: AskStepEvent) => Promise<{ key: string }> {
   const clock = options.clock ?? SYSTEM_CLOCK;
@@ -45,30 +89,6 @@ export function createAskStep(options: AskStepOptions): (event: AskStepEvent) =>
       throw new AskStepError('The ask step needs taskToken ($$.Task.Token) in its Payload.');
     if (typeof event.executionArn !== 'string')
       throw new AskStepError('The ask step needs executionArn ($$.Execution.Id) in its Payload.');
-    const problems = inputRequestProblems(event.request);
-    if (problems.length > 0) throw new AskStepError(`The ask step's request is malformed: ${problems.join('; ')}`);
-    const taskKey = taskKeyFromExecutionName(executionNameOf(event.executionArn));
-    if (taskKey === null)
-      throw new AskStepError(
-        `Execution ${event.executionArn} was not started for an MCP task, so nobody can be asked.`,
-      );
-    if (event.key !== undefined && (typeof event.key !== 'string' || !NAMED_INPUT_KEY.test(event.key))) {
-      throw new AskStepError(
-        `The ask step's key must be 1-64 letters, digits, '_', '-' or '.', got ${JSON.stringify(event.key)}.`,
-      );
-    }
-    const key = event.key ?? inputKeyFor(event.taskToken);
-    const askedAt = clock.now();
-    const timeout = event.timeoutSeconds;
-    const recorded = await options.inputs.record(taskKey, event.executionArn, {
-      key,
-      request: event.request,
-      taskToken: event.taskToken,
-      askedAt,
-      ...(typeof timeout === 'number' && timeout > 0 ? { deadlineAt: askedAt + timeout * 1000 } : {}),
-    });
-    if (!recorded)
-      throw new AskStepError('The task this execution serves is gone or finished; nobody is left to answer.');
-    return { key };
+    return recordInputRequest(options.inputs, event, clock.now());
   };
 }
