@@ -19,7 +19,7 @@ const LAYERS = {
   input: ['store', 'core', 'contract'],
   oauth: ['outbound', 'core', 'contract'],
   protocol: ['service', 'events', 'input', 'prompts', 'tools', 'core', 'contract'],
-  'example-tools': ['progress', 'tools', 'core', 'contract'],
+  'example-tools': ['input', 'progress', 'tools', 'core', 'contract'],
   'conformance-tools': ['example-tools', 'progress', 'prompts', 'tools', 'core', 'contract'],
 };
 

@@ -1,11 +1,13 @@
-// The local stand-ins for AWS: DynamoDB Local and the Step Functions emulator, with the given tool catalogs registered.
+// The local stand-ins for AWS: DynamoDB Local, the Step Functions emulator and, when a catalog has a durable function
+// tool, the local runner of durable functions, with the given tool catalogs registered.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { LambdaClient } from '@aws-sdk/client-lambda';
 import { CreateStateMachineCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { definitionWithArns, toolDescription, type StateMachineTool } from '../lambda/tools/state-machine-tool.js';
 import type { ToolDefinition } from '../lambda/contract/tool-definition.js';
 import { expressWrapperDefinition } from '../lambda/contract/express-wrapper.js';
 import { startDynamoDbLocal } from './dynamodb-local.js';
-import { LOCAL_ACCOUNT, LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
+import { LOCAL_ACCOUNT, LOCAL_CREDENTIALS, LOCAL_REGION, localAwsEnvironment } from './local-aws.js';
 import { startStepFunctionsEmulator } from './step-functions/emulator.js';
 import type { StepFunctionsQuotaOptions } from './step-functions/api-quotas.js';
 import { createTaskTable } from './dynamodb-local-tables.js';
@@ -15,13 +17,27 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ASK_STEP } from '../lambda/example-tools/example-tool-catalog.js';
 import { createAskStep } from '../lambda/input/input-request-recording.js';
 import { DynamoDbInputRequests } from '../lambda/store/dynamodb-input-requests.js';
+import type { DurableFunctionTool } from '../lambda/example-tools/example-durable-tools.js';
+import { ENV } from '../lambda/contract/environment-names.js';
+import type { DurableFunctionRunner } from './durable-functions/durable-function-runner.js';
+
+/** A tool of a catalog: a state machine's, or a durable function's. */
+export type LocalTool = StateMachineTool | DurableFunctionTool;
 
 /** Tool catalogs to register, each under a name of the caller's choosing (e.g. `{ example: EXAMPLE_TOOLS }`). */
-export type ToolCatalogs<Name extends string> = Readonly<Record<Name, readonly StateMachineTool[]>>;
+export type ToolCatalogs<Name extends string> = Readonly<Record<Name, readonly LocalTool[]>>;
+
+const isDurableTool = (tool: LocalTool): tool is DurableFunctionTool => 'functionName' in tool;
+const isStateMachineTool = (tool: LocalTool): tool is StateMachineTool => !isDurableTool(tool);
+
+/** The alias the local stack's durable tools invoke (Lambda starts durable executions only of a version or alias). */
+const LOCAL_DURABLE_ALIAS = 'live';
 
 export interface LocalInfrastructure<Name extends string = string> {
   readonly dynamoDbEndpoint: string;
   readonly stepFunctionsEndpoint: string;
+  /** The local runner of durable functions, when a catalog has a durable function tool. */
+  readonly lambdaEndpoint?: string;
   /** Each catalog's tools, registered as state machines on the emulator, under the catalog's name. */
   readonly tools: Readonly<Record<Name, ToolDefinition[]>>;
   /** How many executions the emulator has started (to prove retries start none twice). */
@@ -85,16 +101,50 @@ async function registerTool(stepFunctions: SFNClient, tool: StateMachineTool): P
   return { ...toolDescription(tool), stateMachineArn, expressStateMachineArn };
 }
 
-export function localClients(endpoints: { dynamoDbEndpoint: string; stepFunctionsEndpoint: string }): {
+export function localClients(endpoints: {
+  dynamoDbEndpoint: string;
+  stepFunctionsEndpoint: string;
+  lambdaEndpoint?: string | undefined;
+}): {
   dynamoDb: DynamoDBClient;
   stepFunctions: SFNClient;
+  lambda?: LambdaClient;
 } {
   const common = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
   return {
     dynamoDb: new DynamoDBClient({ ...common, endpoint: endpoints.dynamoDbEndpoint }),
     // StartSyncExecution goes to the `sync-` host of Step Functions' endpoint; the emulator has only the one host.
     stepFunctions: new SFNClient({ ...common, endpoint: endpoints.stepFunctionsEndpoint, disableHostPrefix: true }),
+    ...(endpoints.lambdaEndpoint !== undefined
+      ? { lambda: new LambdaClient({ ...common, endpoint: endpoints.lambdaEndpoint }) }
+      : {}),
   };
+}
+
+/**
+ * The local runner of the catalogs' durable function tools, each running its deployed entry module with the
+ * environment a deployment gives it: the local stand-ins, and `tableName` as its endpoint's task table. None without
+ * such a tool: it starts a worker thread.
+ */
+async function startDurableFunctions(
+  tools: readonly DurableFunctionTool[],
+  endpoints: { dynamoDbEndpoint: string; stepFunctionsEndpoint: string },
+  tableName: string | undefined,
+): Promise<DurableFunctionRunner | undefined> {
+  if (tools.length === 0) return undefined;
+  const { startDurableFunctionRunner } = await import('./durable-functions/durable-function-runner.js');
+  return startDurableFunctionRunner({
+    entries: Object.fromEntries(tools.map((tool) => [tool.functionName, tool.entry])),
+    environment: {
+      ...localAwsEnvironment(endpoints),
+      ...(tableName !== undefined ? { [ENV.tableName]: tableName } : {}),
+    },
+  });
+}
+
+function durableToolDefinition(tool: DurableFunctionTool, runner: DurableFunctionRunner): ToolDefinition {
+  const { functionName, entry: _entry, ...description } = tool;
+  return { ...description, durableFunctionArn: `${runner.functionArn(functionName)}:${LOCAL_DURABLE_ALIAS}` };
 }
 
 /**
@@ -111,7 +161,8 @@ export async function startLocalInfrastructure<Name extends string>(
   } = {},
 ): Promise<LocalInfrastructure<Name>> {
   const names = Object.keys(catalogs) as Name[];
-  const lambdaHandlers = await loadLambdaHandlers(names.flatMap((name) => catalogs[name]));
+  const allTools = names.flatMap((name) => catalogs[name]);
+  const lambdaHandlers = await loadLambdaHandlers(allTools.filter(isStateMachineTool));
   // Bound to the table once DynamoDB Local runs; reports (and questions) before that are refused.
   let reportProgress: Handler | undefined;
   let ask: Handler | undefined;
@@ -150,20 +201,32 @@ export async function startLocalInfrastructure<Name extends string>(
     });
     ask = createAskStep({ inputs }) as Handler;
   }
+  let durableFunctions: DurableFunctionRunner | undefined;
   const stop = async (): Promise<void> => {
     clients.dynamoDb.destroy();
     clients.stepFunctions.destroy();
-    await Promise.allSettled([stepFunctions.close(), dynamoDb.stop()]);
+    await Promise.allSettled([stepFunctions.close(), dynamoDb.stop(), durableFunctions?.close()]);
   };
   try {
+    durableFunctions = await startDurableFunctions(
+      allTools.filter(isDurableTool),
+      endpoints,
+      options.progressTableName,
+    );
     const tools = {} as Record<Name, ToolDefinition[]>;
     for (const name of names) {
       const registered: ToolDefinition[] = [];
-      for (const tool of catalogs[name]) registered.push(await registerTool(clients.stepFunctions, tool));
+      for (const tool of catalogs[name])
+        registered.push(
+          isDurableTool(tool)
+            ? durableToolDefinition(tool, durableFunctions!)
+            : await registerTool(clients.stepFunctions, tool),
+        );
       tools[name] = registered;
     }
     return {
       ...endpoints,
+      ...(durableFunctions ? { lambdaEndpoint: durableFunctions.url } : {}),
       tools,
       executionsStarted: () => stepFunctions.executionsStarted,
       throttledCalls: () => stepFunctions.throttledCalls(),

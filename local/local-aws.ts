@@ -10,6 +10,8 @@ export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local
 export function localAwsEnvironment(endpoints: {
   dynamoDbEndpoint: string;
   stepFunctionsEndpoint: string;
+  /** The local runner of durable functions, when there is one. */
+  lambdaEndpoint?: string | undefined;
 }): Record<string, string> {
   return {
     AWS_REGION: LOCAL_REGION,
@@ -17,5 +19,6 @@ export function localAwsEnvironment(endpoints: {
     AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
     AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamoDbEndpoint,
     AWS_ENDPOINT_URL_SFN: endpoints.stepFunctionsEndpoint,
+    ...(endpoints.lambdaEndpoint !== undefined ? { AWS_ENDPOINT_URL_LAMBDA: endpoints.lambdaEndpoint } : {}),
   };
 }

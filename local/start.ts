@@ -1,10 +1,12 @@
-// `npm start`: the whole product on local stand-ins. Starts DynamoDB Local and the Step Functions emulator,
-// registers the example tools, serves MCP and prints its URL; Ctrl-C stops everything it started.
+// `npm start`: the whole product on local stand-ins. Starts DynamoDB Local, the Step Functions emulator and the local
+// runner of durable functions, registers the example tools, serves MCP and prints its URL; Ctrl-C stops everything it
+// started.
 // `npm run start:conformance` (`--conformance`) serves the MCP conformance suite's fixture tools instead.
 // `npm run start:oauth` (`--oauth`) puts the endpoint's own authorization server in front, as deployed, with a local
 // OpenID provider standing in for Cognito; it prints the test user's credentials.
 import { CONFORMANCE_PROMPTS, CONFORMANCE_TOOLS } from '../lambda/conformance-tools/conformance-tool-catalog.js';
 import { EXAMPLE_EXPRESS_TOOLS, EXAMPLE_TOOLS } from '../lambda/example-tools/example-tool-catalog.js';
+import { EXAMPLE_DURABLE_TOOLS } from '../lambda/example-tools/example-durable-tools.js';
 import { createBackend } from '../lambda/handlers/backend.js';
 import { configFromEnvironment } from '../lambda/handlers/environment.js';
 import { ENV } from '../lambda/contract/environment-names.js';
@@ -46,7 +48,9 @@ async function main(): Promise<void> {
   const port = Number(process.env['PORT'] ?? 3000);
   const conformance = process.argv.includes('--conformance');
   const withOAuth = process.argv.includes('--oauth');
-  const served = conformance ? CONFORMANCE_TOOLS : [...EXAMPLE_TOOLS, ...EXAMPLE_EXPRESS_TOOLS];
+  const served = conformance
+    ? CONFORMANCE_TOOLS
+    : [...EXAMPLE_TOOLS, ...EXAMPLE_EXPRESS_TOOLS, ...EXAMPLE_DURABLE_TOOLS];
   const infrastructure = await startLocalInfrastructure({ served }, { progressTableName: TABLE_NAME });
   const tools = infrastructure.tools.served;
   let stopping = false;
@@ -153,6 +157,8 @@ async function main(): Promise<void> {
     stopAll.push(server.close);
     console.log(`MCP endpoint: ${server.url}`);
     console.log(`Tools: ${tools.map((tool) => tool.name).join(', ')}`);
+    if (infrastructure.lambdaEndpoint)
+      console.log(`Durable functions (local runner): ${infrastructure.lambdaEndpoint}`);
     if (discovery) {
       console.log(`Step Functions (local): ${infrastructure.stepFunctionsEndpoint}`);
       console.log(`Schema Registry (local): ${discovery.schemaRegistryEndpoint}`);

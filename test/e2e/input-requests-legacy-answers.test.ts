@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { RELATED_TASK_META_KEY_2025 } from '../../lambda/protocol/mcp-2025-11-25.js';
 import {
   post,
-  refundAsTask,
+  runAsTask,
   taskStatus,
   useLegacyInputBackend,
   type AskedQuestion,
@@ -27,7 +27,7 @@ describe('refund_order as a task, SDK 1.x client, answers POSTed to another inst
       ),
     );
     try {
-      const { taskId, result } = await refundAsTask(client, { orderId: 'L-1', reason: 'arrived broken' });
+      const { taskId, result } = await runAsTask(client, { orderId: 'L-1', reason: 'arrived broken' });
       expect(asked).toHaveLength(1);
       expect(asked[0]!.params).toMatchObject({
         message: expect.stringContaining('order L-1'),
@@ -46,7 +46,7 @@ describe('refund_order as a task, SDK 1.x client, answers POSTed to another inst
   it('declines the refund when the answer declines', async () => {
     const { client, routed } = await connect(async () => ({ action: 'decline' }));
     try {
-      const { result } = await refundAsTask(client, { orderId: 'L-2' });
+      const { result } = await runAsTask(client, { orderId: 'L-2' });
       expect(routed.count).toBe(1);
       expect(result).toMatchObject({
         structuredContent: { orderId: 'L-2', refunded: false, outcome: 'declined', answer: 'decline' },
@@ -62,7 +62,7 @@ describe('refund_order as a task, SDK 1.x client, answers POSTed to another inst
       duplicateAnswers: true,
     });
     try {
-      const { result } = await refundAsTask(client, { orderId: 'L-3' });
+      const { result } = await runAsTask(client, { orderId: 'L-3' });
       expect(result).toMatchObject({ structuredContent: { refunded: true, amount: 3 } });
       expect(backend.sendTaskSuccessCalls() - before).toBe(1);
     } finally {
@@ -81,7 +81,7 @@ describe('the POSTed response to an input request', () => {
       return { action: 'accept', content: { approve: true } };
     });
     try {
-      const { result } = await refundAsTask(client, { orderId: 'L-4' });
+      const { result } = await runAsTask(client, { orderId: 'L-4' });
       expect(refusals).toHaveLength(1);
       expect(refusals[0]!.status).toBe(400);
       expect(JSON.parse(refusals[0]!.body)).toMatchObject({
@@ -114,7 +114,7 @@ describe('the POSTed response to an input request', () => {
       return { action: 'decline' };
     });
     try {
-      const { result } = await refundAsTask(client, { orderId: 'L-5' });
+      const { result } = await runAsTask(client, { orderId: 'L-5' });
       expect(seen).toEqual([
         { status: 202, body: '' },
         { status: 202, body: '' },

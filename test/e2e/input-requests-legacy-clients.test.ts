@@ -3,7 +3,7 @@
 // reaches the workflow in place of an answer), and a SEP-1686 client, whose answer is POSTed to another instance.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { post, refundAsTask, taskStatus, useLegacyInputBackend } from '../support/legacy-input-client.js';
+import { post, runAsTask, taskStatus, useLegacyInputBackend } from '../support/legacy-input-client.js';
 import {
   conformanceTools,
   connectClient,
@@ -33,7 +33,7 @@ describe('refund_order and a client without the elicitation capability', () => {
   it('ends the task with a tool error a person can act on, and refunds nothing', async () => {
     const client = await connectClient(first());
     try {
-      const { taskId, result } = await refundAsTask(client, { orderId: 'N-1' });
+      const { taskId, result } = await runAsTask(client, { orderId: 'N-1' });
       expect(result).toMatchObject(couldNotAnswer('N-1'));
       // 2025-11-25: a task whose result is a tool error (isError) reports failed.
       expect(await taskStatus(client, taskId)).toBe('failed');

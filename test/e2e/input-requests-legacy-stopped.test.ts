@@ -12,7 +12,7 @@ import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { taskKey } from '../../lambda/core/task-key.js';
 import { RELATED_TASK_META_KEY_2025 } from '../../lambda/protocol/mcp-2025-11-25.js';
-import { post, refundAsTask, taskStatus, useLegacyInputBackend } from '../support/legacy-input-client.js';
+import { post, runAsTask, taskStatus, useLegacyInputBackend } from '../support/legacy-input-client.js';
 import { TOKENS } from '../support/local-backend.js';
 import { Sep1686Client, type JsonRpcMessage } from '../support/sep-1686-client.js';
 
@@ -98,7 +98,7 @@ describe('a task stopped while it waits for input', () => {
     });
     session.client = client;
     try {
-      const outcome = await refundAsTask(client, { orderId: 'C-1', approvalTimeoutSeconds: 600 }).then(
+      const outcome = await runAsTask(client, { orderId: 'C-1', approvalTimeoutSeconds: 600 }).then(
         (value) => value.result,
         (error: unknown) => error,
       );

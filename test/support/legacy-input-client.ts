@@ -49,53 +49,60 @@ export function useLegacyInputBackend() {
   const first = () => backend.servers[0].url;
   const second = () => backend.servers[1].url;
 
-  /**
-   * The SDK 1.x client connected to the first server, answering elicitations with `answer`. Every POST carrying a
-   * JSON-RPC response goes to the second server instead (to both, when `duplicateAnswers`): `answersRouted` counts
-   * them.
-   */
-  async function connect(
+  const connect = (
     answer: (question: AskedQuestion) => Promise<ElicitResult>,
     options: { duplicateAnswers?: boolean } = {},
-  ) {
-    const routed = { count: 0 };
-    const fetchRouting = async (url: string | URL, init?: RequestInit): Promise<Response> => {
-      if (init?.method === 'POST' && isResponse(init.body)) {
-        routed.count += 1;
-        if (options.duplicateAnswers) {
-          const [one] = await Promise.all([fetch(second(), init), fetch(first(), init)]);
-          return one;
-        }
-        return fetch(second(), init);
-      }
-      return fetch(url, init);
-    };
-    const client = new Client({ name: 'legacy-input-test', version: '1.0.0' }, { capabilities: { elicitation: {} } });
-    client.setRequestHandler(ElicitRequestSchema, async (request, extra) =>
-      answer({ id: extra.requestId, params: request.params as AskedQuestion['params'] }),
-    );
-    const transport = new StreamableHTTPClientTransport(new URL(first()), {
-      requestInit: { headers: { authorization: `Bearer ${TOKENS.alice}` } },
-      fetch: fetchRouting,
-    });
-    await client.connect(transport);
-    return { client, routed };
-  }
+  ) => connectAnsweringElsewhere(first(), second(), answer, options);
 
   return { backend, first, second, connect };
 }
 
 /**
- * Runs refund_order as a task through the SDK's task stream (tools/call, tasks/get, then tasks/result on
- * input_required).
+ * The SDK 1.x client connected to `first`, answering elicitations with `answer`. Every POST carrying a JSON-RPC
+ * response goes to `second` instead (to both, when `duplicateAnswers`): `routed` counts them.
  */
-export async function refundAsTask(
+export async function connectAnsweringElsewhere(
+  first: string,
+  second: string,
+  answer: (question: AskedQuestion) => Promise<ElicitResult>,
+  options: { duplicateAnswers?: boolean } = {},
+) {
+  const routed = { count: 0 };
+  const fetchRouting = async (url: string | URL, init?: RequestInit): Promise<Response> => {
+    if (init?.method === 'POST' && isResponse(init.body)) {
+      routed.count += 1;
+      if (options.duplicateAnswers) {
+        const [one] = await Promise.all([fetch(second, init), fetch(first, init)]);
+        return one;
+      }
+      return fetch(second, init);
+    }
+    return fetch(url, init);
+  };
+  const client = new Client({ name: 'legacy-input-test', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+  client.setRequestHandler(ElicitRequestSchema, async (request, extra) =>
+    answer({ id: extra.requestId, params: request.params as AskedQuestion['params'] }),
+  );
+  const transport = new StreamableHTTPClientTransport(new URL(first), {
+    requestInit: { headers: { authorization: `Bearer ${TOKENS.alice}` } },
+    fetch: fetchRouting,
+  });
+  await client.connect(transport);
+  return { client, routed };
+}
+
+/**
+ * Runs a tool (refund_order unless named) as a task through the SDK's task stream (tools/call, tasks/get, then
+ * tasks/result on input_required).
+ */
+export async function runAsTask(
   client: Client,
   args: Record<string, unknown>,
+  name = 'refund_order',
 ): Promise<{ taskId: string; result: Record<string, unknown> }> {
   let taskId = '';
   for await (const message of client.experimental.tasks.callToolStream(
-    { name: 'refund_order', arguments: args },
+    { name, arguments: args },
     CallToolResultSchema,
     { task: { ttl: 600_000 } },
   )) {

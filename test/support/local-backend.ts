@@ -26,6 +26,7 @@ export function localAwsClients() {
   return localClients({
     dynamoDbEndpoint: inject('dynamoDbEndpoint'),
     stepFunctionsEndpoint: inject('stepFunctionsEndpoint'),
+    lambdaEndpoint: inject('lambdaEndpoint'),
   });
 }
 
@@ -37,6 +38,14 @@ export function exampleTools(): ToolDefinition[] {
 /** The EXPRESS example tools on the shared emulator, each with its EXPRESS machine and its STANDARD wrapper. */
 export function expressTools(): ToolDefinition[] {
   return inject('expressTools');
+}
+
+/**
+ * The durable function example tools on the shared local runner of durable functions; their workflows record their
+ * questions and progress on {@link progressTable}, so a server serving them serves from that table.
+ */
+export function durableTools(): ToolDefinition[] {
+  return inject('durableTools');
 }
 
 /**
@@ -80,7 +89,11 @@ export async function startTestStatusEvents(
   tableName: string,
   stepFunctionsEndpoint: string = inject('stepFunctionsEndpoint'),
 ): Promise<LocalStatusEvents> {
-  const clients = localClients({ dynamoDbEndpoint: inject('dynamoDbEndpoint'), stepFunctionsEndpoint });
+  const clients = localClients({
+    dynamoDbEndpoint: inject('dynamoDbEndpoint'),
+    stepFunctionsEndpoint,
+    lambdaEndpoint: inject('lambdaEndpoint'),
+  });
   return startLocalStatusEvents({
     dynamoDb: clients.dynamoDb,
     dynamoDbEndpoint: inject('dynamoDbEndpoint'),
