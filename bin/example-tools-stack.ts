@@ -1,12 +1,14 @@
 // The example deployment: the example tools' state machines (the ASL files and Lambda step handlers the local stack
-// runs), STANDARD and EXPRESS, registered as MCP tools on one McpTaskEndpoint, with the outputs a client needs to
-// connect.
-import { Aws, CfnOutput, Fn, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+// runs), STANDARD and EXPRESS, and the durable function tool's function, registered as MCP tools on one
+// McpTaskEndpoint, with the outputs a client needs to connect.
+import { Aws, CfnOutput, Duration, Fn, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import { ASK_STEP, EXAMPLE_EXPRESS_TOOLS, EXAMPLE_TOOLS } from '../lambda/example-tools/example-tool-catalog.js';
+import { EXAMPLE_DURABLE_TOOLS, type DurableFunctionTool } from '../lambda/example-tools/example-durable-tools.js';
 import { toolDescription, type StateMachineTool } from '../lambda/tools/state-machine-tool.js';
 import { isProgressStep } from '../lambda/progress/progress-lambda-step.js';
 import { HandlerFunction } from '../lib/handler-function.js';
@@ -39,6 +41,8 @@ export class ExampleToolsStack extends Stack {
   public readonly endpoint: McpTaskEndpoint;
   /** The example tools' state machines, by tool name (an EXPRESS tool's own machine; the endpoint wraps it). */
   public readonly stateMachines: Readonly<Record<string, sfn.StateMachine>>;
+  /** The example durable function tools' functions, by tool name (each tool runs its alias `live`). */
+  public readonly durableFunctions: Readonly<Record<string, lambda.Function>>;
 
   constructor(scope: Construct, id: string, props: ExampleToolsStackProps = {}) {
     super(scope, id, props);
@@ -52,7 +56,35 @@ export class ExampleToolsStack extends Stack {
       this.endpoint.addTool({ ...toolDescription(tool), stateMachine: machines[tool.name]! });
     }
     this.stateMachines = machines;
+    const durableFunctions: Record<string, lambda.Function> = {};
+    for (const tool of EXAMPLE_DURABLE_TOOLS) {
+      durableFunctions[tool.name] = this.exampleDurableFunction(tool, tracing, removalPolicy);
+      const { functionName: _name, entry: _entry, ...description } = tool;
+      this.endpoint.addTool({ ...description, durableFunction: durableFunctions[tool.name]!.addAlias('live') });
+    }
+    this.durableFunctions = durableFunctions;
     this.outputs();
+  }
+
+  /**
+   * A durable function tool's function, from the module the local stack runs: durable for up to an hour, its history
+   * kept a week, and allowed to record its questions and progress on the endpoint's task table.
+   */
+  private exampleDurableFunction(
+    tool: DurableFunctionTool,
+    tracing: boolean,
+    removalPolicy: RemovalPolicy,
+  ): lambda.Function {
+    const handler = new HandlerFunction(this, pascalCase(tool.name), {
+      entry: tool.entry,
+      description: `Durable function of tool ${tool.name}`,
+      durableConfig: { executionTimeout: Duration.hours(1), retentionPeriod: Duration.days(7) },
+      timeout: Duration.minutes(1),
+      tracing,
+      removalPolicy,
+    });
+    this.endpoint.grantTaskItemWrites(handler.function);
+    return handler.function;
   }
 
   /** The tool's ASL as the local stack runs it, with each `${Placeholder}` bound to the ARN of its own function. */

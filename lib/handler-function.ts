@@ -7,6 +7,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { acknowledgeWildcardResource } from './nag-acknowledgements.js';
 import { ENV } from '../lambda/contract/environment-names.js';
 import { prebuiltAsset } from './handler-asset.js';
 
@@ -45,6 +46,11 @@ export interface HandlerFunctionProps {
    * @default Duration.hours(6) (Lambda's default)
    */
   readonly maxEventAge?: Duration;
+  /**
+   * Makes the function durable (a Lambda durable function's workflow), and lets it checkpoint its own executions and
+   * read their state, which the durable execution SDK does on every invocation. @default - not durable
+   */
+  readonly durableConfig?: lambda.DurableConfig;
 }
 
 export class HandlerFunction extends Construct {
@@ -92,7 +98,9 @@ export class HandlerFunction extends Construct {
       ...(props.deadLetterQueue ? { deadLetterQueue: props.deadLetterQueue } : {}),
       ...(props.retryAttempts !== undefined ? { retryAttempts: props.retryAttempts } : {}),
       ...(props.maxEventAge ? { maxEventAge: props.maxEventAge } : {}),
+      ...(props.durableConfig ? { durableConfig: props.durableConfig } : {}),
     });
+    if (props.durableConfig) this.grantOwnCheckpoints();
     Validations.of(this.function).acknowledge({
       id: 'AwsSolutions-L1',
       reason:
@@ -105,5 +113,29 @@ export class HandlerFunction extends Construct {
         reason: 'xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions.',
       });
     }
+  }
+
+  /**
+   * What AWSLambdaBasicDurableExecutionRolePolicy grants on every function (CDK adds it only to a role it makes), on
+   * this function's own executions only.
+   */
+  private grantOwnCheckpoints(): void {
+    const executions = `${this.function.functionArn}:*/durable-execution/*`;
+    // A policy of its own, outside the role: the function depends on its role (and the role's default policy), so
+    // a statement naming the function's ARN there would be a circular dependency.
+    new iam.Policy(this, 'DurableExecutionPolicy', {
+      roles: [this.role],
+      statements: [
+        new iam.PolicyStatement({
+          actions: ['lambda:CheckpointDurableExecution', 'lambda:GetDurableExecutionState'],
+          resources: [executions],
+        }),
+      ],
+    });
+    acknowledgeWildcardResource(
+      this,
+      executions,
+      'A durable function checkpoints its own executions, whose versions and IDs are known only when they run.',
+    );
   }
 }

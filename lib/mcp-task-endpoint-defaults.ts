@@ -158,3 +158,8 @@ export const EXPRESS_WRAPPER_TIMEOUT = Duration.minutes(10);
 export const DEFAULT_DISCOVERY_REFRESH_RATE = Duration.minutes(5);
 /** One refresh lists the account and reads a few calls per selected machine, four at a time; a minute is ample. */
 export const DISCOVERY_REFRESH_FUNCTION_TIMEOUT = Duration.minutes(1);
+
+/** What synth warns of an endpoint with `openEndpoint: true`. */
+export const OPEN_ENDPOINT_WARNING =
+  'openEndpoint is true: the MCP endpoint has no authentication, so anyone with its URL can start your state ' +
+  'machines and read every task.';

@@ -5,6 +5,8 @@ import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as events from 'aws-cdk-lib/aws-events';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as iam from 'aws-cdk-lib/aws-iam';
+import { grantTaskItemWrites } from './task-item-writer.js';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
@@ -37,6 +39,7 @@ import { ToolDiscovery, type DiscoverToolsProps, type ToolDiscoveryProps } from 
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 
 export type { McpTaskEndpointProps, McpToolProps } from './mcp-task-endpoint-props.js';
+
 export type { AskStepProps } from './ask-step-function.js';
 export type { ProgressStepProps } from './progress-step-function.js';
 export type { DiscoverToolsProps } from './tool-discovery.js';
@@ -210,13 +213,8 @@ export class McpTaskEndpoint extends Construct {
       this.webhookSealingKey = webhooks.sealingKey;
     }
 
-    if (props.openEndpoint) {
-      Annotations.of(this).addWarningV2(
-        'mcp-tasks:openEndpoint',
-        'openEndpoint is true: the MCP endpoint has no authentication, so anyone with its URL can ' +
-          'start your state machines and read every task.',
-      );
-    } else {
+    if (props.openEndpoint) Annotations.of(this).addWarningV2('mcp-tasks:openEndpoint', defaults.OPEN_ENDPOINT_WARNING);
+    else {
       this.auth = new CognitoAuth(this, 'Auth', {
         removalPolicy,
         ...pick(props, [
@@ -343,6 +341,11 @@ export class McpTaskEndpoint extends Construct {
   public get toolDiscovery(): ToolDiscovery | undefined {
     return this.discovery;
   }
+  /** Lets a durable function tool's workflow ask a person and report progress: see {@link grantTaskItemWrites}. */
+  public grantTaskItemWrites(fn: lambda.IFunction): iam.Grant {
+    return grantTaskItemWrites(this.table, fn);
+  }
+
   /**
    * A state that asks a person for input with a form and waits for the answer, for a team's own state machine: the
    * task shows the question (`input_required`) until a client answers it; the state's output at `resultPath` is the

@@ -1,7 +1,9 @@
 // The Lambda function behind a workflow step that writes onto its task's item: the ask step (an input request) and
-// the progress step (a report). Each may update items of the task table and nothing else.
+// the progress step (a report); and the same grant for a durable function's ask and progress helpers. Each may update
+// items of the task table and nothing else.
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { ENV } from '../lambda/contract/environment-names.js';
 import { HandlerFunction, type HandlerFunctionProps } from './handler-function.js';
@@ -19,11 +21,27 @@ export function createTaskItemWriter(scope: Construct, id: string, props: TaskIt
     ...functionProps,
     environment: { [ENV.tableName]: table.tableName },
   });
-  iam.Grant.addToPrincipal({
-    grantee: handler.function,
-    actions: ['dynamodb:UpdateItem'],
-    resourceArns: [table.tableArn],
-  });
-  table.encryptionKey?.grantEncryptDecrypt(handler.function);
+  grantTaskItemUpdates(table, handler.function);
   return handler;
+}
+
+/**
+ * Lets a durable function tool's workflow ask a person and report progress (the durable ask and progress helpers):
+ * what {@link grantTaskItemUpdates} grants, and the table's name in the function's environment (`TASK_TABLE_NAME`),
+ * where the helpers read it. A function imported into the app (`lambda.Function.fromFunctionArn`) gets the
+ * permission only: set the variable where the function is defined.
+ */
+export function grantTaskItemWrites(table: dynamodb.ITable, fn: lambda.IFunction): iam.Grant {
+  if (fn instanceof lambda.Function) fn.addEnvironment(ENV.tableName, table.tableName);
+  return grantTaskItemUpdates(table, fn);
+}
+
+/**
+ * What writing onto a task's item takes: `dynamodb:UpdateItem` on the table itself (no index, no other action), and
+ * the table's key when it has one.
+ */
+export function grantTaskItemUpdates(table: dynamodb.ITable, grantee: iam.IGrantable): iam.Grant {
+  const grant = iam.Grant.addToPrincipal({ grantee, actions: ['dynamodb:UpdateItem'], resourceArns: [table.tableArn] });
+  table.encryptionKey?.grantEncryptDecrypt(grantee);
+  return grant;
 }

@@ -2,7 +2,7 @@
 // developer copies to try it.
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { exampleStack, joined, logicalId } from './cdk-app.js';
+import { exampleStack, joined, logicalId, statementsOf, type TemplateResource } from './cdk-app.js';
 
 describe('the example stack on a fresh account', () => {
   const { stack, template } = exampleStack();
@@ -94,5 +94,34 @@ describe('the example stack on a fresh account', () => {
       expect(open).not.toHaveProperty('TokenCommand');
       expect(open).not.toHaveProperty('AuthorizationServerUrl');
     });
+  });
+});
+
+describe('the durable function example tool', () => {
+  const { stack, template } = exampleStack();
+  const fn = stack.durableFunctions['durable_review']!;
+  const fnId = logicalId(stack, fn);
+  const resources = template.toJSON()['Resources'] as Record<string, TemplateResource>;
+
+  it('deploys durable_review as a durable function the endpoint invokes through its alias live', () => {
+    const props = resources[fnId]!.Properties;
+    expect(props.DurableConfig).toEqual({ ExecutionTimeout: 3600, RetentionPeriodInDays: 7 });
+    expect(props.Environment.Variables.TASK_TABLE_NAME).toEqual({ Ref: logicalId(stack, stack.endpoint.table) });
+    template.hasResourceProperties('AWS::Lambda::Alias', { Name: 'live', FunctionName: { Ref: fnId } });
+    expect(stack.endpoint.registeredTools.map((tool) => tool.name)).toContain('durable_review');
+  });
+
+  it('lets it checkpoint its own executions and update task items, and nothing else of the table', () => {
+    const statements = statementsOf(template, fnId);
+    expect(statements).toContainEqual(
+      expect.objectContaining({
+        Action: ['lambda:CheckpointDurableExecution', 'lambda:GetDurableExecutionState'],
+        Resource: [{ 'Fn::Join': ['', [{ 'Fn::GetAtt': [fnId, 'Arn'] }, ':*/durable-execution/*']] }],
+      }),
+    );
+    const dynamoDb = statements
+      .flatMap((statement) => [statement.Action].flat())
+      .filter((action) => String(action).startsWith('dynamodb:'));
+    expect(dynamoDb).toEqual(['dynamodb:UpdateItem']);
   });
 });
