@@ -27,10 +27,10 @@ const PROCESS_COUNTS = [1, 2, 4] as const;
  * The emulator's quotas divided by this: StartExecution gets a bucket of 1300/S and a refill of 300/S a second. Chosen
  * so that one process creates under the refill rate and four, together, past it (see docs/benchmark.md).
  */
-const SCALE_DOWN_BY = Number(process.env['SCALE_DOWN_BY'] ?? 12);
+const SCALE_DOWN_BY = Number(process.env['SCALE_DOWN_BY'] ?? 10);
 const CREATES = Number(process.env['SCALE_CREATES'] ?? 300);
 const CREATE_CONCURRENCY = Number(process.env['SCALE_CREATE_CONCURRENCY'] ?? 32);
-const POLLS = Number(process.env['SCALE_POLLS'] ?? 2_000);
+const POLLS = Number(process.env['SCALE_POLLS'] ?? 1_500);
 const POLL_CONCURRENCY = 32;
 /** The burst past the quota: more creates at once than StartExecution's bucket holds. */
 const BURST_CREATES = Number(process.env['SCALE_BURST'] ?? 300);
@@ -191,6 +191,8 @@ function printTable(rounds: readonly Round[]): void {
 }
 
 async function main(): Promise<void> {
+  const began = performance.now();
+  const phase = (what: string) => console.error(`[${((performance.now() - began) / 1000).toFixed(1)} s] ${what}`);
   const infrastructure = await startLocalInfrastructure(
     { example: EXAMPLE_TOOLS.filter((tool) => tool.name === 'text_stats') },
     SCALE_DOWN_BY > 0
@@ -220,6 +222,7 @@ async function main(): Promise<void> {
           settings: SETTINGS,
         }),
       );
+    phase('servers up');
     const rounds: Round[] = [];
     // The warm-up's tasks are counted like any other, but in no round of the table.
     const warmed: string[] = [];
@@ -236,32 +239,40 @@ async function main(): Promise<void> {
       const wait = lastCreate + REFILL_MS - performance.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     };
+    // Each round polls first, over every task made so far, then creates: the burst then follows the top round's
+    // creates at once, with StartExecution's bucket as they left it (drained), so it is refused for as long as it runs
+    // faster than the refill, however the machine's speed moves the rounds.
+    const made: string[] = [...warmed];
+    const top = Math.max(...PROCESS_COUNTS);
     for (const processes of PROCESS_COUNTS) {
       await refilled();
       rounds.push(
         await runRound(`${CREATES} creates`, processes, servers, async (url) => {
-          const made = await creates(url, CREATES, CREATE_CONCURRENCY);
+          const pollsPerSecond = await polls(url, made);
+          const round = await creates(url, CREATES, CREATE_CONCURRENCY);
           lastCreate = performance.now();
-          const pollsPerSecond = made.accepted.length > 0 ? await polls(url, made.accepted) : 0;
-          return { ...made, pollsPerSecond };
+          return { ...round, pollsPerSecond };
         }),
       );
-      await settled(aws.dynamoDb);
+      made.push(...rounds.at(-1)!.accepted);
+      phase(`N=${processes} measured`);
+      // Every round but the top one starts with no task open (the top one's are left for the burst's wait).
+      if (processes !== top) await settled(aws.dynamoDb);
     }
-    await refilled();
-    const top = Math.max(...PROCESS_COUNTS);
     rounds.push(
       await runRound(`burst of ${BURST_CREATES}`, top, servers, (url) =>
         creates(url, BURST_CREATES, BURST_CONCURRENCY),
       ),
     );
+    phase('burst sent');
     await settled(aws.dynamoDb);
+    phase('burst settled');
     await statusEvents.stop();
 
     const [bucket, refill] = [start.bucket / SCALE_DOWN_BY, start.refillPerSecond / SCALE_DOWN_BY];
     console.log(
-      `\nnpm run bench:scale: ${CREATES} text_stats task creates (${CREATE_CONCURRENCY} at once) then ${POLLS} ` +
-        `tasks/get (${POLL_CONCURRENCY} at once) per round, through a round-robin proxy to N server processes; ` +
+      `\nnpm run bench:scale: ${POLLS} tasks/get (${POLL_CONCURRENCY} at once) then ${CREATES} text_stats task ` +
+        `creates (${CREATE_CONCURRENCY} at once) per round, through a round-robin proxy to N server processes; ` +
         `Step Functions emulator quotas / ${SCALE_DOWN_BY} (StartExecution bucket ` +
         `${bucket.toFixed(0)}, refill ${refill.toFixed(0)}/s); ` +
         `Node ${process.version}\n`,
