@@ -1,6 +1,6 @@
 // A server under measurement, in its own process so that its CPU time is its own: the project (on the local
-// stand-ins) or the anchor (bench/anchor.ts). Started by bench/latency.ts with its configuration in BENCH_SERVER;
-// prints its URL as one JSON line; `GET /bench/stats` answers its CPU time and the AWS calls it has made.
+// stand-ins) or the anchor (bench/anchor.ts). Spawned by bench/bench-server-process.ts with its configuration in
+// BENCH_SERVER; prints its URL as one JSON line; `GET /bench/stats` answers its CPU time and the AWS calls it has made.
 import { createBackend } from '../lambda/handlers/backend.js';
 import type { McpHttpApp } from '../lambda/protocol/http-app.js';
 import type { TaskServiceSettings } from '../lambda/service/settings.js';

@@ -2,8 +2,6 @@
 // server with its in-memory task store and a tool that sleeps 50 ms), measured in the same run, alternating, each
 // server in its own process. Every figure is printed as a ratio against its baseline; absolute times vary with the
 // machine, the ratios and the AWS call counts are what to compare between runs.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { DescribeExecutionCommand } from '@aws-sdk/client-sfn';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -15,6 +13,7 @@ import { startLocalStatusEvents } from '../local/status-events-stand-in.js';
 import { createTaskCore } from '../lambda/handlers/task-core.js';
 import { ANCHOR_PLAIN_TOOL, ANCHOR_TASK_TOOL } from './anchor.js';
 import type { BenchServerConfig, BenchServerStats } from './bench-server.js';
+import { spawnBenchServer } from './bench-server-process.js';
 import { seedTasks, storedTask } from './seed-tasks.js';
 
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 20);
@@ -37,26 +36,10 @@ interface Server {
 }
 
 async function startServer(config: BenchServerConfig): Promise<Server> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bench/bench-server.ts'], {
-    env: { ...process.env, BENCH_SERVER: JSON.stringify(config) },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const [line] = await Promise.race([
-    createInterface({ input: child.stdout! })
-      [Symbol.asyncIterator]()
-      .next()
-      .then((next) => [next.value as string]),
-    new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`bench server exited (${code})`)))),
-  ]);
-  const { url } = JSON.parse(line!) as { url: string };
+  const server = await spawnBenchServer(config);
   const client = new Client({ name: 'bench', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  return {
-    url,
-    client,
-    stats: async () => (await (await fetch(new URL('/bench/stats', url))).json()) as BenchServerStats,
-    stop: () => void child.kill(),
-  };
+  await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+  return { ...server, client };
 }
 
 const median = (samples: number[]): number => [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)]!;
