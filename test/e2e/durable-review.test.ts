@@ -181,6 +181,17 @@ describe('durable_review in the SEP-1686 dialect', () => {
     });
   });
 
+  it('fails the task when a document has no words: tasks/get says why in its error', async () => {
+    const taskId = `review-${randomUUID()}`;
+    const sep = new Sep1686Client(servers[0].url, TOKENS.alice);
+    await sep.callToolAsTask(TOOL, { documents: ['--'], askApproval: false }, { taskId });
+    const task = await vi.waitUntil(async () => {
+      const result = (await sep.taskRequest('tasks/get', taskId)).response?.result;
+      return result?.['status'] === 'failed' ? result : undefined;
+    }, GENEROUS_WAIT);
+    expect(task['error']).toBe('Execution failed: DocumentRejectedError: Document 1 has no words to review.');
+  });
+
   it('deletes a task while it waits: the durable execution is stopped and the task is gone', async () => {
     const taskId = `review-${randomUUID()}`;
     const sep = new Sep1686Client(servers[0].url, TOKENS.alice);
