@@ -9,6 +9,7 @@ import { DECLARED_CATALOG_KEY_PREFIX } from '../../lambda/contract/declared-tool
 import { ENV } from '../../lambda/contract/environment-names.js';
 import { PARTITION_KEY } from '../../lambda/contract/task-table-schema.js';
 import { EXAMPLE_EXPRESS_TOOLS, EXAMPLE_TOOLS } from '../../lambda/example-tools/example-tool-catalog.js';
+import { EXAMPLE_DURABLE_TOOLS } from '../../lambda/example-tools/example-durable-tools.js';
 import { McpTaskEndpoint } from '../../lib/mcp-task-endpoint.js';
 import {
   declaredCatalogResource,
@@ -36,7 +37,7 @@ describe('the declared tool catalog', () => {
     });
     const tools = declaredCatalogTools(create);
     expect(tools.map((tool) => tool.name)).toEqual(
-      [...EXAMPLE_TOOLS, ...EXAMPLE_EXPRESS_TOOLS].map((tool) => tool.name),
+      [...EXAMPLE_TOOLS, ...EXAMPLE_EXPRESS_TOOLS, ...EXAMPLE_DURABLE_TOOLS].map((tool) => tool.name),
     );
     expect(tools.slice(0, EXAMPLE_TOOLS.length).map((tool) => tool.stateMachineArn)).toEqual(
       ids.machines.map((id) => `\${${id}}`),

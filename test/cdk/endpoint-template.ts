@@ -83,6 +83,12 @@ export function policyStatements(functionId: string): Statement[] {
 }
 
 export const sorted = (actions: string | string[]): string[] => [actions].flat().sort();
+/**
+ * Whether a statement is about the example's durable function tool (Lambda actions only), whose grants
+ * mcp-task-endpoint-durable.test.ts checks: the tests of the state machine tools' grants leave them out.
+ */
+export const isDurableToolGrant = (statement: { Action: string | string[] }): boolean =>
+  sorted(statement.Action).every((action) => action.startsWith('lambda:'));
 /** A statement's resources as one sorted list, so a missing or an extra resource both fail the comparison. */
 export const sortedResources = (resource: unknown): unknown[] =>
   [resource].flat().sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));

@@ -9,6 +9,7 @@ import { ENV, MCP_HTTP_ENV } from '../../lambda/contract/environment-names.js';
 import { METRICS_ENV, METRICS_NAMESPACE } from '../../lambda/contract/metric-names.js';
 import { DECLARED_CATALOG_KEY_PREFIX } from '../../lambda/contract/declared-tool-catalog.js';
 import { ASK_STEP, EXAMPLE_EXPRESS_TOOLS, EXAMPLE_TOOLS } from '../../lambda/example-tools/example-tool-catalog.js';
+import { EXAMPLE_DURABLE_TOOLS } from '../../lambda/example-tools/example-durable-tools.js';
 import {
   OWNER_INDEX,
   OWNER_INDEX_PARTITION_KEY,
@@ -76,11 +77,11 @@ describe('functions', () => {
   it('run every handler on Node.js 22, arm64, with JSON logs in its own log group', () => {
     const functions = Object.values(ownResources(template, 'AWS::Lambda::Function'));
     // MCP, status sync, expiry sweep, reconciler, the ask step, the OAuth proxy, the task event stream and webhook
-    // delivery, then the example tools' own steps (their ask steps are the endpoint's).
+    // delivery, then the example tools' own steps (their ask steps are the endpoint's) and durable functions.
     const ownSteps = [...EXAMPLE_TOOLS, ...EXAMPLE_EXPRESS_TOOLS]
       .flatMap((tool) => Object.values(tool.lambdaSteps))
       .filter((step) => step.functionName !== ASK_STEP.functionName);
-    expect(functions).toHaveLength(8 + ownSteps.length);
+    expect(functions).toHaveLength(8 + ownSteps.length + EXAMPLE_DURABLE_TOOLS.length);
     for (const fn of functions) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
@@ -172,7 +173,10 @@ describe('functions', () => {
 
 describe('status push', () => {
   it('has one rule per machine that runs tasks (an EXPRESS tool’s wrapper), matching only its status-change events', () => {
-    const rules = statusRules().map((rule) => rule.Properties['EventPattern']);
+    // The durable function tool's rule: mcp-task-endpoint-durable.test.ts.
+    const rules = statusRules()
+      .map((rule) => rule.Properties['EventPattern'])
+      .filter((pattern) => (pattern as { source: string[] }).source[0] === 'aws.states');
     const wrapper = logicalId(stack, stack.endpoint.expressWrappers['extract_keywords']!.stateMachine);
     expect(rules).toEqual(
       [...ids.machines, wrapper].map((machine) => ({
