@@ -1,13 +1,11 @@
 // McpTaskEndpoint: the reusable L3 construct. A team drops it into its stack, registers state machines as MCP tools,
 // and gets an authenticated MCP endpoint whose task status is pushed from Step Functions into DynamoDB.
-import { Annotations, Duration, Names, Stack, type RemovalPolicy } from 'aws-cdk-lib';
+import { Annotations, Duration, Names, Stack } from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as events from 'aws-cdk-lib/aws-events';
-import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as iam from 'aws-cdk-lib/aws-iam';
-import { grantTaskItemWrites } from './task-item-writer.js';
-import type * as logs from 'aws-cdk-lib/aws-logs';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
@@ -21,7 +19,7 @@ import * as defaults from './mcp-task-endpoint-defaults.js';
 import type { McpTaskEndpointProps, McpToolProps } from './mcp-task-endpoint-props.js';
 import { propsProblems, throwIfProblems, usesOAuthProxy, usesWebhooks } from './mcp-task-endpoint-validation.js';
 import { McpRestApi } from './mcp-rest-api.js';
-import { OAuthProxy } from './oauth-proxy.js';
+import { OAuthProxy, type OAuthProxyProps } from './oauth-proxy.js';
 import { EndpointOperations } from './endpoint-operations.js';
 import type { ExecutionReconcilerSchedule } from './execution-reconciler-schedule.js';
 import type { ExpirySweepSchedule } from './expiry-sweep-schedule.js';
@@ -33,16 +31,18 @@ import { createTaskTable, grantTaskTableAccess } from './task-table.js';
 import { pick } from './pick-props.js';
 import { createProgressFunction, progressInvoke, type ProgressStepProps } from './progress-step-function.js';
 import { createRequestStateKeySecret } from './request-state-key-secret.js';
+import { grantTaskItemWrites } from './task-item-writer.js';
 import type { ToolEnvironment } from './tool-problems.js';
 import { ToolRegistrations } from './tool-registrations.js';
 import { ToolDiscovery, type DiscoverToolsProps, type ToolDiscoveryProps } from './tool-discovery.js';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 
 export type { McpTaskEndpointProps, McpToolProps } from './mcp-task-endpoint-props.js';
-
 export type { AskStepProps } from './ask-step-function.js';
 export type { ProgressStepProps } from './progress-step-function.js';
 export type { DiscoverToolsProps } from './tool-discovery.js';
+
+type CommonSettings = Pick<OAuthProxyProps, 'tracing' | 'logRetention' | 'removalPolicy'>;
 
 export class McpTaskEndpoint extends Construct {
   /** Task ID to execution, status and result; TTL-swept. */
@@ -341,7 +341,11 @@ export class McpTaskEndpoint extends Construct {
   public get toolDiscovery(): ToolDiscovery | undefined {
     return this.discovery;
   }
-  /** Lets a durable function tool's workflow ask a person and report progress: see {@link grantTaskItemWrites}. */
+  /**
+   * Lets a durable function use the ask and progress helpers: the task table's name in its environment
+   * (`TASK_TABLE_NAME`), `dynamodb:UpdateItem` on the table alone, and its key. An imported function gets no variable
+   * (set it where the function is defined), and the grant only through the `role` it was imported with.
+   */
   public grantTaskItemWrites(fn: lambda.IFunction): iam.Grant {
     return grantTaskItemWrites(this.table, fn);
   }
@@ -359,11 +363,7 @@ export class McpTaskEndpoint extends Construct {
    * The OAuth proxy on this endpoint's API and user pool, and the MCP function set up to check its tokens (and,
    * with a machine client, that client's Cognito tokens, which no authorizer checks in front of it any more).
    */
-  private createOAuthProxy(
-    auth: CognitoAuth,
-    props: McpTaskEndpointProps,
-    common: { tracing: boolean; logRetention: logs.RetentionDays; removalPolicy: RemovalPolicy },
-  ): OAuthProxy {
+  private createOAuthProxy(auth: CognitoAuth, props: McpTaskEndpointProps, common: CommonSettings): OAuthProxy {
     const proxy = new OAuthProxy(this, 'OAuthProxy', {
       ...common,
       api: this.restApi.api,

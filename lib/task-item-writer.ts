@@ -28,8 +28,9 @@ export function createTaskItemWriter(scope: Construct, id: string, props: TaskIt
 /**
  * Lets a durable function tool's workflow ask a person and report progress (the durable ask and progress helpers):
  * what {@link grantTaskItemUpdates} grants, and the table's name in the function's environment (`TASK_TABLE_NAME`),
- * where the helpers read it. A function imported into the app (`lambda.Function.fromFunctionArn`) gets the
- * permission only: set the variable where the function is defined.
+ * where the helpers read it. Only a function made in the app has an environment CDK can add to. An imported one is
+ * granted through the role it was imported with (`fromFunctionAttributes({ functionArn, role })`); one imported
+ * without (`fromFunctionArn`) gets nothing: CDK only warns to add the statement to its role.
  */
 export function grantTaskItemWrites(table: dynamodb.ITable, fn: lambda.IFunction): iam.Grant {
   if (fn instanceof lambda.Function) fn.addEnvironment(ENV.tableName, table.tableName);
@@ -38,10 +39,10 @@ export function grantTaskItemWrites(table: dynamodb.ITable, fn: lambda.IFunction
 
 /**
  * What writing onto a task's item takes: `dynamodb:UpdateItem` on the table itself (no index, no other action), and
- * the table's key when it has one.
+ * the table's key when it has one. The grant returned covers both, so a dependency on it waits for the key's too.
  */
 export function grantTaskItemUpdates(table: dynamodb.ITable, grantee: iam.IGrantable): iam.Grant {
   const grant = iam.Grant.addToPrincipal({ grantee, actions: ['dynamodb:UpdateItem'], resourceArns: [table.tableArn] });
-  table.encryptionKey?.grantEncryptDecrypt(grantee);
-  return grant;
+  const keyGrant = table.encryptionKey?.grantEncryptDecrypt(grantee);
+  return keyGrant ? grant.combine(keyGrant) : grant;
 }
