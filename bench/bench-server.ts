@@ -2,7 +2,10 @@
 // stand-ins) or the anchor (bench/anchor.ts). Spawned by bench/bench-server-process.ts with its configuration in
 // BENCH_SERVER; prints its URL as one JSON line; `GET /bench/stats` answers its CPU time and the AWS calls it has made.
 import { createBackend } from '../lambda/handlers/backend.js';
+import type { DeliveryQueue } from '../lambda/events/delivery-queue.js';
+import type { TaskEventsConfig } from '../lambda/handlers/task-events-core.js';
 import type { McpHttpApp } from '../lambda/protocol/http-app.js';
+import { randomSealingKey } from '../lambda/store/secret-sealer.js';
 import type { TaskServiceSettings } from '../lambda/service/settings.js';
 import type { ToolDefinition } from '../lambda/contract/tool-definition.js';
 import { LOOPBACK_HOSTS, singleOwner, startDevServer } from '../local/dev-server.js';
@@ -17,6 +20,8 @@ export type BenchServerConfig =
       readonly dynamoDbEndpoint: string;
       readonly stepFunctionsEndpoint: string;
       readonly tableName: string;
+      /** The event table: events and webhooks are on, as deployed, so a poll pays for its webhook status. */
+      readonly eventTableName: string;
       readonly tools: ToolDefinition[];
       readonly settings: TaskServiceSettings;
     };
@@ -34,8 +39,21 @@ function appFor(config: BenchServerConfig): McpHttpApp {
   const clients = localClients(config);
   counter = countAwsCalls(clients);
   const quiet = { info: () => {}, warn: () => {}, error: () => {} };
+  // The delivery pipeline is another function in AWS (the bench runs none): a poll never queues a delivery.
+  const queue: DeliveryQueue = { send: () => Promise.reject(new Error('The bench server delivers no webhooks')) };
+  const sealingKey = randomSealingKey();
+  const events: TaskEventsConfig = {
+    eventTableName: config.eventTableName,
+    webhooks: { policy: { trustedOrigins: [] }, sealingKey: async () => sealingKey, queue },
+  };
   return createBackend(
-    { tableName: config.tableName, tools: config.tools, settings: config.settings, allowedHosts: LOOPBACK_HOSTS },
+    {
+      tableName: config.tableName,
+      tools: config.tools,
+      settings: config.settings,
+      allowedHosts: LOOPBACK_HOSTS,
+      events,
+    },
     clients,
     quiet,
   ).app;

@@ -13,6 +13,7 @@ import { PARTITION_KEY } from '../lambda/contract/task-table-schema.js';
 import { activeTasksKey } from '../lambda/store/task-table-keys.js';
 import { MAX_ACTIVE_SLOT_SHARDS } from '../lambda/store/dynamodb-owner-quotas.js';
 import { STEP_FUNCTIONS_API_QUOTAS } from '../local/step-functions/api-quotas.js';
+import { createEventTable } from '../local/dynamodb-local-tables.js';
 import { localClients, startLocalInfrastructure } from '../local/infrastructure.js';
 import { startLocalStatusEvents } from '../local/status-events-stand-in.js';
 import { spawnBenchServer, type BenchServerProcess } from './bench-server-process.js';
@@ -22,6 +23,7 @@ import { checkRefusal, createTask, getTask, type CreateOutcome } from './scale-c
 /** The owner every bench server serves (bench-server.ts: singleOwner('bench')). */
 const OWNER = 'bench';
 const TABLE = 'bench-scale';
+const EVENT_TABLE = 'bench-scale-events';
 const PROCESS_COUNTS = [1, 2, 4] as const;
 /**
  * The emulator's quotas divided by this: StartExecution gets a bucket of 1300/S and a refill of 300/S a second. At 10
@@ -205,6 +207,7 @@ async function main(): Promise<void> {
   try {
     await infrastructure.createTable(TABLE);
     const aws = localClients(infrastructure);
+    await createEventTable(aws.dynamoDb, EVENT_TABLE);
     // The status events, in this process as they are a function of their own in AWS: polls then read only the table.
     const statusEvents = await startLocalStatusEvents({
       dynamoDb: aws.dynamoDb,
@@ -219,6 +222,7 @@ async function main(): Promise<void> {
           dynamoDbEndpoint: infrastructure.dynamoDbEndpoint,
           stepFunctionsEndpoint: infrastructure.stepFunctionsEndpoint,
           tableName: TABLE,
+          eventTableName: EVENT_TABLE,
           tools: infrastructure.tools.example,
           settings: SETTINGS,
         }),
