@@ -5,6 +5,7 @@ import { onceLoaded } from '../core/once-loaded.js';
 import { acceptClientResponse, clientResponseOf } from './client-input-requests.js';
 import { LEGACY_SDK_VALIDATED, sdkParamsErrorOf } from './invalid-params.js';
 import { createLegacyMcpServer } from './legacy-server.js';
+import { answerTaskPoll, taskPollOf } from './legacy-task-poll.js';
 import type { McpServerDependencies } from './mcp-dependencies.js';
 import { progressTokenOf } from './progress-notifications.js';
 import { sep1686TaskRequestOf } from './sep-1686.js';
@@ -96,8 +97,11 @@ export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
   const modernEndpoint = onceLoaded(async () =>
     (await import('./modern-endpoint.js')).createModernEndpoint(options, streams),
   );
-  /** The legacy era (2025 revisions): a fresh 1.x server and transport for this one request. */
+  /** The legacy era (2025 revisions): a fresh 1.x server and transport for this one request, but for a plain poll. */
   const serveLegacy = async (request: Request, parsedBody: unknown, owner: string): Promise<Response> => {
+    // The request a polling client repeats, answered as the SDK would answer it without building one for it.
+    const poll = taskPollOf(request, parsedBody);
+    if (poll !== undefined) return answerTaskPoll(options, owner, poll);
     // The 1.x SDK would answer params that fail its own schemas -32603 with a validator dump.
     const invalid = await sdkParamsErrorOf(parsedBody, LEGACY_SDK_VALIDATED);
     if (invalid !== undefined) return jsonRpcError(requestIdOf(parsedBody), 200, invalid.code, invalid.message);

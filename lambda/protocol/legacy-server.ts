@@ -93,12 +93,15 @@ function dispatchSchemaFor(method: string): z.ZodObject<{ method: z.ZodLiteral<s
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
+/** What of a request decides the dialect of its answer: its params' _meta and its MCP-Protocol-Version header. */
+export type DialectHints = Pick<Extra, '_meta' | 'requestInfo'>;
+
 /**
  * Which dialect to answer a request about a task in: SEP-1686 when the request names the task the seed's
  * way; 2025-11-25 when the client negotiated 2025-11-25 or later (it sends MCP-Protocol-Version on every
  * request); otherwise SEP-1686 for a task created in that dialect and 2025-11-25 for any other task (or none).
  */
-function dialectOf(extra: Pick<Extra, '_meta' | 'requestInfo'>, task?: TaskSummary): LegacyTaskDialect {
+function dialectOf(extra: DialectHints, task?: TaskSummary): LegacyTaskDialect {
   if (namesSep1686Task(extra._meta)) return SEP_1686_DIALECT;
   const version = extra.requestInfo?.headers['mcp-protocol-version'];
   if (typeof version === 'string' && isAtLeast(version, ProtocolVersion.Tasks)) return MCP_2025_11_25_DIALECT;
@@ -260,10 +263,7 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
   // revision before tasks is all such a server answers.
   if (!offersTasks) return server;
 
-  on(GetTaskRequestSchema, async (request, extra) => {
-    const task = await service.getTask(owner, request.params.taskId);
-    return withWebhookStatus(deps, owner, task.taskId, dialectOf(extra, task).wireTask(task));
-  });
+  on(GetTaskRequestSchema, (request, extra) => answerGetTask(deps, owner, request.params.taskId, extra));
 
   on(GetTaskPayloadRequestSchema, async (request, extra) => {
     const { taskId } = request.params;
@@ -318,4 +318,15 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
   });
 
   return server;
+}
+
+/** tasks/get: the task in the dialect the request speaks, with its webhook status (also legacy-task-poll.ts). */
+export async function answerGetTask(
+  deps: McpServerDependencies,
+  owner: string,
+  taskId: string,
+  hints: DialectHints,
+): Promise<Record<string, unknown>> {
+  const task = await deps.service.getTask(owner, taskId);
+  return withWebhookStatus(deps, owner, task.taskId, dialectOf(hints, task).wireTask(task));
 }
