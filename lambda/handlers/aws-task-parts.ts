@@ -10,9 +10,12 @@ import { DynamoDbOwnerQuotas } from '../store/dynamodb-owner-quotas.js';
 import { DynamoDbTaskStore } from '../store/dynamodb-task-store.js';
 import type { BackendClients } from './aws-clients.js';
 import { busyWhenThrottled } from './aws-throttling.js';
+import { sendGetItemLean } from './lean-get-item.js';
 
 export function createAwsTaskParts(clients: BackendClients, tableName: string) {
   busyWhenThrottled(clients);
+  // A poll's one read, without the SDK's per-call machinery (see lean-get-item.ts).
+  sendGetItemLean(clients.dynamoDb);
   const client = DynamoDBDocumentClient.from(clients.dynamoDb, { marshallOptions: { removeUndefinedValues: true } });
   const store = new DynamoDbTaskStore({ client, tableName });
   return {

@@ -1,10 +1,13 @@
 // TaskStore over one DynamoDB table: conditional writes, TTL with read-time expiry, owner-scoped keys and a sparse
 // owner index.
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  GetItemCommand,
+  TransactionCanceledException,
+} from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import {
   DeleteCommand,
-  GetCommand,
   PutCommand,
   QueryCommand,
   TransactWriteCommand,
@@ -140,10 +143,17 @@ export class DynamoDbTaskStore implements TaskStore {
     return this.judge(await this.readItem(key), reader, taskFromItem);
   }
 
-  /** The one GetItem of this store: strongly consistent, as the contract promises. */
+  /**
+   * The one GetItem of this store: strongly consistent, as the contract promises. The poll's read, so it is sent as
+   * the low-level command, whose wire-shaped input a composition root may answer by a shorter path than the document
+   * client's (handlers/lean-get-item.ts); the item is unmarshalled here, as the document client would.
+   */
   private async readItem(key: string): Promise<Item | undefined> {
-    const read = new GetCommand({ TableName: this.tableName, Key: { [PARTITION_KEY]: key }, ConsistentRead: true });
-    return (await this.client.send(read)).Item;
+    const Key = { [PARTITION_KEY]: { S: key } };
+    const { Item } = await this.client.send(
+      new GetItemCommand({ TableName: this.tableName, Key, ConsistentRead: true }),
+    );
+    return Item === undefined ? undefined : (unmarshall(Item) as Item);
   }
 
   /** What `item` (a full task item or an owner-index row, read by `toTask`) shows `reader`. */
