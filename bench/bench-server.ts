@@ -2,12 +2,10 @@
 // stand-ins) or the anchor (bench/anchor.ts). Spawned by bench/bench-server-process.ts with its configuration in
 // BENCH_SERVER; prints its URL as one JSON line; `GET /bench/stats` answers its CPU time and the AWS calls it has made.
 import { createBackend } from '../lambda/handlers/backend.js';
-import type { DeliveryQueue } from '../lambda/events/delivery-queue.js';
-import type { TaskEventsConfig } from '../lambda/handlers/task-events-core.js';
 import type { McpHttpApp } from '../lambda/protocol/http-app.js';
-import { randomSealingKey } from '../lambda/store/secret-sealer.js';
 import type { TaskServiceSettings } from '../lambda/service/settings.js';
 import type { ToolDefinition } from '../lambda/contract/tool-definition.js';
+import { deployedEvents } from './deployed-events.js';
 import { LOOPBACK_HOSTS, singleOwner, startDevServer } from '../local/dev-server.js';
 import { countAwsCalls, type AwsCallCounter } from '../local/aws-call-counter.js';
 import { localClients } from '../local/infrastructure.js';
@@ -39,20 +37,13 @@ function appFor(config: BenchServerConfig): McpHttpApp {
   const clients = localClients(config);
   counter = countAwsCalls(clients);
   const quiet = { info: () => {}, warn: () => {}, error: () => {} };
-  // The delivery pipeline is another function in AWS (the bench runs none): a poll never queues a delivery.
-  const queue: DeliveryQueue = { send: () => Promise.reject(new Error('The bench server delivers no webhooks')) };
-  const sealingKey = randomSealingKey();
-  const events: TaskEventsConfig = {
-    eventTableName: config.eventTableName,
-    webhooks: { policy: { trustedOrigins: [] }, sealingKey: async () => sealingKey, queue },
-  };
   return createBackend(
     {
       tableName: config.tableName,
       tools: config.tools,
       settings: config.settings,
       allowedHosts: LOOPBACK_HOSTS,
-      events,
+      events: deployedEvents(config.eventTableName),
     },
     clients,
     quiet,

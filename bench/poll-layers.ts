@@ -10,7 +10,9 @@ import { EXAMPLE_TOOLS } from '../lambda/example-tools/example-tool-catalog.js';
 import { createBackend } from '../lambda/handlers/backend.js';
 import { DEFAULT_SETTINGS } from '../lambda/service/settings.js';
 import { singleOwner, startDevServer } from '../local/dev-server.js';
+import { createEventTable } from '../local/dynamodb-local-tables.js';
 import { localClients, startLocalInfrastructure } from '../local/infrastructure.js';
+import { deployedEvents } from './deployed-events.js';
 import { storedTask } from './seed-tasks.js';
 
 const CALLS = Number(process.env['BENCH_ROUNDS'] ?? 1_000);
@@ -58,11 +60,12 @@ async function main(): Promise<void> {
   try {
     await infrastructure.createTable('bench');
     const clients = localClients(infrastructure);
+    await createEventTable(clients.dynamoDb, 'bench-events');
     const quiet = { info: () => {}, warn: () => {}, error: () => {} };
-    // A poll is the one read, as deployed.
+    // A poll is the one read, as deployed (events and webhooks on).
     const settings = DEFAULT_SETTINGS;
     const { service, app } = createBackend(
-      { tableName: 'bench', tools: infrastructure.tools.example, settings },
+      { tableName: 'bench', tools: infrastructure.tools.example, settings, events: deployedEvents('bench-events') },
       clients,
       quiet,
     );
