@@ -88,13 +88,14 @@ export function ownResources(template: Template, type: string): Record<string, T
 }
 
 /**
- * The IAM actions behind the document-client commands a store module sends (a path from the package root); a
- * transaction needs its members' actions, nothing of its own.
+ * The IAM actions behind the commands a store module sends (a path from the package root): the document client's, and
+ * the low-level client's GetItem the task store reads by; a transaction needs its members' actions, nothing of its own.
  */
 export function dynamoDbActionsOf(storeModule: string): string[] {
   const source = readFileSync(new URL(`../../${storeModule}`, import.meta.url), 'utf8');
   const byCommand: Record<string, string> = {
     GetCommand: 'GetItem',
+    GetItemCommand: 'GetItem',
     PutCommand: 'PutItem',
     UpdateCommand: 'UpdateItem',
     DeleteCommand: 'DeleteItem',
