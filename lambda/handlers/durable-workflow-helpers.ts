@@ -89,9 +89,19 @@ export function durableWorkflowHelpersFromEnvironment(): DurableWorkflowHelpers 
     helpers = helpersOver(tableName);
     return helpers;
   };
-  // Async, so that a missing variable rejects the returned promise as any other failure does, never throws.
+  // A missing variable rejects the returned promise, as any other failure does, rather than throwing. Not an async
+  // wrapper: `report` hands back the SDK's DurablePromise as it is, which starts its step only when awaited.
+  const using = <Result>(call: (ready: DurableWorkflowHelpers) => Promise<Result>): Promise<Result> => {
+    let ready: DurableWorkflowHelpers;
+    try {
+      ready = built();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return call(ready);
+  };
   return {
-    ask: async (context, event, question) => built().ask(context, event, question),
-    report: async (context, event, report, name) => built().report(context, event, report, name),
+    ask: (context, event, question) => using((ready) => ready.ask(context, event, question)),
+    report: (context, event, report, name) => using((ready) => ready.report(context, event, report, name)),
   };
 }
