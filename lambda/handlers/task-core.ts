@@ -1,7 +1,6 @@
 // The task core: store, executor, registry and task service from one config, without the MCP HTTP app. Its own
 // module so that a function serving no MCP (status sync) bundles neither the MCP SDK nor the protocol layer.
 // It imports no AWS SDK: the AWS-backed parts load on their first call (aws-task-parts.ts, loaded-on-first-call.ts).
-import { Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
 import { executionArnFor } from '../executor/workflow-engines.js';
 import type { SyncExecutor } from '../executor/sync-executor.js';
 import type { TaskExecutor } from '../executor/task-executor.js';
@@ -19,6 +18,7 @@ import { onceLoaded } from '../core/once-loaded.js';
 import type { BackendClients } from './aws-clients.js';
 import { loadedOnFirstCall } from './loaded-on-first-call.js';
 import { SYSTEM_CLOCK } from '../core/clock.js';
+import { defaultLogger } from './default-logger.js';
 import { DISCOVERED_TOOLS_READ_INTERVAL_MS, DiscoveredToolsFollower } from '../service/discovered-tools-follower.js';
 import { ToolListChanges } from '../service/tool-list-changes.js';
 import type { DiscoveredCatalogStore } from '../store/discovered-catalog-store.js';
@@ -68,9 +68,8 @@ export interface TaskCore {
   readonly toolListChanges?: ToolListChanges;
 }
 
-export const SERVICE_NAME = 'mcp-tasks';
-
-export const defaultLogger = (): Logger => new PowertoolsLogger({ serviceName: SERVICE_NAME });
+// Re-exported: the entry points import them from here, as they did before they moved.
+export { SERVICE_NAME, defaultLogger } from './default-logger.js';
 
 /** Store, executor, registry and task service without the MCP HTTP app: what a function that serves no tools needs. */
 export function createTaskCore(

@@ -1,15 +1,26 @@
 // The construct as users meet it: `npm pack`ed, installed from the tarball into a fresh CDK app in a temporary
-// folder (consumer-app/app.mjs), synthesized there with cdk-nag, and the template checked.
-// aws-cdk-lib, constructs and cdk-nag come from this repository's node_modules (installed as links, offline):
-// from the registry they would take minutes, and they are not what is under test.
+// folder (consumer-app/app.mjs), synthesized there with cdk-nag, and the template checked; beside it a team's own
+// durable function (consumer-app/durable-function.ts) on the `mcp-tasks-sfn/durable` subpath, type-checked there.
+// aws-cdk-lib, constructs, cdk-nag and the durable execution SDK come from this repository's node_modules (installed
+// as links, offline): from the registry they would take minutes, and they are not what is under test.
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../lambda/contract/environment-names.js';
 import { PACKAGE_ROOT } from '../../lib/handler-asset.js';
+import { buildDurable } from '../../scripts/build-durable.js';
 import { declaredCatalogResource, declaredCatalogTools, isCustomResourceProvider } from './cdk-app.js';
 
 const run = promisify(execFile);
@@ -20,11 +31,19 @@ type Resource = { Type: string; Properties: Record<string, any>; DependsOn?: str
 
 let work: string;
 let app: string;
-let manifest: { name: string; version: string; peerDependencies?: Record<string, string>; files?: string[] };
+let manifest: {
+  name: string;
+  version: string;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+  files?: string[];
+};
 let packedFiles: string[];
 let resources: Record<string, Resource>;
 let refused: { code?: number; stderr: string };
 let typeCheck: { code?: number; stdout: string };
+let durableTypeCheck: { code?: number; stdout: string };
+let unconfigured: { code?: number; stdout: string; stderr: string };
 
 /** The packages a module and everything it imports at run time (relative imports followed) import by name. */
 function packagesImportedFrom(entry: string, seen = new Set<string>(), packages = new Set<string>()): Set<string> {
@@ -49,12 +68,16 @@ function ofType(type: string): [string, Resource][] {
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'packed-construct-'));
   // The Lambda assets are already built by the test run's global setup; `prepack` would build them again under
-  // the feet of the other test files, so only the compiled construct is built here and pack skips its scripts.
-  await run(
-    process.execPath,
-    [join(PACKAGE_ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(PACKAGE_ROOT, 'tsconfig.build.json')],
-    { cwd: PACKAGE_ROOT },
-  );
+  // the feet of the other test files, so only the compiled construct and the durable subpath are built here and
+  // pack skips its scripts.
+  await Promise.all([
+    run(
+      process.execPath,
+      [join(PACKAGE_ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(PACKAGE_ROOT, 'tsconfig.build.json')],
+      { cwd: PACKAGE_ROOT },
+    ),
+    buildDurable(),
+  ]);
   const { stdout } = await run(
     'npm',
     ['pack', '--ignore-scripts', '--json', '--pack-destination', work, ...NPM_FLAGS],
@@ -66,7 +89,8 @@ beforeAll(async () => {
   app = join(work, 'app');
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  copyFileSync(new URL('consumer-app/app.mjs', import.meta.url), join(app, 'app.mjs'));
+  for (const file of ['app.mjs', 'durable-function.ts', 'durable-unconfigured.mjs'])
+    copyFileSync(new URL(`consumer-app/${file}`, import.meta.url), join(app, file));
   const local = (name: string) => join(PACKAGE_ROOT, 'node_modules', name);
   await run(
     'npm',
@@ -81,14 +105,16 @@ beforeAll(async () => {
     ],
     { cwd: app },
   );
+  // The durable function's SDK, an optional peer, linked by hand: `npm install` of a folder would install the SDK's
+  // own dependencies into this repository's node_modules. Through the link, Node and tsc find them there anyway.
+  mkdirSync(join(app, 'node_modules/@aws'));
+  symlinkSync(local('@aws/durable-execution-sdk-js'), join(app, 'node_modules/@aws/durable-execution-sdk-js'), 'dir');
   manifest = JSON.parse(readFileSync(join(app, 'node_modules/mcp-tasks-sfn/package.json'), 'utf8'));
 
   const tsc = join(PACKAGE_ROOT, 'node_modules/typescript/bin/tsc');
   // The app checked as TypeScript sees it (checkJs) against the package's declarations, strict, Node ESM resolution.
-  const checkJs = [
+  const strict = [
     '--noEmit',
-    '--allowJs',
-    '--checkJs',
     '--strict',
     '--module',
     'nodenext',
@@ -97,21 +123,33 @@ beforeAll(async () => {
     '--target',
     'es2022',
   ];
-  const nodeTypes = ['--skipLibCheck', '--typeRoots', join(PACKAGE_ROOT, 'node_modules/@types'), '--types', 'node'];
-  // The two synths and the type check are independent: run them side by side.
-  const [, unlogged, checked] = await Promise.all([
+  const checkJs = [...strict, '--allowJs', '--checkJs'];
+  const nodeTypes = ['--typeRoots', join(PACKAGE_ROOT, 'node_modules/@types'), '--types', 'node'];
+  const failure = (error: { code?: number; stdout: string; stderr: string }) => error;
+  // The two synths, the type checks and the unconfigured durable helpers are independent: run them side by side.
+  const [, unlogged, checked, durableChecked, helpersUnconfigured] = await Promise.all([
     run(process.execPath, ['app.mjs', 'cdk.out'], { cwd: app }),
     run(process.execPath, ['app.mjs', 'cdk.out.refused', '--unlogged-machine'], { cwd: app }).then(
       () => ({ stderr: '' }),
       (error: { code?: number; stderr: string }) => error,
     ),
-    run(process.execPath, [tsc, ...checkJs, ...nodeTypes, 'app.mjs'], { cwd: app }).then(
+    run(process.execPath, [tsc, ...checkJs, '--skipLibCheck', ...nodeTypes, 'app.mjs'], { cwd: app }).then(
       ({ stdout }) => ({ code: 0, stdout }),
-      (error: { code?: number; stdout: string }) => error,
+      failure,
     ),
+    // Every declaration checked, the package's and the SDK's: a team's tsconfig may well have skipLibCheck off.
+    run(process.execPath, [tsc, ...strict, '--skipLibCheck', 'false', ...nodeTypes, 'durable-function.ts'], {
+      cwd: app,
+    }).then(({ stdout }) => ({ code: 0, stdout }), failure),
+    run(process.execPath, ['durable-unconfigured.mjs'], {
+      cwd: app,
+      env: Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== ENV.tableName)),
+    }).then(({ stdout, stderr }) => ({ code: 0, stdout, stderr }), failure),
   ]);
   refused = unlogged;
   typeCheck = checked;
+  durableTypeCheck = durableChecked;
+  unconfigured = helpersUnconfigured;
   resources = JSON.parse(readFileSync(join(app, 'cdk.out/Consumer.template.json'), 'utf8')).Resources;
 }, 180_000);
 
@@ -135,7 +173,13 @@ describe('the packed package', () => {
   });
 
   it('asks the app only for aws-cdk-lib and constructs: the handlers bring their dependencies in their bundles', () => {
-    expect(Object.keys(manifest.peerDependencies ?? {}).sort()).toEqual(['aws-cdk-lib', 'constructs']);
+    expect(Object.keys(manifest.peerDependencies ?? {}).sort()).toEqual([
+      '@aws/durable-execution-sdk-js',
+      'aws-cdk-lib',
+      'constructs',
+    ]);
+    // The durable execution SDK only for a durable function's types (see the durable subpath below).
+    expect(manifest.peerDependenciesMeta).toEqual({ '@aws/durable-execution-sdk-js': { optional: true } });
     const imported = [...packagesImportedFrom(join(app, 'node_modules/mcp-tasks-sfn/dist/lib/index.js'))].sort();
     expect(imported.filter((name) => !name.startsWith('node:'))).toEqual(['aws-cdk-lib', 'constructs']);
   });
@@ -235,6 +279,67 @@ describe('a fresh CDK app that installs the tarball', () => {
     // `.bin` holds npm's link to the package's own `mcp-tasks` command when the CLI was built before packing: not a
     // package.
     const installed = readdirSync(join(app, 'node_modules')).filter((entry) => entry !== '.bin');
-    expect(installed.sort()).toEqual(['.package-lock.json', 'aws-cdk-lib', 'cdk-nag', 'constructs', 'mcp-tasks-sfn']);
+    expect(installed.sort()).toEqual([
+      '.package-lock.json',
+      '@aws',
+      'aws-cdk-lib',
+      'cdk-nag',
+      'constructs',
+      'mcp-tasks-sfn',
+    ]);
+    // The one package in @aws/ is the durable function's SDK, linked in for its type check: none came with ours.
+    expect(readdirSync(join(app, 'node_modules/@aws'))).toEqual(['durable-execution-sdk-js']);
+  });
+});
+
+describe('the durable subpath, mcp-tasks-sfn/durable', () => {
+  const installed = (path: string) => join(app, 'node_modules/mcp-tasks-sfn', path);
+
+  it('is exported with its types and packed as one bundle with its declarations', () => {
+    expect(manifest).toMatchObject({
+      exports: { './durable': { types: './dist/durable/index.d.ts', default: './dist/durable/index.mjs' } },
+    });
+    expect(packedFiles).toEqual(
+      expect.arrayContaining([
+        'dist/durable/index.mjs',
+        'dist/durable/index.d.ts',
+        'dist/durable/lambda/handlers/durable-workflow-helpers.d.ts',
+      ]),
+    );
+    // Declarations only: the helpers' sources and their other modules stay in the bundle.
+    expect(packedFiles.filter((file) => file.startsWith('dist/durable/lambda/') && !file.endsWith('.d.ts'))).toEqual(
+      [],
+    );
+  });
+
+  it('imports no package at run time: the AWS SDK is in its bundle, the durable execution SDK only in its types', () => {
+    const bundle = readFileSync(installed('dist/durable/index.mjs'), 'utf8');
+    const specifiers = [...bundle.matchAll(/\bfrom\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/g)].map(
+      ([, from, imported]) => (from ?? imported)!,
+    );
+    expect(specifiers.filter((specifier) => !specifier.startsWith('node:'))).toEqual([]);
+  });
+
+  it('names no AWS SDK type in its declarations: only its optional peer, the durable execution SDK', () => {
+    const declarations = packedFiles.filter((file) => file.startsWith('dist/durable/') && file.endsWith('.d.ts'));
+    const imported = declarations.flatMap((file) =>
+      [...readFileSync(installed(file), 'utf8').matchAll(/^(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]/gm)]
+        .map(([, specifier]) => specifier!)
+        .filter((specifier) => !specifier.startsWith('.')),
+    );
+    expect([...new Set(imported)]).toEqual(['@aws/durable-execution-sdk-js']);
+  });
+
+  it('type-checks a team’s durable function against its declarations, strict, with skipLibCheck off', () => {
+    expect({ code: durableTypeCheck.code, stdout: durableTypeCheck.stdout }).toEqual({ code: 0, stdout: '' });
+  });
+
+  it('imports in Node by the package name, and its ask and report reject naming TASK_TABLE_NAME when it is unset', () => {
+    expect(unconfigured.code).toBe(0);
+    const missing = `Error: Environment variable ${ENV.tableName} is required`;
+    expect(JSON.parse(unconfigured.stdout)).toEqual([
+      { rejected: expect.stringContaining(missing) },
+      { rejected: expect.stringContaining(missing) },
+    ]);
   });
 });
