@@ -119,6 +119,22 @@ describe('AWS calls per poll with task events and webhooks on, as deployed', () 
     await eventsServer?.close();
   });
 
+  it('a task-augmented tools/call: the task stored, its two per-owner limit counters, one StartExecution', async () => {
+    // The first call of the instance also reads the tool catalog; the second is what every create costs.
+    const call = () =>
+      eventsClient.request(
+        { method: 'tools/call', params: { name: 'text_stats', arguments: { text: 'a b' }, task: { ttl: 600_000 } } },
+        CreateTaskResultSchema,
+      );
+    await call();
+    eventsCounter.reset();
+    await call();
+    // PutItem: the task; UpdateItem: the owner's creations this minute, and its place among its active tasks (both
+    // conditional, one small item each: creation-limit.ts, dynamodb-owner-quotas.ts). No read, no subscription Query:
+    // the events a create makes come from the table's stream, in another function.
+    expect(eventsCounter.calls).toEqual({ PutItemCommand: 1, UpdateItemCommand: 2, StartExecutionCommand: 1 });
+  });
+
   it('tasks/get of a task the status events keep current: one GetItem, no Step Functions call, no subscription Query', async () => {
     const { task } = await eventsClient.request(
       { method: 'tools/call', params: { name: 'text_stats', arguments: { text: 'a b' }, task: { ttl: 600_000 } } },
