@@ -112,7 +112,7 @@ function row(figure: string, ours: string, baseline: string, ratio: number, goal
 const ms = (value: number): string => `${value.toFixed(1)} ms`;
 
 async function main(): Promise<void> {
-  const infrastructure = await startLocalInfrastructure({ example: EXAMPLE_TOOLS });
+  const infrastructure = await startLocalInfrastructure({ example: EXAMPLE_TOOLS }, { progressTableName: 'bench' });
   const started: Server[] = [];
   try {
     await infrastructure.createTable('bench');
