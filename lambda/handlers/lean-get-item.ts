@@ -63,6 +63,8 @@ interface Route {
   readonly signer: SignatureV4;
   readonly agent: HttpAgent;
   readonly send: typeof httpRequest;
+  /** The client's config, whose systemClockOffset the SDK keeps up to date from every answer's Date header. */
+  readonly clock: { systemClockOffset?: number };
 }
 
 /**
@@ -84,6 +86,7 @@ export function sendGetItemLean(client: DynamoDBClient): void {
         ? new HttpsAgent({ keepAlive: true, maxSockets: MAX_SOCKETS })
         : new HttpAgent({ keepAlive: true, maxSockets: MAX_SOCKETS }),
       send: https ? httpsRequest : httpRequest,
+      clock: config,
     };
   };
   const middleware: InitializeMiddleware<ServiceInputTypes, ServiceOutputTypes> = (next, context) => async (args) => {
@@ -161,19 +164,23 @@ interface GetItemAnswer extends Record<string, unknown> {
 
 /** One signed POST, bounded like the production clients' requests: 1 s to connect, 3 s in all. */
 async function attempt(route: Route, body: string): Promise<GetItemAnswer> {
-  const { url, signer } = route;
-  const signed = await signer.sign({
-    method: 'POST',
-    protocol: url.protocol,
-    hostname: url.hostname,
-    ...(url.port !== '' ? { port: Number(url.port) } : {}),
-    path: url.pathname,
-    query: {},
-    headers: { host: url.host, 'content-type': CONTENT_TYPE, 'x-amz-target': TARGET },
-    body,
-  });
-  const response = await post(route, signed.headers, body);
-  const text = await readText(response);
+  const { url, signer, clock } = route;
+  const signed = await signer.sign(
+    {
+      method: 'POST',
+      protocol: url.protocol,
+      hostname: url.hostname,
+      ...(url.port !== '' ? { port: Number(url.port) } : {}),
+      path: url.pathname,
+      query: {},
+      headers: { host: url.host, 'content-type': CONTENT_TYPE, 'x-amz-target': TARGET },
+      body,
+    },
+    // Dated by the clock the SDK has corrected (as its signer does), not the local one, which may be skewed.
+    { signingDate: new Date(Date.now() + (clock.systemClockOffset ?? 0)) },
+  );
+  const sentAt = Date.now();
+  const { response, text } = await post(route, signed.headers, body);
   const status = response.statusCode ?? 0;
   const requestId = headerOf(response, 'x-amzn-requestid');
   const $metadata = { httpStatusCode: status, ...(requestId !== undefined ? { requestId } : {}) };
@@ -182,7 +189,29 @@ async function attempt(route: Route, body: string): Promise<GetItemAnswer> {
     const output = JSON.parse(text, text.includes('"B') ? bytesOfBinaryValues : undefined) as Record<string, unknown>;
     return { ...output, $metadata };
   }
-  throw serviceErrorOf(status, text, $metadata);
+  const error = serviceErrorOf(status, text, $metadata);
+  correctClock(clock, headerOf(response, 'date'), sentAt, error);
+  throw error;
+}
+
+/**
+ * The SDK signer's error handler: a refusal's Date header sets the client's clock offset, and a correction of more
+ * than 4 minutes makes the error transient (clockSkewCorrected), so the retry is signed with the corrected clock.
+ */
+function correctClock(
+  clock: Route['clock'],
+  date: string | undefined,
+  sentAt: number,
+  error: DynamoDBServiceException,
+): void {
+  const serverTime = date === undefined ? NaN : Date.parse(date);
+  const receivedAt = Date.now();
+  if (Number.isNaN(serverTime) || receivedAt - sentAt > 900_000) return;
+  const before = clock.systemClockOffset;
+  const offset = serverTime - receivedAt;
+  clock.systemClockOffset = offset;
+  if (Math.abs(offset) >= 240_000 && offset !== before)
+    error.$metadata = { ...error.$metadata, clockSkewCorrected: true } as DynamoDBServiceException['$metadata'];
 }
 
 /** JSON.parse's reviver: `{ "B": base64 }` and `{ "BS": [base64] }` attribute values as the SDK gives them, bytes. */
@@ -193,18 +222,38 @@ function bytesOfBinaryValues(this: unknown, key: string, value: unknown): unknow
   return value;
 }
 
-function post(route: Route, headers: Record<string, string>, body: string): Promise<IncomingMessage> {
+/** The exchange, answer body included, bounded like the production clients' requests: 1 s to connect, 3 s in all. */
+function post(
+  route: Route,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ response: IncomingMessage; text: string }> {
   return new Promise((resolve, reject) => {
     const timedOut = (what: string, ms: number) =>
       Object.assign(new Error(`The DynamoDB ${what} did not complete within ${ms} ms`), { name: 'TimeoutError' });
-    const sent = route.send(route.url, { method: 'POST', agent: route.agent, headers }, (response) => {
+    let received: IncomingMessage | undefined;
+    const fail = (error: Error) => {
       clearTimeout(requestTimer);
-      resolve(response);
+      reject(error);
+    };
+    const sent = route.send(route.url, { method: 'POST', agent: route.agent, headers }, (response) => {
+      received = response;
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => {
+        clearTimeout(requestTimer);
+        resolve({ response, text });
+      });
+      response.on('error', fail);
     });
-    const requestTimer = setTimeout(
-      () => sent.destroy(timedOut('request', AWS_REQUEST_TIMEOUT_MS)),
-      AWS_REQUEST_TIMEOUT_MS,
-    );
+    // Until the body's end, not only its headers: an answer that stops halfway would otherwise hold the poll forever.
+    const requestTimer = setTimeout(() => {
+      const error = timedOut('request', AWS_REQUEST_TIMEOUT_MS);
+      received?.destroy(error);
+      sent.destroy(error);
+      reject(error);
+    }, AWS_REQUEST_TIMEOUT_MS);
     sent.on('socket', (socket) => {
       if (!socket.connecting) return;
       const connectTimer = setTimeout(
@@ -214,21 +263,8 @@ function post(route: Route, headers: Record<string, string>, body: string): Prom
       socket.once('connect', () => clearTimeout(connectTimer));
       socket.once('close', () => clearTimeout(connectTimer));
     });
-    sent.on('error', (error) => {
-      clearTimeout(requestTimer);
-      reject(error);
-    });
+    sent.on('error', fail);
     sent.end(body);
-  });
-}
-
-function readText(response: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let text = '';
-    response.setEncoding('utf8');
-    response.on('data', (chunk: string) => (text += chunk));
-    response.on('end', () => resolve(text));
-    response.on('error', reject);
   });
 }
 
