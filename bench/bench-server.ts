@@ -22,6 +22,12 @@ export type BenchServerConfig =
       readonly eventTableName: string;
       readonly tools: ToolDefinition[];
       readonly settings: TaskServiceSettings;
+      /**
+       * Time added to every AWS call, before it is sent: a call inside a Region takes milliseconds, one to a stand-in
+       * on loopback a fraction of one, so an instance's own rate of work is AWS's rather than this machine's.
+       * @default 0
+       */
+      readonly awsCallLatencyMs?: number;
     };
 
 export interface BenchServerStats {
@@ -36,6 +42,8 @@ function appFor(config: BenchServerConfig): McpHttpApp {
   if (config.kind === 'anchor') return createAnchorApp();
   const clients = localClients(config);
   counter = countAwsCalls(clients);
+  if (config.awsCallLatencyMs !== undefined && config.awsCallLatencyMs > 0)
+    delayAwsCalls(clients, config.awsCallLatencyMs);
   const quiet = { info: () => {}, warn: () => {}, error: () => {} };
   return createBackend(
     {
@@ -48,6 +56,22 @@ function appFor(config: BenchServerConfig): McpHttpApp {
     clients,
     quiet,
   ).app;
+}
+
+/** Every call of both clients waits `ms` first (once per call, not per retry), as a round trip to AWS would. */
+function delayAwsCalls(clients: ReturnType<typeof localClients>, ms: number): void {
+  for (const client of [clients.dynamoDb, clients.stepFunctions]) {
+    const stack = client.middlewareStack as unknown as {
+      add(middleware: unknown, options: { step: 'initialize'; priority: 'high'; name: string }): void;
+    };
+    stack.add(
+      (next: (args: unknown) => Promise<unknown>) => async (args: unknown) => {
+        await new Promise((resolve) => setTimeout(resolve, ms));
+        return next(args);
+      },
+      { step: 'initialize', priority: 'high', name: 'benchAwsCallLatency' },
+    );
+  }
 }
 
 async function main(): Promise<void> {
