@@ -1,25 +1,32 @@
 // Counts the AWS calls a client sends, by command (`QueryCommand`, `DescribeExecutionCommand`, ...), with an SDK
 // middleware: the calls still go to the real endpoint. The bench and the tests use it to show what an operation costs.
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { LambdaClient } from '@aws-sdk/client-lambda';
 import type { SFNClient } from '@aws-sdk/client-sfn';
+
+type Service = 'dynamoDb' | 'stepFunctions' | 'lambda';
 
 export interface AwsCallCounter {
   /** Calls sent so far, by command name; retries count again. */
   readonly calls: Readonly<Record<string, number>>;
-  /** All calls sent so far to the clients whose service name is given (`dynamoDb` or `stepFunctions`). */
-  total(service?: 'dynamoDb' | 'stepFunctions'): number;
+  /** All calls sent so far to the clients whose service name is given (`dynamoDb`, `stepFunctions` or `lambda`). */
+  total(service?: Service): number;
   /** Forgets the counts so far. */
   reset(): void;
 }
 
+/** Counts the calls of each client given: Lambda's too when there is one (durable functions). */
 export function countAwsCalls(clients: {
   readonly dynamoDb: DynamoDBClient;
   readonly stepFunctions: SFNClient;
+  readonly lambda?: LambdaClient | undefined;
 }): AwsCallCounter {
   const calls: Record<string, number> = {};
-  const byService = { dynamoDb: 0, stepFunctions: 0 };
-  for (const service of ['dynamoDb', 'stepFunctions'] as const) {
-    const stack = clients[service].middlewareStack as unknown as {
+  const byService: Record<Service, number> = { dynamoDb: 0, stepFunctions: 0, lambda: 0 };
+  for (const service of ['dynamoDb', 'stepFunctions', 'lambda'] as const) {
+    const client = clients[service];
+    if (client === undefined) continue;
+    const stack = client.middlewareStack as unknown as {
       add(middleware: unknown, options: { step: 'initialize'; name: string }): void;
     };
     stack.add(
@@ -34,10 +41,11 @@ export function countAwsCalls(clients: {
   }
   return {
     calls,
-    total: (service) => (service === undefined ? byService.dynamoDb + byService.stepFunctions : byService[service]),
+    total: (service) =>
+      service === undefined ? byService.dynamoDb + byService.stepFunctions + byService.lambda : byService[service],
     reset: () => {
       for (const name of Object.keys(calls)) delete calls[name];
-      byService.dynamoDb = byService.stepFunctions = 0;
+      byService.dynamoDb = byService.stepFunctions = byService.lambda = 0;
     },
   };
 }

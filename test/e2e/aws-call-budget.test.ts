@@ -1,7 +1,8 @@
 // What each task operation costs in AWS calls, counted on the real clients (DynamoDB Local, the Step Functions
 // emulator): polls, waits and listings read only the table, which the status events keep current (their stand-in runs
 // on clients of its own, as the status-sync function does in AWS), and the reconciler's check of a running task is
-// one describe, one page of history and one claim; a new instance reads its declared tool catalog once.
+// one describe, one page of history and one claim; a new instance reads its declared tool catalog once; a durable
+// function's task costs Lambda one Invoke to start and nothing to poll.
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -9,10 +10,13 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { DynamoDbTaskStore } from '../../lambda/store/dynamodb-task-store.js';
 import type { TaskStore } from '../../lambda/store/task-store.js';
 import { countAwsCalls, type AwsCallCounter } from '../../local/aws-call-counter.js';
+import { durableExecutionOf } from '../support/durable-executions.js';
 import {
   connectClient,
+  durableTools,
   GENEROUS_WAIT,
   localAwsClients,
+  progressTable,
   startTestServer,
   type TestServer,
 } from '../support/local-backend.js';
@@ -173,5 +177,60 @@ describe('AWS calls for the declared tool catalog, as deployed', () => {
       await fresh.close();
       await instance.close();
     }
+  });
+});
+
+describe('AWS calls of a durable function’s task (the local runner of durable functions), as deployed', () => {
+  let durableServer: TestServer;
+  let durableClient: Client;
+  let durableCounter: AwsCallCounter;
+
+  beforeAll(async () => {
+    const clients = localAwsClients();
+    durableCounter = countAwsCalls(clients);
+    durableServer = await startTestServer({}, { clients, tableName: progressTable(), tools: durableTools() });
+    durableClient = await connectClient(durableServer.url);
+  });
+  afterAll(async () => {
+    await durableClient?.close();
+    await durableServer?.close();
+  });
+
+  it('one Invoke to create, one GetItem a poll and no Lambda call, one StopDurableExecution and one describe to cancel', async () => {
+    await durableClient.listTools(); // the instance's one read of its tool catalog
+    durableCounter.reset();
+    const { task } = await durableClient.request(
+      {
+        method: 'tools/call',
+        params: {
+          name: 'durable_review',
+          arguments: { documents: ['One two three.'], reviewSeconds: 0 },
+          task: { ttl: 600_000 },
+        },
+      },
+      CreateTaskResultSchema,
+    );
+    // The task, the owner's two limit counters, and the start: an asynchronous Invoke named after the task.
+    expect(durableCounter.calls).toEqual({ PutItemCommand: 1, UpdateItemCommand: 2, InvokeCommand: 1 });
+    // The workflow's question, recorded by the function itself on the table: the task is current without Lambda.
+    await vi.waitUntil(
+      async () => (await durableServer.backend.store.get('alice', task.taskId))?.status === 'input_required',
+      GENEROUS_WAIT,
+    );
+    durableCounter.reset();
+    for (let poll = 0; poll < 3; poll++)
+      expect((await durableClient.experimental.tasks.getTask(task.taskId)).status).toBe('input_required');
+    expect(durableCounter.calls).toEqual({ GetItemCommand: 3 });
+    durableCounter.reset();
+    expect((await durableClient.experimental.tasks.cancelTask(task.taskId)).status).toBe('cancelled');
+    // Read the task, stop its execution, read what it ended as; record the end and free the owner's active slot.
+    expect(durableCounter.calls).toEqual({
+      GetItemCommand: 1,
+      StopDurableExecutionCommand: 1,
+      GetDurableExecutionCommand: 1,
+      UpdateItemCommand: 2,
+    });
+    expect(durableCounter.total('lambda')).toBe(2);
+    expect(await durableExecutionOf(task.taskId)).toMatchObject({ status: 'STOPPED' });
   });
 });
