@@ -9,9 +9,9 @@ import { SYSTEM_CLOCK } from '../core/clock.js';
 import { TaskExpiredError, TaskNotFoundError } from '../core/errors.js';
 import { TaskEventFeed } from '../events/task-event-feed.js';
 import { createTaskEventParts, type TaskEventParts, type TaskEventsConfig } from './task-events-core.js';
+import { defaultLogger } from './default-logger.js';
 import {
   createTaskCore,
-  defaultLogger,
   loadDefaultClients,
   type BackendClientsSource,
   type TaskCore,

@@ -8,7 +8,8 @@ import { taskCoreConfigFromEnvironment } from './environment.js';
 import { positiveInteger } from './environment-values.js';
 import { handlerClients } from './handler-clients.js';
 import { PowertoolsTaskMetrics } from './powertools-metrics.js';
-import { createTaskCore, defaultLogger } from './task-core.js';
+import { createTaskCore } from './task-core.js';
+import { defaultLogger } from './default-logger.js';
 import { traced, tracerFromEnvironment } from './tracing.js';
 
 /** Time kept back from the function's timeout: no check begins after it, so one begun just before still ends. */

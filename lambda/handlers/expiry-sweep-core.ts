@@ -11,7 +11,7 @@ import { DynamoDbOwnerQuotas } from '../store/dynamodb-owner-quotas.js';
 import { DynamoDbTaskStore } from '../store/dynamodb-task-store.js';
 import { defaultClients } from './aws-clients.js';
 import type { BackendClients } from './aws-clients.js';
-import { defaultLogger } from './task-core.js';
+import { defaultLogger } from './default-logger.js';
 
 export interface ExpirySweepConfig {
   readonly tableName: string;

@@ -5,7 +5,7 @@ import { expirySweepConfigFromEnvironment } from './environment.js';
 import { createExpirySweep } from './expiry-sweep-core.js';
 import { handlerClients } from './handler-clients.js';
 import { PowertoolsTaskMetrics } from './powertools-metrics.js';
-import { defaultLogger } from './task-core.js';
+import { defaultLogger } from './default-logger.js';
 import { traced, tracerFromEnvironment } from './tracing.js';
 import type { ExpirySweepReport } from '../service/expiry-sweep-service.js';
 

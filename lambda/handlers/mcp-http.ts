@@ -18,7 +18,7 @@ import { secretValue } from './secret-values.js';
 import { mcpHttpOptionsFromEnvironment } from './mcp-http-environment.js';
 import { PowertoolsTaskMetrics } from './powertools-metrics.js';
 import { sendResponse, streamingRuntime, type ResponseStream } from './response-streaming.js';
-import { defaultLogger } from './task-core.js';
+import { defaultLogger } from './default-logger.js';
 import { traced, tracerFromEnvironment } from './tracing.js';
 
 // Built once per Lambda instance, outside the handler, so warm invocations reuse clients and compiled schemas. The

@@ -6,7 +6,7 @@ import { requestFromEvent } from './api-gateway.js';
 import { AWS_CLIENT_BOUNDS } from './aws-clients.js';
 import { createOAuthProxyFromConfig, oauthProxyConfigFromEnvironment } from './oauth-proxy-core.js';
 import { secretValue } from './secret-values.js';
-import { defaultLogger } from './task-core.js';
+import { defaultLogger } from './default-logger.js';
 import { PowertoolsTaskMetrics } from './powertools-metrics.js';
 
 const logger = defaultLogger();

@@ -12,7 +12,7 @@ import {
 import { DynamoDbProgressStore } from '../store/dynamodb-progress-store.js';
 import { ENV } from '../contract/environment-names.js';
 import { AWS_CLIENT_BOUNDS } from './aws-clients.js';
-import { defaultLogger } from './task-core.js';
+import { defaultLogger } from './default-logger.js';
 
 const logger = defaultLogger();
 

@@ -2,7 +2,8 @@
 // "Durable Execution Status Change"): records each execution's new status on its task, so a poll finds it there with
 // one DynamoDB read instead of waiting for its next refresh (a describe at most once per refresh interval, which still
 // catches a lost event). A thrown error makes Lambda retry, then dead-letter.
-import { createTaskCore, defaultLogger } from './task-core.js';
+import { createTaskCore } from './task-core.js';
+import { defaultLogger } from './default-logger.js';
 import { taskCoreConfigFromEnvironment } from './environment.js';
 import { executionChangeOf, type StatusChangeEvent } from './execution-status-event.js';
 import { handlerClients } from './handler-clients.js';

@@ -68,9 +68,6 @@ export interface TaskCore {
   readonly toolListChanges?: ToolListChanges;
 }
 
-// Re-exported: the entry points import them from here, as they did before they moved.
-export { SERVICE_NAME, defaultLogger } from './default-logger.js';
-
 /** Store, executor, registry and task service without the MCP HTTP app: what a function that serves no tools needs. */
 export function createTaskCore(
   config: TaskCoreConfig,

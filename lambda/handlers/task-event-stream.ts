@@ -10,7 +10,7 @@ import { handlerClients } from './handler-clients.js';
 import { PowertoolsTaskMetrics } from './powertools-metrics.js';
 import { createTaskEventParts } from './task-events-core.js';
 import { createTaskEventStreamHandler } from './task-event-stream-core.js';
-import { defaultLogger } from './task-core.js';
+import { defaultLogger } from './default-logger.js';
 import { traced, tracerFromEnvironment } from './tracing.js';
 
 const logger = defaultLogger();

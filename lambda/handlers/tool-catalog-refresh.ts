@@ -7,7 +7,7 @@ import type { RefreshReport } from '../discovery/catalog-refresher.js';
 import { AWS_CLIENT_BOUNDS } from './aws-clients.js';
 import { handlerClients } from './handler-clients.js';
 import { PowertoolsTaskMetrics } from './powertools-metrics.js';
-import { defaultLogger } from './task-core.js';
+import { defaultLogger } from './default-logger.js';
 import { createCatalogRefresher } from './tool-catalog-refresh-core.js';
 import { catalogRefreshConfigFromEnvironment } from './tool-catalog-refresh-environment.js';
 import { traced, tracerFromEnvironment } from './tracing.js';

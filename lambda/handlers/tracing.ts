@@ -4,7 +4,7 @@
 import type { Tracer } from '@aws-lambda-powertools/tracer';
 import { ENV } from '../contract/environment-names.js';
 import type { BackendClients } from './aws-clients.js';
-import { SERVICE_NAME } from './task-core.js';
+import { SERVICE_NAME } from './default-logger.js';
 
 /** The Tracer when the environment turns tracing on, else `undefined` and nothing loaded. */
 export async function tracerFromEnvironment(env: NodeJS.ProcessEnv): Promise<Tracer | undefined> {

@@ -17,7 +17,7 @@ import { AesGcmSecretSealer } from '../store/secret-sealer.js';
 import { AWS_CLIENT_BOUNDS } from './aws-clients.js';
 import { required } from './environment-values.js';
 import { sealingKeyFromSecret, trustedOriginsOf } from './events-environment.js';
-import { defaultLogger } from './task-core.js';
+import { defaultLogger } from './default-logger.js';
 import { traced, tracerFromEnvironment } from './tracing.js';
 import { createWebhookDeliveryHandler, type VisibilityChanger } from './webhook-delivery-core.js';
 
