@@ -142,6 +142,7 @@ async function main(): Promise<void> {
       dynamoDbEndpoint: infrastructure.dynamoDbEndpoint,
       taskTableName: 'bench',
       service: createTaskCore({ tableName: 'bench', settings: DEFAULT_SETTINGS }, aws).service,
+      executionEnded: infrastructure.onExecutionEnded,
     });
 
     const textStats = { name: 'text_stats', arguments: { text: 'a b c' } };

@@ -225,6 +225,7 @@ async function main(): Promise<void> {
       dynamoDbEndpoint: infrastructure.dynamoDbEndpoint,
       taskTableName: TABLE,
       service: createTaskCore({ tableName: TABLE, settings: SETTINGS }, aws, QUIET).service,
+      executionEnded: infrastructure.onExecutionEnded,
     });
     for (let index = 0; index < Math.max(...PROCESS_COUNTS); index++)
       servers.push(

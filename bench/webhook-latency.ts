@@ -117,6 +117,7 @@ async function main(): Promise<void> {
       dynamoDbEndpoint: infrastructure.dynamoDbEndpoint,
       taskTableName: TABLE_NAME,
       service: backend.service,
+      executionEnded: infrastructure.onExecutionEnded,
     });
     stopAll.push(statusEvents.stop);
     const server = await startDevServer(backend.app, { resolveOwner: singleOwner(OWNER) });

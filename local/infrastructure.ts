@@ -44,6 +44,11 @@ export interface LocalInfrastructure<Name extends string = string> {
   executionsStarted(): number;
   /** Calls the emulator refused with ThrottlingException, by action (only in quota mode). */
   throttledCalls(): Readonly<Record<string, number>>;
+  /**
+   * Calls `listener` with the ARN of each execution that ends by itself, as it ends (the emulator's stand-in for
+   * EventBridge's status-change events, to a listener in this process); returns what stops the calls.
+   */
+  onExecutionEnded(listener: (executionArn: string) => void): () => void;
   /** A new, empty task table. */
   createTable(tableName: string): Promise<void>;
   stop(): Promise<void>;
@@ -181,10 +186,12 @@ export async function startLocalInfrastructure<Name extends string>(
     return reportProgress(event);
   };
   const dynamoDb = await startDynamoDbLocal();
+  const endedListeners = new Set<(executionArn: string) => void>();
   const stepFunctions = await startStepFunctionsEmulator({
     region: LOCAL_REGION,
     accountId: LOCAL_ACCOUNT,
     lambdaHandlers,
+    onExecutionEnded: (executionArn) => endedListeners.forEach((listener) => listener(executionArn)),
     ...(options.stepFunctionsQuotas === undefined ? {} : { quotas: options.stepFunctionsQuotas }),
   }).catch(async (error: unknown) => {
     await dynamoDb.stop();
@@ -230,6 +237,10 @@ export async function startLocalInfrastructure<Name extends string>(
       tools,
       executionsStarted: () => stepFunctions.executionsStarted,
       throttledCalls: () => stepFunctions.throttledCalls(),
+      onExecutionEnded: (listener) => {
+        endedListeners.add(listener);
+        return () => void endedListeners.delete(listener);
+      },
       createTable: (tableName) => createTaskTable(clients.dynamoDb, tableName),
       stop,
     };

@@ -119,6 +119,7 @@ async function main(): Promise<void> {
       dynamoDbEndpoint: infrastructure.dynamoDbEndpoint,
       taskTableName: TABLE_NAME,
       service: backend.service,
+      executionEnded: infrastructure.onExecutionEnded,
       onError: (error) => localLogger.warn('Task table stream read failed', { error: String(error) }),
     });
     stopAll.push(statusEvents.stop);

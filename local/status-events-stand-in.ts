@@ -18,6 +18,12 @@ export interface LocalStatusEventsOptions {
   readonly service: Pick<TaskService, 'getTask' | 'recordExecutionEvent'>;
   /** @default 200 */
   readonly intervalMs?: number;
+  /**
+   * Where the emulator runs in this process: its news of each execution that ends (LocalInfrastructure's
+   * onExecutionEnded), recorded at once, as EventBridge pushes it in AWS; the look every `intervalMs` stays for what
+   * this does not see (an emulator in another process, a step's progress).
+   */
+  readonly executionEnded?: (listener: (executionArn: string) => void) => () => void;
   readonly onError?: (error: unknown) => void;
 }
 
@@ -70,8 +76,13 @@ export async function startLocalStatusEvents(options: LocalStatusEventsOptions):
     },
     ...(options.onError ? { onError: options.onError } : {}),
   });
+  const stopPush = options.executionEnded?.((executionArn) => {
+    // Not this backend's execution (another machine's, an EXPRESS child): the record finds no task and does nothing.
+    options.service.recordExecutionEvent(executionArn, 'describe').catch((error: unknown) => options.onError?.(error));
+  });
   return {
     stop: async () => {
+      stopPush?.();
       watcher.stop();
       await poller.stop();
     },

@@ -27,6 +27,11 @@ export interface StepFunctionsEmulatorOptions {
    * them is refused with `ThrottlingException`, as AWS refuses it. @default off (no action is ever throttled)
    */
   quotas?: StepFunctionsQuotaOptions;
+  /**
+   * Told of each STANDARD or EXPRESS execution that ends by itself (succeeded, failed, timed out), right as it ends:
+   * what EventBridge's status-change events would say, for a stand-in of them in the same process.
+   */
+  onExecutionEnded?: (executionArn: string) => void;
 }
 
 export interface StepFunctionsEmulator {
@@ -88,6 +93,7 @@ export async function startStepFunctionsEmulator(
   const registry = new Registry(
     { region: options.region ?? 'us-east-1', accountId: options.accountId ?? '000000000000' },
     { ...options.lambdaHandlers },
+    options.onExecutionEnded,
   );
   const operations = createOperations(registry);
   const quotas = options.quotas === undefined ? undefined : new ApiQuotas(options.quotas);

@@ -147,6 +147,8 @@ export class Registry {
   constructor(
     private readonly scope: AccountScope,
     private readonly lambdas: LambdaHandlers,
+    /** Told of each execution that ends by itself (not by StopExecution), as EventBridge would be. */
+    private readonly onEnded: (executionArn: string) => void = () => {},
   ) {}
 
   createStateMachine(request: CreateMachineRequest): MachineRecord {
@@ -276,6 +278,7 @@ export class Registry {
     this.tokens.closeExecution(record.arn);
     if (record.status !== 'RUNNING') return; // already stopped; the stop decided the final state
     Object.assign(record, outcome, { stopDate: new Date() });
+    this.onEnded(record.arn);
   }
 
   /** A STANDARD execution, as DescribeExecution, StopExecution and GetExecutionHistory find it. */
