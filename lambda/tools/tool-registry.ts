@@ -25,13 +25,16 @@ export class ToolRegistry {
 
   /**
    * Serves `declared` as the tools written in code, in place of those given to the constructor: the declared catalog,
-   * which an instance reads after it starts. Call it before serving discovered tools (their names are checked against
-   * these). Throws on invalid definitions, as the constructor does.
+   * which an instance reads at its first request that may need a tool. Discovered tools already served stay served
+   * (an instance's first request, say its initialize, may have read the discovered catalog before this), but for one
+   * that a declared tool's name now takes. Throws on invalid definitions, as the constructor does.
    */
   serveDeclared(declared: readonly ToolDefinition[]): void {
+    const discovered = [...this.tools.values()].filter((tool) => !this.codeTools.has(tool.name));
     this.codeTools = validToolMap(declared);
     this.tools = this.codeTools;
     this.validators.clear();
+    if (discovered.length > 0) this.replaceDiscovered(discovered);
   }
 
   /**

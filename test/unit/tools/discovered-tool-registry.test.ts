@@ -32,6 +32,17 @@ describe('discovered tools in the registry', () => {
     expect(registry.get('code').description).toBe('The code tool.');
   });
 
+  it('stay served when the declared tools come after them, but for one a declared tool’s name takes', () => {
+    // An instance's first request (an initialize) reads the discovered catalog; its first tools/list the declared one.
+    const registry = new ToolRegistry([]);
+    registry.replaceDiscovered([tool('refund'), tool('invoice')]);
+    registry.serveDeclared([tool('code'), { ...tool('invoice'), description: 'Declared.' }]);
+    expect(registry.list().map((each) => each.name)).toEqual(['code', 'invoice', 'refund']);
+    expect(registry.get('invoice').description).toBe('Declared.');
+    registry.replaceDiscovered([tool('other')]);
+    expect(registry.list().map((each) => each.name)).toEqual(['code', 'invoice', 'other']);
+  });
+
   it('are validated against their latest schema after a replacement', () => {
     const registry = new ToolRegistry([]);
     registry.replaceDiscovered([tool('refund')]);
