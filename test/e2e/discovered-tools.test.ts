@@ -110,6 +110,17 @@ describe('a machine made a tool without code', () => {
     });
   });
 
+  it('is listed beside the declared tools when an instance reads its declared catalog after the discovered one', async () => {
+    // As deployed: a session's initialize reads the discovered catalog, its first tools/list the declared one.
+    const server = await startTestServer({}, { tableName, discoveredTools: true, declaredCatalog: true });
+    servers.push(server);
+    const deployed = await connectClient(server.url, undefined, { listens: false });
+    mcpClients.push(deployed);
+    const names = (await deployed.listTools()).tools.map((tool) => tool.name);
+    expect(names).toContain(TOOL);
+    expect(names).toContain('text_stats');
+  });
+
   it('runs as a plain call and as a task, each to the machine’s output', async () => {
     expect(await client.callTool({ name: TOOL, arguments: { word: 'plain' } })).toMatchObject({
       structuredContent: { word: 'plain' },
