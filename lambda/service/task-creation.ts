@@ -115,9 +115,10 @@ export class TaskCreation {
 
   /**
    * Holds one of the owner's active-task slots for the just-stored task, repairing the owner's slots once when
-   * they look full (a release lost to a crash, a task swept unseen). The slot is taken after the task is stored, so
-   * a slot whose task is absent is always a leftover. When no slot is free, or the store fails, the task is removed
-   * before anything starts and the error thrown: `TaskLimitExceededError` when the limit refused.
+   * they look full (a release lost to a crash, a task swept unseen) and then trying again. The slot is taken after
+   * the task is stored, so a slot whose task is absent is always a leftover. When no slot is free, or the store
+   * fails, the task is removed before anything starts and the error thrown: `TaskLimitExceededError` when the limit
+   * refused.
    */
   private async holdActiveSlot(task: TaskRecord): Promise<void> {
     const { quotas, settings, logger, metrics, store } = this.context;
@@ -125,11 +126,10 @@ export class TaskCreation {
     let failure: unknown;
     try {
       if (await quotas.holdActiveSlot(task.owner, task.taskId, max)) return;
-      if (
-        (await quotas.reconcileActiveSlots(task.owner)) > 0 &&
-        (await quotas.holdActiveSlot(task.owner, task.taskId, max))
-      )
-        return;
+      // Tried again even when the repair freed nothing: a task that just finished may have freed its own slot
+      // between the two, and the owner who saw it finish must get that place.
+      await quotas.reconcileActiveSlots(task.owner);
+      if (await quotas.holdActiveSlot(task.owner, task.taskId, max)) return;
       auditTask(logger, AuditEvent.Refused, task, 'limit:active-tasks');
       metrics.taskEvent(AuditEvent.Refused, task.toolName);
       failure = new TaskLimitExceededError('active-tasks', max, Math.max(1, Math.ceil(settings.pollIntervalMs / 1000)));

@@ -96,6 +96,20 @@ describe('the active-task limit', () => {
     await expect(b.service().createTask(analyze('repaired'))).rejects.toBeInstanceOf(TaskLimitExceededError);
   });
 
+  it('takes the slot a finishing task frees while the full slots are repaired', async () => {
+    const b = limited({ maxActiveTasksPerOwner: 1 });
+    const finishing = await b.service().createTask(textStats('race'));
+    const repair = b.quotas.reconcileActiveSlots.bind(b.quotas);
+    // The finished task's own release lands after the refused hold and before the repair reads the slots, so the
+    // repair finds nothing to free.
+    vi.spyOn(b.quotas, 'reconcileActiveSlots').mockImplementationOnce(async (owner) => {
+      await b.quotas.releaseActiveSlot(owner, finishing.taskId);
+      return repair(owner);
+    });
+    await expect(b.service().createTask(analyze('race'))).resolves.toMatchObject({ status: 'submitted' });
+    expect(b.executor.calls.start).toBe(2);
+  });
+
   it('counts plain tool calls, and refuses one past the limit without starting it', async () => {
     const b = limited({ maxActiveTasksPerOwner: 1 });
     await b.service().createTask(analyze('plain-limit'));
