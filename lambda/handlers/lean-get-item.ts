@@ -8,12 +8,19 @@
 //   - credentials and region are the client's resolved providers;
 //   - retries follow the client's own retry strategy (attempts, backoff, retry quota) and the SDK's error classes;
 //   - every attempt is bounded as the production clients are (aws-clients.ts: 1 s connect, 3 s request);
-//   - errors are DynamoDBServiceExceptions with the service's name, $fault and $metadata, as the SDK throws them.
+//   - errors are the SDK's classes for GetItem's modelled errors (else DynamoDBServiceException) with the service's
+//     name, $fault and $metadata, as the SDK throws them.
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import {
   DynamoDBServiceException,
+  InternalServerError,
+  InvalidEndpointException,
+  ProvisionedThroughputExceededException,
+  RequestLimitExceeded,
+  ResourceNotFoundException,
+  ThrottlingException,
   type DynamoDBClient,
   type ServiceInputTypes,
   type ServiceOutputTypes,
@@ -273,7 +280,22 @@ function headerOf(response: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** The service's refusal as the SDK throws it: its name from `__type`, its message, fault and metadata. */
+/** GetItem's modelled errors, as the SDK's deserializer makes them: callers may test `instanceof`. */
+const MODELLED_ERRORS: Record<string, new (options: ErrorOptions) => DynamoDBServiceException> = {
+  InternalServerError,
+  InvalidEndpointException,
+  ProvisionedThroughputExceededException,
+  RequestLimitExceeded,
+  ResourceNotFoundException,
+  ThrottlingException,
+};
+
+type ErrorOptions = { message: string; $metadata: GetItemAnswer['$metadata'] };
+
+/**
+ * The service's refusal as the SDK throws it: its name from `__type` (a modelled one as its class), its message,
+ * fault and metadata.
+ */
 function serviceErrorOf(status: number, text: string, $metadata: GetItemAnswer['$metadata']): DynamoDBServiceException {
   let parsed: { __type?: unknown; message?: unknown; Message?: unknown } = {};
   try {
@@ -283,11 +305,9 @@ function serviceErrorOf(status: number, text: string, $metadata: GetItemAnswer['
   }
   const type = typeof parsed.__type === 'string' ? parsed.__type : '';
   const name = type.slice(type.lastIndexOf('#') + 1) || `HTTP ${status}`;
-  const message = parsed.message ?? parsed.Message;
-  return new DynamoDBServiceException({
-    name,
-    message: typeof message === 'string' ? message : name,
-    $fault: status >= 500 ? 'server' : 'client',
-    $metadata,
-  });
+  const found = parsed.message ?? parsed.Message;
+  const message = typeof found === 'string' ? found : name;
+  const Modelled = Object.hasOwn(MODELLED_ERRORS, name) ? MODELLED_ERRORS[name] : undefined;
+  if (Modelled !== undefined) return new Modelled({ message, $metadata });
+  return new DynamoDBServiceException({ name, message, $fault: status >= 500 ? 'server' : 'client', $metadata });
 }

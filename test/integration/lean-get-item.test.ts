@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, GetItemCommand, PutItemCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ServiceBusyError } from '../../lambda/core/errors.js';
@@ -94,6 +94,8 @@ describe('on DynamoDB Local', () => {
       $fault: 'client',
       $metadata: { httpStatusCode: 400, attempts: 1 },
     });
+    expect(refusal).toBeInstanceOf(ResourceNotFoundException);
+    expect((refusal as object).constructor).toBe((sdk as object).constructor);
   });
 });
 
