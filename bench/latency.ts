@@ -6,6 +6,8 @@ import { DescribeExecutionCommand } from '@aws-sdk/client-sfn';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { connectTaskClient } from '../cli/connect.js';
+import { MODERN_VERSION } from '../cli/modern-dispatch.js';
 import { EXAMPLE_TOOLS } from '../lambda/example-tools/example-tool-catalog.js';
 import { DEFAULT_SETTINGS } from '../lambda/service/settings.js';
 import { createEventTable } from '../local/dynamodb-local-tables.js';
@@ -303,6 +305,23 @@ async function main(): Promise<void> {
       '1 read',
       polls.ours.dynamoDb + polls.ours.stepFunctions,
       '1',
+    );
+    // The same poll in the modern era (2026-07-28, the Tasks extension), as the CLI sends it: the official 2.x client
+    // and an ext-tasks session. No official server speaks that era, so the anchor is still its own 2025 poll.
+    const modern = await connectTaskClient({ url: ours.url }, MODERN_VERSION);
+    const modernPolls = await alternate(
+      { ours, anchor },
+      POLL_ROUNDS,
+      { ours: () => modern.getTask(ourTask), anchor: () => anchor.client.experimental.tasks.getTask(anchorTask) },
+      POLL_WARMUPS,
+    );
+    await modern.close();
+    row(
+      'tasks/get (2026-07-28) server CPU per request',
+      ms(modernPolls.ours.cpuMs),
+      ms(modernPolls.anchor.cpuMs),
+      modernPolls.ours.cpuMs / modernPolls.anchor.cpuMs,
+      '(info)',
     );
     // What any request costs each server, beside what a poll costs it: a poll adds its one GetItem (over loopback to
     // DynamoDB Local, a process of its own) where the anchor reads its memory.

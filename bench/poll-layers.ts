@@ -3,6 +3,7 @@
 // Request object, and both again over real HTTP. Each row is CPU time and elapsed time per call, after a warm-up; the
 // differences between rows are what each layer adds. `npm run bench` gives the figures against the anchor.
 import { Agent, request as httpRequest } from 'node:http';
+import { MODERN_VERSION } from '../cli/modern-dispatch.js';
 import { TaskOrigin } from '../lambda/core/task.js';
 import { taskKey } from '../lambda/core/task-key.js';
 import { PARTITION_KEY } from '../lambda/contract/task-table-schema.js';
@@ -84,6 +85,28 @@ async function main(): Promise<void> {
           OWNER,
         )
       ).text();
+    // The same poll in the modern era (2026-07-28, the Tasks extension): the era's headers, and its envelope in _meta.
+    const modernHeaders = {
+      ...HEADERS,
+      'mcp-protocol-version': MODERN_VERSION,
+      'mcp-method': 'tasks/get',
+      'mcp-name': taskId,
+    };
+    const modernBody = body('tasks/get', {
+      taskId,
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
+        'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1.0.0' },
+        'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+      },
+    });
+    const modernInApp = async () => {
+      const request = new Request(server.url, { method: 'POST', headers: modernHeaders, body: modernBody });
+      const text = await (await app.handle(request, OWNER)).text();
+      // A refused envelope would measure the refusal: the answer must be the task.
+      if (!text.includes(`"taskId":"${taskId}"`)) throw new Error(`The modern tasks/get answered ${text}`);
+      return text;
+    };
     const overHttp = async (method: string, params: unknown) =>
       (await fetch(server.url, { method: 'POST', headers: HEADERS, body: body(method, params) })).text();
     const layers: [string, () => Promise<unknown>][] = [
@@ -95,6 +118,7 @@ async function main(): Promise<void> {
       ['task service: getTask', () => service.getTask(OWNER, taskId)],
       ['MCP app: ping', () => inApp('ping', {})],
       ['MCP app: tasks/get', () => inApp('tasks/get', { taskId })],
+      ['MCP app: tasks/get (2026-07-28)', modernInApp],
       ['HTTP: ping', () => overHttp('ping', {})],
       ['HTTP: tasks/get', () => overHttp('tasks/get', { taskId })],
     ];
