@@ -3,41 +3,28 @@
 import {
   CreateStateMachineCommand,
   DescribeExecutionCommand,
-  SFNClient,
   StartExecutionCommand,
   StopExecutionCommand,
 } from '@aws-sdk/client-sfn';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startStepFunctionsEmulator, type StepFunctionsEmulator } from '../../local/step-functions/emulator.js';
+import { describe, expect, it, vi } from 'vitest';
 import { GENEROUS_WAIT } from '../support/local-backend.js';
+import { useStepFunctionsEmulator } from '../support/step-functions-emulator.js';
 
 const ROLE_ARN = 'arn:aws:iam::000000000000:role/local-sfn';
 
-let emulator: StepFunctionsEmulator;
-let sfn: SFNClient;
 const ended: string[] = [];
+const local = useStepFunctionsEmulator({ onExecutionEnded: (arn) => ended.push(arn) });
 
 const machine = async (name: string, definition: object): Promise<string> =>
-  (await sfn.send(new CreateStateMachineCommand({ name, roleArn: ROLE_ARN, definition: JSON.stringify(definition) })))
-    .stateMachineArn!;
+  (
+    await local.sfn.send(
+      new CreateStateMachineCommand({ name, roleArn: ROLE_ARN, definition: JSON.stringify(definition) }),
+    )
+  ).stateMachineArn!;
 const start = async (stateMachineArn: string): Promise<string> =>
-  (await sfn.send(new StartExecutionCommand({ stateMachineArn, input: '{}' }))).executionArn!;
+  (await local.sfn.send(new StartExecutionCommand({ stateMachineArn, input: '{}' }))).executionArn!;
 const statusOf = async (executionArn: string): Promise<string> =>
-  (await sfn.send(new DescribeExecutionCommand({ executionArn }))).status!;
-
-beforeAll(async () => {
-  emulator = await startStepFunctionsEmulator({ onExecutionEnded: (arn) => ended.push(arn) });
-  sfn = new SFNClient({
-    endpoint: emulator.url,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    maxAttempts: 1,
-  });
-});
-afterAll(async () => {
-  sfn?.destroy();
-  await emulator?.close();
-});
+  (await local.sfn.send(new DescribeExecutionCommand({ executionArn }))).status!;
 
 describe('the emulator tells of each execution that ends by itself', () => {
   it('once for one that succeeds and once for one that fails, by the time DescribeExecution shows the end', async () => {
@@ -55,7 +42,7 @@ describe('the emulator tells of each execution that ends by itself', () => {
     const waits = await start(
       await machine('waits', { StartAt: 'Wait', States: { Wait: { Type: 'Wait', Seconds: 3600, End: true } } }),
     );
-    await sfn.send(new StopExecutionCommand({ executionArn: waits }));
+    await local.sfn.send(new StopExecutionCommand({ executionArn: waits }));
     // A later execution's news comes after anything the stopped one would have said.
     const after = await start(await machine('after', { StartAt: 'Done', States: { Done: { Type: 'Succeed' } } }));
     await vi.waitUntil(() => ended.includes(after), GENEROUS_WAIT);

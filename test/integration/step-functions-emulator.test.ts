@@ -12,15 +12,16 @@ import {
   InvalidName,
   ListExecutionsCommand,
   ListStateMachinesCommand,
-  SFNClient,
   StartExecutionCommand,
   StateMachineAlreadyExists,
   StateMachineDoesNotExist,
   StopExecutionCommand,
   type DescribeExecutionCommandOutput,
+  type SFNClient,
 } from '@aws-sdk/client-sfn';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStepFunctionsEmulator, type StepFunctionsEmulator } from '../../local/step-functions/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { startStepFunctionsEmulator } from '../../local/step-functions/emulator.js';
+import { localSfnClient, useStepFunctionsEmulator } from '../support/step-functions-emulator.js';
 
 const ROLE_ARN = 'arn:aws:iam::000000000000:role/local-sfn';
 const lambdaArn = (name: string): string => `arn:aws:lambda:us-east-1:000000000000:function:${name}`;
@@ -43,15 +44,6 @@ const lambdaHandlers = {
     return { event, calls: flakyCalls };
   },
 };
-
-function client(url: string): SFNClient {
-  return new SFNClient({
-    endpoint: url,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    maxAttempts: 1,
-  });
-}
 
 function createMachine(sfn: SFNClient, name: string, definition: object): Promise<string> {
   return sfn
@@ -77,27 +69,18 @@ async function run(sfn: SFNClient, stateMachineArn: string, input: unknown): Pro
 const waitLong = { StartAt: 'Hold', States: { Hold: { Type: 'Wait', Seconds: 600, End: true } } };
 const passOnly = { StartAt: 'P', States: { P: { Type: 'Pass', End: true } } };
 
-let emulator: StepFunctionsEmulator;
-let sfn: SFNClient;
-
-beforeAll(async () => {
-  emulator = await startStepFunctionsEmulator({ lambdaHandlers });
-  sfn = client(emulator.url);
-});
-
-afterAll(async () => {
-  sfn?.destroy();
-  await emulator?.close();
-});
+const local = useStepFunctionsEmulator({ lambdaHandlers });
 
 describe('step functions emulator: state machines', () => {
   it('creates, describes and lists a state machine with AWS-shaped ARNs and dates', async () => {
     const definition = JSON.stringify(passOnly);
-    const created = await sfn.send(new CreateStateMachineCommand({ name: 'catalog', definition, roleArn: ROLE_ARN }));
+    const created = await local.sfn.send(
+      new CreateStateMachineCommand({ name: 'catalog', definition, roleArn: ROLE_ARN }),
+    );
     expect(created.stateMachineArn).toBe(machineArn('catalog'));
     expect(created.creationDate).toBeInstanceOf(Date);
 
-    const described = await sfn.send(new DescribeStateMachineCommand({ stateMachineArn: machineArn('catalog') }));
+    const described = await local.sfn.send(new DescribeStateMachineCommand({ stateMachineArn: machineArn('catalog') }));
     expect(described).toMatchObject({
       name: 'catalog',
       status: 'ACTIVE',
@@ -107,37 +90,37 @@ describe('step functions emulator: state machines', () => {
     });
     expect(described.creationDate?.getTime()).toBe(created.creationDate?.getTime());
 
-    const listed = await sfn.send(new ListStateMachinesCommand({}));
+    const listed = await local.sfn.send(new ListStateMachinesCommand({}));
     expect(listed.stateMachines?.map((m) => m.name)).toContain('catalog');
   });
 
   it('answers a repeated create with the same definition with the existing machine, a different one with StateMachineAlreadyExists', async () => {
-    const first = await createMachine(sfn, 'repeatable', passOnly);
-    await expect(createMachine(sfn, 'repeatable', passOnly)).resolves.toBe(first);
+    const first = await createMachine(local.sfn, 'repeatable', passOnly);
+    await expect(createMachine(local.sfn, 'repeatable', passOnly)).resolves.toBe(first);
     const changed = { StartAt: 'P', States: { P: { Type: 'Pass', Result: 1, End: true } } };
-    await expect(createMachine(sfn, 'repeatable', changed)).rejects.toBeInstanceOf(StateMachineAlreadyExists);
+    await expect(createMachine(local.sfn, 'repeatable', changed)).rejects.toBeInstanceOf(StateMachineAlreadyExists);
   });
 
   it('rejects bad names, bad definitions and unknown or malformed ARNs with the typed exceptions', async () => {
-    await expect(createMachine(sfn, 'has space', passOnly)).rejects.toBeInstanceOf(InvalidName);
-    await expect(createMachine(sfn, 'unreachable', { StartAt: 'Nope', States: {} })).rejects.toBeInstanceOf(
+    await expect(createMachine(local.sfn, 'has space', passOnly)).rejects.toBeInstanceOf(InvalidName);
+    await expect(createMachine(local.sfn, 'unreachable', { StartAt: 'Nope', States: {} })).rejects.toBeInstanceOf(
       InvalidDefinition,
     );
     await expect(
-      sfn.send(new CreateStateMachineCommand({ name: 'garbled', definition: '{oops', roleArn: ROLE_ARN })),
+      local.sfn.send(new CreateStateMachineCommand({ name: 'garbled', definition: '{oops', roleArn: ROLE_ARN })),
     ).rejects.toBeInstanceOf(InvalidDefinition);
     await expect(
-      sfn.send(new DescribeStateMachineCommand({ stateMachineArn: machineArn('never-created') })),
+      local.sfn.send(new DescribeStateMachineCommand({ stateMachineArn: machineArn('never-created') })),
     ).rejects.toBeInstanceOf(StateMachineDoesNotExist);
-    await expect(sfn.send(new DescribeStateMachineCommand({ stateMachineArn: 'not-an-arn' }))).rejects.toBeInstanceOf(
-      InvalidArn,
-    );
+    await expect(
+      local.sfn.send(new DescribeStateMachineCommand({ stateMachineArn: 'not-an-arn' })),
+    ).rejects.toBeInstanceOf(InvalidArn);
   });
 
   it('forgets a deleted state machine', async () => {
-    const arn = await createMachine(sfn, 'short-lived', passOnly);
-    await sfn.send(new DeleteStateMachineCommand({ stateMachineArn: arn }));
-    await expect(sfn.send(new DescribeStateMachineCommand({ stateMachineArn: arn }))).rejects.toBeInstanceOf(
+    const arn = await createMachine(local.sfn, 'short-lived', passOnly);
+    await local.sfn.send(new DeleteStateMachineCommand({ stateMachineArn: arn }));
+    await expect(local.sfn.send(new DescribeStateMachineCommand({ stateMachineArn: arn }))).rejects.toBeInstanceOf(
       StateMachineDoesNotExist,
     );
   });
@@ -145,7 +128,7 @@ describe('step functions emulator: state machines', () => {
 
 describe('step functions emulator: executions', { timeout: 30_000 }, () => {
   it('runs Pass, Wait and a Lambda Task to SUCCEEDED with the expected output', async () => {
-    const arn = await createMachine(sfn, 'pass-wait-task', {
+    const arn = await createMachine(local.sfn, 'pass-wait-task', {
       StartAt: 'Prepare',
       States: {
         Prepare: { Type: 'Pass', Parameters: { 'value.$': '$.n' }, Next: 'Pause' },
@@ -153,7 +136,7 @@ describe('step functions emulator: executions', { timeout: 30_000 }, () => {
         Double: { Type: 'Task', Resource: lambdaArn('double'), ResultPath: '$.doubled', End: true },
       },
     });
-    const execution = await run(sfn, arn, { n: 21 });
+    const execution = await run(local.sfn, arn, { n: 21 });
     expect(execution.status).toBe('SUCCEEDED');
     expect(JSON.parse(execution.output ?? '')).toEqual({ value: 21, doubled: { value: 42 } });
     expect(execution.input).toBe(JSON.stringify({ n: 21 }));
@@ -161,7 +144,7 @@ describe('step functions emulator: executions', { timeout: 30_000 }, () => {
   });
 
   it('runs a Map state calling a Lambda function (qualified ARN) for each item', async () => {
-    const arn = await createMachine(sfn, 'map-squares', {
+    const arn = await createMachine(local.sfn, 'map-squares', {
       StartAt: 'Each',
       States: {
         Each: {
@@ -176,13 +159,13 @@ describe('step functions emulator: executions', { timeout: 30_000 }, () => {
         },
       },
     });
-    const execution = await run(sfn, arn, { items: [1, 2, 3] });
+    const execution = await run(local.sfn, arn, { items: [1, 2, 3] });
     expect(execution.status).toBe('SUCCEEDED');
     expect(JSON.parse(execution.output ?? '')).toEqual([1, 4, 9]);
   });
 
   it('runs the lambda:invoke integration and wraps the result in Payload', async () => {
-    const arn = await createMachine(sfn, 'invoke-integration', {
+    const arn = await createMachine(local.sfn, 'invoke-integration', {
       StartAt: 'Invoke',
       States: {
         Invoke: {
@@ -194,31 +177,31 @@ describe('step functions emulator: executions', { timeout: 30_000 }, () => {
         },
       },
     });
-    const execution = await run(sfn, arn, { value: 5 });
+    const execution = await run(local.sfn, arn, { value: 5 });
     expect(JSON.parse(execution.output ?? '')).toEqual({ value: 10 });
   });
 
   it('reports a Fail state as FAILED with its Error and Cause and no output', async () => {
-    const arn = await createMachine(sfn, 'always-fails', {
+    const arn = await createMachine(local.sfn, 'always-fails', {
       StartAt: 'Reject',
       States: { Reject: { Type: 'Fail', Error: 'OrderRejected', Cause: 'out of stock' } },
     });
-    const execution = await run(sfn, arn, {});
+    const execution = await run(local.sfn, arn, {});
     expect(execution).toMatchObject({ status: 'FAILED', error: 'OrderRejected', cause: 'out of stock' });
     expect(execution.output).toBeUndefined();
   });
 
   it('reports an uncaught Lambda error as FAILED with the error name and message', async () => {
-    const arn = await createMachine(sfn, 'lambda-throws', {
+    const arn = await createMachine(local.sfn, 'lambda-throws', {
       StartAt: 'Explode',
       States: { Explode: { Type: 'Task', Resource: lambdaArn('boom'), End: true } },
     });
-    const execution = await run(sfn, arn, {});
+    const execution = await run(local.sfn, arn, {});
     expect(execution).toMatchObject({ status: 'FAILED', error: 'BoomError', cause: 'it went boom' });
   });
 
   it('lets a Catch on the Lambda error name handle it', async () => {
-    const arn = await createMachine(sfn, 'lambda-caught', {
+    const arn = await createMachine(local.sfn, 'lambda-caught', {
       StartAt: 'Explode',
       States: {
         Explode: {
@@ -230,7 +213,7 @@ describe('step functions emulator: executions', { timeout: 30_000 }, () => {
         Recovered: { Type: 'Pass', End: true },
       },
     });
-    const execution = await run(sfn, arn, { order: 7 });
+    const execution = await run(local.sfn, arn, { order: 7 });
     expect(execution.status).toBe('SUCCEEDED');
     expect(JSON.parse(execution.output ?? '')).toEqual({
       order: 7,
@@ -239,7 +222,7 @@ describe('step functions emulator: executions', { timeout: 30_000 }, () => {
   });
 
   it('retries a failing Lambda on States.TaskFailed', async () => {
-    const arn = await createMachine(sfn, 'lambda-retried', {
+    const arn = await createMachine(local.sfn, 'lambda-retried', {
       StartAt: 'Flaky',
       States: {
         Flaky: {
@@ -250,53 +233,55 @@ describe('step functions emulator: executions', { timeout: 30_000 }, () => {
         },
       },
     });
-    const execution = await run(sfn, arn, { id: 1 });
+    const execution = await run(local.sfn, arn, { id: 1 });
     expect(execution.status).toBe('SUCCEEDED');
     expect(JSON.parse(execution.output ?? '')).toEqual({ event: { id: 1 }, calls: 2 });
   });
 
   it('stops a running execution as ABORTED and leaves a closed one unchanged on a second stop', async () => {
-    const stateMachineArn = await createMachine(sfn, 'stoppable', waitLong);
-    const { executionArn } = await sfn.send(new StartExecutionCommand({ stateMachineArn }));
-    const stop = await sfn.send(new StopExecutionCommand({ executionArn, error: 'Cancelled', cause: 'user asked' }));
+    const stateMachineArn = await createMachine(local.sfn, 'stoppable', waitLong);
+    const { executionArn } = await local.sfn.send(new StartExecutionCommand({ stateMachineArn }));
+    const stop = await local.sfn.send(
+      new StopExecutionCommand({ executionArn, error: 'Cancelled', cause: 'user asked' }),
+    );
     expect(stop.stopDate).toBeInstanceOf(Date);
 
-    const stopped = await sfn.send(new DescribeExecutionCommand({ executionArn }));
+    const stopped = await local.sfn.send(new DescribeExecutionCommand({ executionArn }));
     expect(stopped).toMatchObject({ status: 'ABORTED', error: 'Cancelled', cause: 'user asked' });
     expect(stopped.stopDate?.getTime()).toBe(stop.stopDate?.getTime());
 
-    const again = await sfn.send(new StopExecutionCommand({ executionArn, error: 'Other' }));
+    const again = await local.sfn.send(new StopExecutionCommand({ executionArn, error: 'Other' }));
     expect(again.stopDate?.getTime()).toBe(stop.stopDate?.getTime());
-    await expect(sfn.send(new DescribeExecutionCommand({ executionArn }))).resolves.toMatchObject({
+    await expect(local.sfn.send(new DescribeExecutionCommand({ executionArn }))).resolves.toMatchObject({
       error: 'Cancelled',
     });
   });
 
   it('rejects bad execution names, inputs, machines and execution ARNs with the typed exceptions', async () => {
-    const stateMachineArn = await createMachine(sfn, 'validated', passOnly);
-    await expect(sfn.send(new StartExecutionCommand({ stateMachineArn, name: 'bad/name' }))).rejects.toBeInstanceOf(
-      InvalidName,
-    );
-    await expect(sfn.send(new StartExecutionCommand({ stateMachineArn, input: '{not json' }))).rejects.toBeInstanceOf(
-      InvalidExecutionInput,
-    );
+    const stateMachineArn = await createMachine(local.sfn, 'validated', passOnly);
     await expect(
-      sfn.send(new StartExecutionCommand({ stateMachineArn: machineArn('missing-machine') })),
+      local.sfn.send(new StartExecutionCommand({ stateMachineArn, name: 'bad/name' })),
+    ).rejects.toBeInstanceOf(InvalidName);
+    await expect(
+      local.sfn.send(new StartExecutionCommand({ stateMachineArn, input: '{not json' })),
+    ).rejects.toBeInstanceOf(InvalidExecutionInput);
+    await expect(
+      local.sfn.send(new StartExecutionCommand({ stateMachineArn: machineArn('missing-machine') })),
     ).rejects.toBeInstanceOf(StateMachineDoesNotExist);
     const unknown = 'arn:aws:states:us-east-1:000000000000:execution:validated:never-started';
-    await expect(sfn.send(new DescribeExecutionCommand({ executionArn: unknown }))).rejects.toBeInstanceOf(
+    await expect(local.sfn.send(new DescribeExecutionCommand({ executionArn: unknown }))).rejects.toBeInstanceOf(
       ExecutionDoesNotExist,
     );
-    await expect(sfn.send(new StopExecutionCommand({ executionArn: unknown }))).rejects.toBeInstanceOf(
+    await expect(local.sfn.send(new StopExecutionCommand({ executionArn: unknown }))).rejects.toBeInstanceOf(
       ExecutionDoesNotExist,
     );
-    await expect(sfn.send(new DescribeExecutionCommand({ executionArn: stateMachineArn }))).rejects.toBeInstanceOf(
-      InvalidArn,
-    );
+    await expect(
+      local.sfn.send(new DescribeExecutionCommand({ executionArn: stateMachineArn })),
+    ).rejects.toBeInstanceOf(InvalidArn);
   });
 
   it('lists executions newest first, filtered by status and paged with nextToken', async () => {
-    const stateMachineArn = await createMachine(sfn, 'listed', {
+    const stateMachineArn = await createMachine(local.sfn, 'listed', {
       StartAt: 'Route',
       States: {
         Route: {
@@ -308,17 +293,19 @@ describe('step functions emulator: executions', { timeout: 30_000 }, () => {
         Done: { Type: 'Succeed' },
       },
     });
-    const quick = await run(sfn, stateMachineArn, { hold: false });
-    const held = await sfn.send(new StartExecutionCommand({ stateMachineArn, name: 'held', input: '{"hold":true}' }));
+    const quick = await run(local.sfn, stateMachineArn, { hold: false });
+    const held = await local.sfn.send(
+      new StartExecutionCommand({ stateMachineArn, name: 'held', input: '{"hold":true}' }),
+    );
 
-    const succeeded = await sfn.send(new ListExecutionsCommand({ stateMachineArn, statusFilter: 'SUCCEEDED' }));
+    const succeeded = await local.sfn.send(new ListExecutionsCommand({ stateMachineArn, statusFilter: 'SUCCEEDED' }));
     expect(succeeded.executions?.map((e) => e.executionArn)).toEqual([quick.executionArn]);
-    const running = await sfn.send(new ListExecutionsCommand({ stateMachineArn, statusFilter: 'RUNNING' }));
+    const running = await local.sfn.send(new ListExecutionsCommand({ stateMachineArn, statusFilter: 'RUNNING' }));
     expect(running.executions?.map((e) => e.executionArn)).toEqual([held.executionArn]);
 
-    const first = await sfn.send(new ListExecutionsCommand({ stateMachineArn, maxResults: 1 }));
+    const first = await local.sfn.send(new ListExecutionsCommand({ stateMachineArn, maxResults: 1 }));
     expect(first.executions?.map((e) => e.name)).toEqual(['held']);
-    const second = await sfn.send(
+    const second = await local.sfn.send(
       new ListExecutionsCommand({ stateMachineArn, maxResults: 1, nextToken: first.nextToken }),
     );
     expect(second.executions?.map((e) => e.executionArn)).toEqual([quick.executionArn]);
@@ -335,7 +322,7 @@ describe('step functions emulator: StartExecution idempotency', { timeout: 30_00
     const own = await startStepFunctionsEmulator({
       lambdaHandlers: { gated: async (event: unknown) => (await gate, event) },
     });
-    const ownSfn = client(own.url);
+    const ownSfn = localSfnClient(own.url);
     try {
       const stateMachineArn = await createMachine(ownSfn, 'gated', {
         StartAt: 'Gated',
@@ -366,7 +353,7 @@ describe('step functions emulator: StartExecution idempotency', { timeout: 30_00
 
 describe('step functions emulator: protocol', () => {
   const post = (target: string, body: string): Promise<Response> =>
-    fetch(emulator.url, {
+    fetch(local.emulator.url, {
       method: 'POST',
       headers: { 'Content-Type': 'application/x-amz-json-1.0', 'X-Amz-Target': target },
       body,

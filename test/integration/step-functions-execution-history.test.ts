@@ -4,47 +4,33 @@ import {
   CreateStateMachineCommand,
   ExecutionDoesNotExist,
   GetExecutionHistoryCommand,
-  SFNClient,
   StartExecutionCommand,
   type HistoryEvent,
 } from '@aws-sdk/client-sfn';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startStepFunctionsEmulator, type StepFunctionsEmulator } from '../../local/step-functions/emulator.js';
+import { describe, expect, it, vi } from 'vitest';
 import { GENEROUS_WAIT } from '../support/local-backend.js';
+import { useStepFunctionsEmulator } from '../support/step-functions-emulator.js';
 
 const ROLE_ARN = 'arn:aws:iam::000000000000:role/local-sfn';
 
-let emulator: StepFunctionsEmulator;
-let sfn: SFNClient;
-
-beforeAll(async () => {
-  emulator = await startStepFunctionsEmulator({
-    lambdaHandlers: { double: (event: unknown) => ({ value: (event as { value: number }).value * 2 }) },
-  });
-  sfn = new SFNClient({
-    endpoint: emulator.url,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    maxAttempts: 1,
-  });
-});
-afterAll(async () => {
-  sfn?.destroy();
-  await emulator?.close();
+const local = useStepFunctionsEmulator({
+  lambdaHandlers: { double: (event: unknown) => ({ value: (event as { value: number }).value * 2 }) },
 });
 
 async function start(name: string, definition: object, input: unknown): Promise<string> {
-  const { stateMachineArn } = await sfn.send(
+  const { stateMachineArn } = await local.sfn.send(
     new CreateStateMachineCommand({ name, roleArn: ROLE_ARN, definition: JSON.stringify(definition) }),
   );
-  const { executionArn } = await sfn.send(new StartExecutionCommand({ stateMachineArn, input: JSON.stringify(input) }));
+  const { executionArn } = await local.sfn.send(
+    new StartExecutionCommand({ stateMachineArn, input: JSON.stringify(input) }),
+  );
   return executionArn!;
 }
 
 const history = async (
   executionArn: string,
   options: { reverseOrder?: boolean; maxResults?: number; nextToken?: string; includeExecutionData?: boolean } = {},
-) => sfn.send(new GetExecutionHistoryCommand({ executionArn, ...options }));
+) => local.sfn.send(new GetExecutionHistoryCommand({ executionArn, ...options }));
 const types = (events: HistoryEvent[] | undefined): string[] => (events ?? []).map((event) => event.type ?? '');
 
 const PASS_TASK = {

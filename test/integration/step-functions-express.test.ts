@@ -8,19 +8,18 @@ import {
   GetExecutionHistoryCommand,
   InvalidArn,
   InvalidDefinition,
-  SFNClient,
   StartExecutionCommand,
   StartSyncExecutionCommand,
   StateMachineTypeNotSupported,
   StopExecutionCommand,
   type DescribeExecutionCommandOutput,
 } from '@aws-sdk/client-sfn';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { expressWrapperDefinition, expressWrapperStateName } from '../../lambda/contract/express-wrapper.js';
 import { ExecutionStartError } from '../../lambda/core/errors.js';
 import { StepFunctionsExecutor } from '../../lambda/executor/step-functions-executor.js';
-import { startStepFunctionsEmulator, type StepFunctionsEmulator } from '../../local/step-functions/emulator.js';
 import { Registry } from '../../local/step-functions/registry.js';
+import { useStepFunctionsEmulator } from '../support/step-functions-emulator.js';
 
 const ROLE_ARN = 'arn:aws:iam::000000000000:role/local-sfn';
 const lambdaArn = (name: string): string => `arn:aws:lambda:us-east-1:000000000000:function:${name}`;
@@ -51,14 +50,14 @@ const expressDefinition = {
   },
 };
 
-let emulator: StepFunctionsEmulator;
-let sfn: SFNClient;
+// StartSyncExecution goes to the `sync-` host of Step Functions' endpoint; a stand-in has only the one host.
+const local = useStepFunctionsEmulator({ lambdaHandlers }, { disableHostPrefix: true });
 let express: string;
 let wrapper: string;
 let standard: string;
 
 async function createMachine(name: string, definition: object | string, type?: 'EXPRESS'): Promise<string> {
-  const created = await sfn.send(
+  const created = await local.sfn.send(
     new CreateStateMachineCommand({
       name,
       roleArn: ROLE_ARN,
@@ -72,7 +71,7 @@ async function createMachine(name: string, definition: object | string, type?: '
 /** Polls until the execution leaves RUNNING; bounded so a stuck execution fails the test instead of hanging it. */
 async function settled(executionArn: string): Promise<DescribeExecutionCommandOutput> {
   for (let attempt = 0; attempt < 600; attempt += 1) {
-    const execution = await sfn.send(new DescribeExecutionCommand({ executionArn }));
+    const execution = await local.sfn.send(new DescribeExecutionCommand({ executionArn }));
     if (execution.status !== 'RUNNING') return execution;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
@@ -80,35 +79,21 @@ async function settled(executionArn: string): Promise<DescribeExecutionCommandOu
 }
 
 async function startWrapper(name: string, input: unknown, machine = wrapper): Promise<string> {
-  const { executionArn } = await sfn.send(
+  const { executionArn } = await local.sfn.send(
     new StartExecutionCommand({ stateMachineArn: machine, name, input: JSON.stringify(input) }),
   );
   return executionArn!;
 }
 
 beforeAll(async () => {
-  emulator = await startStepFunctionsEmulator({ lambdaHandlers });
-  // StartSyncExecution goes to the `sync-` host of Step Functions' endpoint; a stand-in has only the one host.
-  sfn = new SFNClient({
-    endpoint: emulator.url,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    maxAttempts: 1,
-    disableHostPrefix: true,
-  });
   express = await createMachine('keywords-express', expressDefinition, 'EXPRESS');
   wrapper = await createMachine('keywords-wrapper', expressWrapperDefinition(express));
   standard = await createMachine('keywords-standard', expressDefinition);
 });
 
-afterAll(async () => {
-  sfn?.destroy();
-  await emulator?.close();
-});
-
 describe('step functions emulator: EXPRESS state machines', () => {
   it('creates an EXPRESS machine and describes it as one', async () => {
-    const described = await sfn.send(new DescribeStateMachineCommand({ stateMachineArn: express }));
+    const described = await local.sfn.send(new DescribeStateMachineCommand({ stateMachineArn: express }));
     expect(described).toMatchObject({ name: 'keywords-express', type: 'EXPRESS' });
   });
 
@@ -123,7 +108,7 @@ describe('step functions emulator: EXPRESS state machines', () => {
   });
 
   it('runs an execution synchronously and answers with its output', async () => {
-    const run = await sfn.send(
+    const run = await local.sfn.send(
       new StartSyncExecutionCommand({ stateMachineArn: express, name: 'sync-ok', input: '{"text":"quick"}' }),
     );
     expect(run).toMatchObject({ status: 'SUCCEEDED', name: 'sync-ok', output: '{"upper":"QUICK"}' });
@@ -131,14 +116,14 @@ describe('step functions emulator: EXPRESS state machines', () => {
   });
 
   it('answers a failed synchronous run with its error and cause, not as an API error', async () => {
-    const run = await sfn.send(new StartSyncExecutionCommand({ stateMachineArn: express, input: '{"text":""}' }));
+    const run = await local.sfn.send(new StartSyncExecutionCommand({ stateMachineArn: express, input: '{"text":""}' }));
     expect(run).toMatchObject({ status: 'FAILED', error: 'NoKeywords', cause: 'The text has no words.' });
     expect(run.output).toBeUndefined();
   });
 
   it('ends a synchronous run as TIMED_OUT when the machine’s TimeoutSeconds passes', async () => {
     const slow = await createMachine('slow-express', { ...expressDefinition, TimeoutSeconds: 1 }, 'EXPRESS');
-    const run = await sfn.send(
+    const run = await local.sfn.send(
       new StartSyncExecutionCommand({ stateMachineArn: slow, input: '{"text":"late","waitSeconds":30}' }),
     );
     expect(run.status).toBe('TIMED_OUT');
@@ -146,20 +131,20 @@ describe('step functions emulator: EXPRESS state machines', () => {
 
   it('refuses StartSyncExecution of a STANDARD machine', async () => {
     await expect(
-      sfn.send(new StartSyncExecutionCommand({ stateMachineArn: standard, input: '{"text":"x"}' })),
+      local.sfn.send(new StartSyncExecutionCommand({ stateMachineArn: standard, input: '{"text":"x"}' })),
     ).rejects.toBeInstanceOf(StateMachineTypeNotSupported);
   });
 
   it('gives an asynchronous EXPRESS execution an ARN that DescribeExecution refuses', async () => {
     const executionArn = await startWrapper('async-express', { text: 'x' }, express);
     expect(executionArn).toMatch(/:express:keywords-express:async-express:/);
-    await expect(sfn.send(new DescribeExecutionCommand({ executionArn }))).rejects.toBeInstanceOf(InvalidArn);
+    await expect(local.sfn.send(new DescribeExecutionCommand({ executionArn }))).rejects.toBeInstanceOf(InvalidArn);
   });
 });
 
 describe('StepFunctionsExecutor.runSync on the emulator', () => {
   const run = (stateMachineArn: string, input: unknown) =>
-    new StepFunctionsExecutor({ client: sfn }).runSync({
+    new StepFunctionsExecutor({ client: local.sfn }).runSync({
       stateMachineArn,
       executionName: 'task-sync-run',
       input: JSON.stringify(input),
@@ -206,13 +191,15 @@ describe('step functions emulator: the STANDARD wrapper of an EXPRESS machine', 
     const executionArn = await startWrapper('task-wrapped-stopped', { text: 'x', waitSeconds: 240 });
     let current: string | undefined;
     for (let attempt = 0; attempt < 200 && current === undefined; attempt += 1) {
-      const { events } = await sfn.send(new GetExecutionHistoryCommand({ executionArn, reverseOrder: true }));
+      const { events } = await local.sfn.send(new GetExecutionHistoryCommand({ executionArn, reverseOrder: true }));
       current = events?.find((event) => event.type === 'TaskStateEntered')?.stateEnteredEventDetails?.name;
       if (current === undefined) await new Promise((resolve) => setTimeout(resolve, 25));
     }
     expect(current).toBe(expressWrapperStateName);
-    await sfn.send(new StopExecutionCommand({ executionArn, error: 'TaskCancelled', cause: 'The client cancelled.' }));
-    const stopped = await sfn.send(new DescribeExecutionCommand({ executionArn }));
+    await local.sfn.send(
+      new StopExecutionCommand({ executionArn, error: 'TaskCancelled', cause: 'The client cancelled.' }),
+    );
+    const stopped = await local.sfn.send(new DescribeExecutionCommand({ executionArn }));
     expect(stopped).toMatchObject({ status: 'ABORTED', error: 'TaskCancelled', cause: 'The client cancelled.' });
   });
 });

@@ -4,12 +4,13 @@ import {
   CreateStateMachineCommand,
   DescribeExecutionCommand,
   DescribeStateMachineCommand,
-  SFNClient,
   StartExecutionCommand,
+  type SFNClient,
 } from '@aws-sdk/client-sfn';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StepFunctionsQuotaOptions } from '../../local/step-functions/api-quotas.js';
 import { startStepFunctionsEmulator, type StepFunctionsEmulator } from '../../local/step-functions/emulator.js';
+import { localSfnClient } from '../support/step-functions-emulator.js';
 
 const ROLE_ARN = 'arn:aws:iam::000000000000:role/local-sfn';
 const PASS = JSON.stringify({ StartAt: 'P', States: { P: { Type: 'Pass', End: true } } });
@@ -35,13 +36,9 @@ async function startWith(quotas: StepFunctionsQuotaOptions): Promise<string> {
   return emulator.url;
 }
 
+/** Leaving out `maxAttempts` keeps the SDK's default retries, which the throttled answers are meant for. */
 function client(url: string, maxAttempts?: number): SFNClient {
-  const sfn = new SFNClient({
-    endpoint: url,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    ...(maxAttempts === undefined ? {} : { maxAttempts }),
-  });
+  const sfn = localSfnClient(url, { maxAttempts });
   clients.push(sfn);
   return sfn;
 }

@@ -4,13 +4,13 @@ import {
   CreateStateMachineCommand,
   DescribeExecutionCommand,
   SendTaskSuccessCommand,
-  SFNClient,
   StartExecutionCommand,
   type DescribeExecutionCommandOutput,
+  type SFNClient,
 } from '@aws-sdk/client-sfn';
-import { afterAll, beforeAll, vi } from 'vitest';
-import { startStepFunctionsEmulator, type StepFunctionsEmulator } from '../../local/step-functions/emulator.js';
+import { vi } from 'vitest';
 import { GENEROUS_WAIT } from './local-backend.js';
+import { useStepFunctionsEmulator } from './step-functions-emulator.js';
 
 const ROLE_ARN = 'arn:aws:iam::000000000000:role/local-sfn';
 const functionArn = (name: string): string => `arn:aws:lambda:us-east-1:000000000000:function:${name}`;
@@ -66,44 +66,23 @@ export function useTaskTokenFixture(): TaskTokenFixture {
       throw new BoomError('could not record the question');
     },
   };
-  let emulator: StepFunctionsEmulator | undefined;
-  let client: SFNClient | undefined;
-
-  beforeAll(async () => {
-    emulator = await startStepFunctionsEmulator({ lambdaHandlers });
-    client = new SFNClient({
-      endpoint: emulator.url,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      maxAttempts: 1,
-    });
-  });
-
-  afterAll(async () => {
-    client?.destroy();
-    await emulator?.close();
-  });
-
-  const sfn = (): SFNClient => {
-    if (client === undefined) throw new Error('the task token fixture is used outside a test');
-    return client;
-  };
-  const describe = (executionArn: string) => sfn().send(new DescribeExecutionCommand({ executionArn }));
+  const local = useStepFunctionsEmulator({ lambdaHandlers });
+  const describe = (executionArn: string) => local.sfn.send(new DescribeExecutionCommand({ executionArn }));
 
   return {
     get sfn() {
-      return sfn();
+      return local.sfn;
     },
     asked,
     createMachine: async (definition) => {
       const name = `tokens-${randomUUID()}`;
-      const out = await sfn().send(
+      const out = await local.sfn.send(
         new CreateStateMachineCommand({ name, roleArn: ROLE_ARN, definition: JSON.stringify(definition) }),
       );
       return out.stateMachineArn ?? '';
     },
     start: async (stateMachineArn, input) => {
-      const out = await sfn().send(new StartExecutionCommand({ stateMachineArn, input: JSON.stringify(input) }));
+      const out = await local.sfn.send(new StartExecutionCommand({ stateMachineArn, input: JSON.stringify(input) }));
       return out.executionArn ?? '';
     },
     tokenFor: async (label) => {
@@ -120,6 +99,6 @@ export function useTaskTokenFixture(): TaskTokenFixture {
       return execution as DescribeExecutionCommandOutput;
     },
     succeed: (taskToken, output) =>
-      sfn().send(new SendTaskSuccessCommand({ taskToken, output: JSON.stringify(output) })),
+      local.sfn.send(new SendTaskSuccessCommand({ taskToken, output: JSON.stringify(output) })),
   };
 }
