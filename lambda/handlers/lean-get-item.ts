@@ -281,7 +281,7 @@ function headerOf(response: IncomingMessage, name: string): string | undefined {
 }
 
 /** GetItem's modelled errors, as the SDK's deserializer makes them: callers may test `instanceof`. */
-const MODELLED_ERRORS: Record<string, new (options: ErrorOptions) => DynamoDBServiceException> = {
+const MODELLED_ERRORS: Record<string, new (options: ModelledErrorOptions) => DynamoDBServiceException> = {
   InternalServerError,
   InvalidEndpointException,
   ProvisionedThroughputExceededException,
@@ -290,7 +290,7 @@ const MODELLED_ERRORS: Record<string, new (options: ErrorOptions) => DynamoDBSer
   ThrottlingException,
 };
 
-type ErrorOptions = { message: string; $metadata: GetItemAnswer['$metadata'] };
+type ModelledErrorOptions = { message: string; $metadata: GetItemAnswer['$metadata'] };
 
 /**
  * The service's refusal as the SDK throws it: its name from `__type` (a modelled one as its class), its message,
