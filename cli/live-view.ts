@@ -6,8 +6,9 @@
 // `progress()`), or from the task itself, when it carries one.
 import { isCancel, select } from '@clack/prompts';
 import ora, { type Ora } from 'ora';
+import { askForm } from './input-form.js';
 import { renderLiveLine } from './render.js';
-import { isTerminal, type ProgressUpdate, type TaskClient, type TaskInfo } from './task-client.js';
+import { isTerminal, type InputAnswer, type ProgressUpdate, type TaskClient, type TaskInfo } from './task-client.js';
 
 const DEFAULT_POLL_MS = 1_000;
 /** Never poll faster than this, whatever the server suggests: a terminal view needs no more. */
@@ -63,6 +64,9 @@ export class LiveView {
   private readonly startedAt = Date.now();
   private spinner: Ora | undefined;
   private lastPlainLine = '';
+  /** The input requests answered from this view (by key). */
+  private readonly answered = new Set<string>();
+  private toldOfInput = false;
 
   constructor(
     private readonly client: TaskClient,
@@ -94,6 +98,7 @@ export class LiveView {
     let pending: Promise<TaskUpdate> | undefined;
     try {
       if (!updates.replaysHistory) this.redraw();
+      await this.attendToInput(taskId, task);
       for (;;) {
         pending ??= updates.next();
         const woken = await Promise.race([pending, interrupted.next]);
@@ -108,6 +113,7 @@ export class LiveView {
           task = this.see(woken.task);
           // The closing state goes unprinted (the outcome's headline says it), unless the source tells it in a line.
           if (woken.line !== undefined || !isTerminal(task.status)) this.redraw(woken.line);
+          await this.attendToInput(taskId, task);
         }
         if (isTerminal(task.status)) return { kind: 'ended', task };
       }
@@ -170,6 +176,36 @@ export class LiveView {
     if (line !== undefined) process.stderr.write(`${line}\n`);
     else if (plain !== this.lastPlainLine) process.stderr.write(`${plain}\n`);
     this.lastPlainLine = plain;
+  }
+
+  /**
+   * A task waiting for input: at a terminal, on a protocol that carries the questions, each form not yet answered is
+   * asked and the answers sent; anywhere else, the person is told once what the task waits for and how to go on.
+   */
+  private async attendToInput(taskId: string, seen: TaskInfo): Promise<void> {
+    if (seen.status !== 'input_required') return;
+    const canAsk = this.spinner !== undefined && this.client.answerInput !== undefined;
+    // An event carries the task's status, not its questions: they are read from the task itself.
+    const task = canAsk && seen.inputRequests === undefined ? await this.client.getTask(taskId) : seen;
+    if (!canAsk || task.inputRequests === undefined) {
+      if (this.toldOfInput) return;
+      this.toldOfInput = true;
+      const where = this.spinner ? 'on the Tasks extension (2026-07-28)' : 'at a terminal';
+      this.note(
+        `Task ${taskId} waits for input, and this CLI answers forms only ${where}. Answer it from an MCP client ` +
+          `that shows forms, or cancel it: mcp-tasks cancel ${taskId}`,
+      );
+      return;
+    }
+    const open = task.inputRequests.filter((request) => !this.answered.has(request.key));
+    if (open.length === 0 || !this.spinner) return;
+    this.spinner.stop();
+    const answers: Record<string, InputAnswer> = {};
+    for (const request of open) answers[request.key] = await askForm(request);
+    await this.client.answerInput!(taskId, answers);
+    // The server may list a question until its workflow takes the answer: it is not asked twice.
+    for (const key of Object.keys(answers)) this.answered.add(key);
+    this.spinner.start(this.line());
   }
 
   /** Stops the live line and asks; a second Ctrl-C at the prompt means "leave it running", the safe choice. */

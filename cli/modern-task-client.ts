@@ -16,6 +16,8 @@ import { ServerError, UnknownTaskError, UsageError } from './cli-errors.js';
 import { fetchDispatch, MODERN_VERSION } from './modern-dispatch.js';
 import { eventsFor } from './event-stream.js';
 import type {
+  InputAnswer,
+  InputRequest,
   ProgressUpdate,
   StartOptions,
   Started,
@@ -54,8 +56,24 @@ function recordOf(value: JsonValue | undefined): { readonly [key: string]: JsonV
     : undefined;
 }
 
+/**
+ * The task's open form requests (`inputRequests`: key -> an `elicitation/create` request). Other kinds (sampling,
+ * roots, URL elicitations) have no form to fill in at a terminal, so they are not offered.
+ */
+function inputRequestsOf(view: TaskView): InputRequest[] {
+  return Object.entries(recordOf(view.raw['inputRequests']) ?? {}).flatMap(([key, value]) => {
+    const request = recordOf(value);
+    const params = recordOf(request?.['params']);
+    const schema = recordOf(params?.['requestedSchema']);
+    if (request?.['method'] !== 'elicitation/create' || typeof params?.['message'] !== 'string' || !schema) return [];
+    if (params['mode'] !== undefined && params['mode'] !== 'form') return [];
+    return [{ key, message: params['message'], requestedSchema: schema as InputRequest['requestedSchema'] }];
+  });
+}
+
 function toTaskInfo(view: TaskView): TaskInfo {
   const progress = progressOf(view);
+  const inputRequests = view.status === 'input_required' ? inputRequestsOf(view) : [];
   return {
     taskId: view.taskId,
     status: view.status,
@@ -65,6 +83,7 @@ function toTaskInfo(view: TaskView): TaskInfo {
     ttl: view.retentionMs,
     ...(view.suggestedPollIntervalMs !== undefined ? { pollInterval: view.suggestedPollIntervalMs } : {}),
     ...(progress !== undefined ? { progress } : {}),
+    ...(inputRequests.length > 0 ? { inputRequests } : {}),
   };
 }
 
@@ -195,6 +214,13 @@ export class ModernTaskClient implements TaskClient {
       .cancel()
       .catch((error: unknown) => Promise.reject(translate(error, taskId)));
     return this.getTask(taskId);
+  }
+
+  async answerInput(taskId: string, answers: Readonly<Record<string, InputAnswer>>): Promise<void> {
+    await this.session
+      .task(toTaskId(taskId))
+      .updateJson(answers)
+      .catch((error: unknown) => Promise.reject(translate(error, taskId)));
   }
 
   async close(): Promise<void> {

@@ -18,7 +18,37 @@ export interface TaskInfo {
   readonly pollInterval?: number;
   /** How far the task has got, when the server says so in the task itself (not every server or protocol does). */
   readonly progress?: ProgressUpdate;
+  /** The questions the task waits on, when the protocol carries them in the task (the Tasks extension does). */
+  readonly inputRequests?: readonly InputRequest[];
 }
+
+/** A form the task's workflow asks a person to fill in (an MCP elicitation), open until answered. */
+export interface InputRequest {
+  /** The key its answer goes back under. */
+  readonly key: string;
+  readonly message: string;
+  /** MCP elicitation's restricted JSON Schema: an object of flat properties. */
+  readonly requestedSchema: {
+    readonly properties?: Readonly<Record<string, FormField>>;
+    readonly required?: readonly string[];
+  };
+}
+
+/** One property of an elicitation form. */
+export interface FormField {
+  readonly type?: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly enum?: readonly string[];
+  readonly minimum?: number;
+  readonly maximum?: number;
+  readonly default?: string | number | boolean;
+}
+
+/** An answer to one input request, as MCP's ElicitResult. */
+export type InputAnswer =
+  | { readonly action: 'accept'; readonly content: Readonly<Record<string, string | number | boolean>> }
+  | { readonly action: 'decline' | 'cancel' };
 
 export interface ToolInfo {
   readonly name: string;
@@ -85,6 +115,8 @@ export interface TaskClient {
   listTasks(): Promise<TaskInfo[]>;
   /** Asks the server to cancel; resolves with the task as it stands afterwards. */
   cancelTask(taskId: string): Promise<TaskInfo>;
+  /** Sends answers to the task's input requests, by key; absent when the protocol gives this client no way to. */
+  answerInput?(taskId: string, answers: Readonly<Record<string, InputAnswer>>): Promise<void>;
   /**
    * The server's events (the MCP Events extension), when it advertises them; `undefined` for a server without them,
    * which is followed by polling.

@@ -22,8 +22,16 @@ export interface CliRun {
   readonly stderr: string;
 }
 
-/** Runs the bundle with `args` and `env` added to this process's environment (less CI, which ora reads). */
-export function runCli(bundle: string, args: readonly string[], env: Record<string, string> = {}): Promise<CliRun> {
+/**
+ * Runs the bundle with `args` and `env` added to this process's environment (less CI, which ora reads). `onStderr`
+ * sees the standard error so far after each chunk, for a test that acts on what the CLI said while it still runs.
+ */
+export function runCli(
+  bundle: string,
+  args: readonly string[],
+  env: Record<string, string> = {},
+  onStderr?: (stderr: string) => void,
+): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const { CI: _ci, MCP_TASKS_URL: _url, MCP_TASKS_TOKEN: _token, ...inherited } = process.env;
     const child = spawn(process.execPath, [bundle, ...args], {
@@ -33,7 +41,10 @@ export function runCli(bundle: string, args: readonly string[], env: Record<stri
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      onStderr?.(stderr);
+    });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
