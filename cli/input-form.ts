@@ -1,23 +1,41 @@
-// A task's input request (an MCP elicitation form) asked at the terminal, one prompt per field: a yes/no for a
-// boolean, a choice for an enum, a line of text (checked against the field's type and bounds) for the rest. An
-// optional field left empty is left out of the answer; Ctrl-C at any prompt answers `cancel` (the person dismissed
-// the form), as MCP defines it.
+// A task's input request (an MCP elicitation form) asked at the terminal, one prompt per field of its restricted
+// schema: a yes/no for a boolean (No unless the form says otherwise), a choice for an enum (plain, with `enumNames`,
+// or titled `oneOf`/`anyOf` constants), several choices for an array of them, and a line of text, checked against the
+// field's type and bounds, for the rest. An optional field left empty is left out of the answer. Ctrl-C or Esc in
+// any prompt dismisses the form: the caller decides what that means.
 import type { Writable } from 'node:stream';
-import { confirm, isCancel, log, select, text } from '@clack/prompts';
+import { confirm, isCancel, log, multiselect, select, text } from '@clack/prompts';
 import type { FormField, InputAnswer, InputRequest } from './task-client.js';
 
-type FieldValue = string | number | boolean;
+type FieldValue = string | number | boolean | string[];
+/** The choice for "no value" in an optional enum: no string a form can name. */
+const NONE = Symbol('none');
 
-export async function askForm(request: InputRequest, output: Writable = process.stderr): Promise<InputAnswer> {
+export async function askForm(
+  request: InputRequest,
+  output: Writable = process.stderr,
+): Promise<InputAnswer | 'dismissed'> {
   log.message(request.message, { output, symbol: '?' });
   const required = new Set(request.requestedSchema.required ?? []);
   const content: Record<string, FieldValue> = {};
   for (const [name, field] of Object.entries(request.requestedSchema.properties ?? {})) {
     const value = await askField(name, field, required.has(name), output);
-    if (typeof value === 'symbol') return { action: 'cancel' };
-    if (value !== undefined) content[name] = value;
+    if (value === NONE) continue;
+    if (isCancel(value)) return 'dismissed';
+    if (value !== undefined) content[name] = value as FieldValue;
   }
   return { action: 'accept', content };
+}
+
+/** The choices a field offers, with their labels, or `undefined` when it is not an enum. */
+export function choicesOf(field: FormField): { value: string; label: string }[] | undefined {
+  const titled = field.oneOf ?? field.anyOf;
+  if (titled !== undefined)
+    return titled.flatMap((option) =>
+      typeof option.const === 'string' ? [{ value: option.const, label: option.title ?? option.const }] : [],
+    );
+  if (field.enum === undefined) return undefined;
+  return field.enum.map((value, index) => ({ value, label: field.enumNames?.[index] ?? value }));
 }
 
 async function askField(
@@ -28,14 +46,16 @@ async function askField(
 ): Promise<FieldValue | undefined | symbol> {
   const message = `${field.title ?? name}${field.description ? ` (${field.description})` : ''}`;
   if (field.type === 'boolean')
-    return confirm({ message, output, ...(typeof field.default === 'boolean' ? { initialValue: field.default } : {}) });
-  if (field.enum !== undefined && field.enum.length > 0) {
-    const options = field.enum.map((value) => ({ value, label: value }));
-    return select<string>({
-      message,
-      output,
-      options: required ? options : [...options, { value: '', label: '(none)' }],
-    }).then((value) => (value === '' ? undefined : value));
+    return confirm({ message, output, initialValue: typeof field.default === 'boolean' ? field.default : false });
+  if (field.type === 'array') {
+    const options = (field.items && choicesOf(field.items)) ?? [];
+    return multiselect<string>({ message, output, options, required: required || (field.minItems ?? 0) > 0 });
+  }
+  const options = choicesOf(field);
+  if (options !== undefined) {
+    const initial = typeof field.default === 'string' ? { initialValue: field.default } : {};
+    if (required) return select<string>({ message, output, options, ...initial });
+    return select<string | typeof NONE>({ message, output, options: [...options, { value: NONE, label: '(none)' }] });
   }
   const answer = await text({
     message: required ? message : `${message}, optional`,
@@ -50,14 +70,22 @@ async function askField(
 
 const isNumeric = (field: FormField): boolean => field.type === 'number' || field.type === 'integer';
 
-/** Why `value` does not fit `field`, or `undefined` when it does (an empty optional field always does). */
+/**
+ * Why `value` does not fit `field`, or `undefined` when it does (an empty optional field always does). The server
+ * checks the answer against the whole schema again; these are the checks a person can act on while typing.
+ */
 export function problemWith(field: FormField, value: string, required: boolean): string | undefined {
   if (value === '') return required ? 'An answer is required.' : undefined;
-  if (!isNumeric(field)) return undefined;
-  const number = Number(value);
-  if (value.trim() === '' || !Number.isFinite(number)) return 'Enter a number.';
-  if (field.type === 'integer' && !Number.isInteger(number)) return 'Enter a whole number.';
-  if (field.minimum !== undefined && number < field.minimum) return `At least ${field.minimum}.`;
-  if (field.maximum !== undefined && number > field.maximum) return `At most ${field.maximum}.`;
+  if (isNumeric(field)) {
+    const number = Number(value);
+    if (value.trim() === '' || !Number.isFinite(number)) return 'Enter a number.';
+    if (field.type === 'integer' && !Number.isInteger(number)) return 'Enter a whole number.';
+    if (field.minimum !== undefined && number < field.minimum) return `At least ${field.minimum}.`;
+    if (field.maximum !== undefined && number > field.maximum) return `At most ${field.maximum}.`;
+    return undefined;
+  }
+  if (field.minLength !== undefined && value.length < field.minLength) return `At least ${field.minLength} characters.`;
+  if (field.maxLength !== undefined && value.length > field.maxLength)
+    return `At most ${field.maxLength} characters (this is ${value.length}).`;
   return undefined;
 }

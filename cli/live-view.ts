@@ -6,9 +6,10 @@
 // `progress()`), or from the task itself, when it carries one.
 import { isCancel, select } from '@clack/prompts';
 import ora, { type Ora } from 'ora';
+import { ServerError } from './cli-errors.js';
 import { askForm } from './input-form.js';
 import { renderLiveLine } from './render.js';
-import { isTerminal, type InputAnswer, type ProgressUpdate, type TaskClient, type TaskInfo } from './task-client.js';
+import { isTerminal, type InputRequest, type ProgressUpdate, type TaskClient, type TaskInfo } from './task-client.js';
 
 const DEFAULT_POLL_MS = 1_000;
 /** Never poll faster than this, whatever the server suggests: a terminal view needs no more. */
@@ -96,9 +97,21 @@ export class LiveView {
     const ticker = this.spinner ? setInterval(() => this.redraw(), 1_000) : undefined;
     // Asked once and kept across a Ctrl-C prompt: an event stream's next update must not be asked for twice.
     let pending: Promise<TaskUpdate> | undefined;
+    // A task that waits for input: what the person chose while answering (leave it, or cancel it) ends or changes the
+    // watch; otherwise it goes on.
+    const attend = async (): Promise<WatchEnd | undefined> => {
+      const choice = await this.attendToInput(taskId, task);
+      if (choice === 'leave') return { kind: 'left-running', task };
+      if (choice === 'cancel') {
+        task = this.see(await this.client.cancelTask(taskId));
+        if (!isTerminal(task.status)) this.redraw();
+      }
+      return undefined;
+    };
     try {
       if (!updates.replaysHistory) this.redraw();
-      await this.attendToInput(taskId, task);
+      const left = await attend();
+      if (left) return left;
       for (;;) {
         pending ??= updates.next();
         const woken = await Promise.race([pending, interrupted.next]);
@@ -113,7 +126,8 @@ export class LiveView {
           task = this.see(woken.task);
           // The closing state goes unprinted (the outcome's headline says it), unless the source tells it in a line.
           if (woken.line !== undefined || !isTerminal(task.status)) this.redraw(woken.line);
-          await this.attendToInput(taskId, task);
+          const leftWaiting = await attend();
+          if (leftWaiting) return leftWaiting;
         }
         if (isTerminal(task.status)) return { kind: 'ended', task };
       }
@@ -179,33 +193,76 @@ export class LiveView {
   }
 
   /**
-   * A task waiting for input: at a terminal, on a protocol that carries the questions, each form not yet answered is
-   * asked and the answers sent; anywhere else, the person is told once what the task waits for and how to go on.
+   * A task waiting for input: at a terminal, on a protocol that carries its questions, each form not yet answered is
+   * asked and its answer sent; anywhere else, the person is told once what the task waits for and how to go on.
+   * Returns what the person chose instead of answering, if anything.
    */
-  private async attendToInput(taskId: string, seen: TaskInfo): Promise<void> {
-    if (seen.status !== 'input_required') return;
+  private async attendToInput(taskId: string, seen: TaskInfo): Promise<'leave' | 'cancel' | undefined> {
+    if (seen.status !== 'input_required') return undefined;
     const canAsk = this.spinner !== undefined && this.client.answerInput !== undefined;
-    // An event carries the task's status, not its questions: they are read from the task itself.
-    const task = canAsk && seen.inputRequests === undefined ? await this.client.getTask(taskId) : seen;
-    if (!canAsk || task.inputRequests === undefined) {
-      if (this.toldOfInput) return;
+    if (!canAsk && this.toldOfInput) return undefined;
+    // An event carries the task's status, not its questions, and a replayed one may be long past: read the task.
+    const task = seen.inputRequests === undefined ? await this.client.getTask(taskId) : seen;
+    if (task.status !== 'input_required') return undefined;
+    if (!canAsk || task.inputRequests === undefined || task.inputRequests.length === 0) {
+      // Asking was possible here: the questions are just not forms.
+      if (!this.toldOfInput) this.note(waitingForInput(taskId, canAsk));
       this.toldOfInput = true;
-      const where = this.spinner ? 'on the Tasks extension (2026-07-28)' : 'at a terminal';
-      this.note(
-        `Task ${taskId} waits for input, and this CLI answers forms only ${where}. Answer it from an MCP client ` +
-          `that shows forms, or cancel it: mcp-tasks cancel ${taskId}`,
-      );
-      return;
+      return undefined;
     }
     const open = task.inputRequests.filter((request) => !this.answered.has(request.key));
-    if (open.length === 0 || !this.spinner) return;
+    if (open.length === 0 || !this.spinner) return undefined;
     this.spinner.stop();
-    const answers: Record<string, InputAnswer> = {};
-    for (const request of open) answers[request.key] = await askForm(request);
-    await this.client.answerInput!(taskId, answers);
-    // The server may list a question until its workflow takes the answer: it is not asked twice.
-    for (const key of Object.keys(answers)) this.answered.add(key);
-    this.spinner.start(this.line());
+    try {
+      for (const request of open) {
+        const choice = await this.answer(taskId, request);
+        if (choice !== undefined) return choice;
+      }
+      return undefined;
+    } finally {
+      this.spinner.start(this.line());
+    }
+  }
+
+  /**
+   * Asks one form until the server takes the answer, or the question is gone (answered elsewhere, the task moved on);
+   * a dismissed form asks what to do instead.
+   */
+  private async answer(taskId: string, request: InputRequest): Promise<'leave' | 'cancel' | undefined> {
+    for (;;) {
+      let answer = await askForm(request);
+      if (answer === 'dismissed') {
+        const choice = await this.askOnDismissedForm(taskId);
+        if (choice !== 'decline') return choice;
+        answer = { action: 'decline' };
+      }
+      try {
+        await this.client.answerInput!(taskId, { [request.key]: answer });
+        this.answered.add(request.key);
+        return undefined;
+      } catch (error) {
+        // A refused answer (one the form's schema does not allow, say) leaves the question open: the server says why.
+        if (!(error instanceof ServerError)) throw error;
+        process.stderr.write(`${error.message}\n`);
+      }
+      const now = await this.client.getTask(taskId);
+      if (now.status !== 'input_required' || !now.inputRequests?.some(({ key }) => key === request.key))
+        return undefined;
+    }
+  }
+
+  /** Ctrl-C or Esc in a form: decline the question, leave the task waiting, or cancel it. A second Ctrl-C leaves it. */
+  private async askOnDismissedForm(taskId: string): Promise<'decline' | 'leave' | 'cancel'> {
+    const choice = await select({
+      message: `Task ${taskId} waits for your answer. What should happen?`,
+      options: [
+        { value: 'decline' as const, label: 'Decline to answer', hint: 'the workflow is told you declined' },
+        { value: 'leave' as const, label: 'Leave it waiting', hint: `answer later: mcp-tasks watch ${taskId}` },
+        { value: 'cancel' as const, label: 'Cancel the task' },
+      ],
+      output: process.stderr,
+    });
+    return isCancel(choice) ? 'leave' : choice;
   }
 
   /** Stops the live line and asks; a second Ctrl-C at the prompt means "leave it running", the safe choice. */
@@ -239,6 +296,18 @@ export class LiveView {
     process.on('SIGINT', handler);
     return state;
   }
+}
+
+/** What a person who cannot be asked here is told: why, and how to go on. */
+function waitingForInput(taskId: string, noForms: boolean): string {
+  const why = noForms
+    ? 'none of its questions is a form this CLI can ask'
+    : 'this CLI asks its questions only at a terminal, on the Tasks extension (2026-07-28)';
+  const there = noForms ? '' : `run mcp-tasks watch ${taskId} there, `;
+  return (
+    `Task ${taskId} waits for input, and ${why}: ${there}answer it from an MCP client that can, ` +
+    `or cancel it: mcp-tasks cancel ${taskId}`
+  );
 }
 
 function sleep(ms: number): Promise<void> {

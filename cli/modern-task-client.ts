@@ -73,7 +73,7 @@ function inputRequestsOf(view: TaskView): InputRequest[] {
 
 function toTaskInfo(view: TaskView): TaskInfo {
   const progress = progressOf(view);
-  const inputRequests = view.status === 'input_required' ? inputRequestsOf(view) : [];
+  const inputRequests = inputRequestsOf(view);
   return {
     taskId: view.taskId,
     status: view.status,
@@ -83,7 +83,8 @@ function toTaskInfo(view: TaskView): TaskInfo {
     ttl: view.retentionMs,
     ...(view.suggestedPollIntervalMs !== undefined ? { pollInterval: view.suggestedPollIntervalMs } : {}),
     ...(progress !== undefined ? { progress } : {}),
-    ...(inputRequests.length > 0 ? { inputRequests } : {}),
+    // Present (maybe empty) whenever the task waits: the questions are known, even when none is a form.
+    ...(view.status === 'input_required' ? { inputRequests } : {}),
   };
 }
 

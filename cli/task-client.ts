@@ -18,7 +18,10 @@ export interface TaskInfo {
   readonly pollInterval?: number;
   /** How far the task has got, when the server says so in the task itself (not every server or protocol does). */
   readonly progress?: ProgressUpdate;
-  /** The questions the task waits on, when the protocol carries them in the task (the Tasks extension does). */
+  /**
+   * The forms among the questions the task waits on, whenever it waits and the protocol carries them in the task (the
+   * Tasks extension does); absent when the protocol does not say.
+   */
   readonly inputRequests?: readonly InputRequest[];
 }
 
@@ -34,20 +37,30 @@ export interface InputRequest {
   };
 }
 
-/** One property of an elicitation form. */
+/** One property of an elicitation form (MCP's primitive schema definitions). */
 export interface FormField {
   readonly type?: string;
   readonly title?: string;
   readonly description?: string;
   readonly enum?: readonly string[];
+  /** Labels for `enum`'s values, in order (the legacy titled enum). */
+  readonly enumNames?: readonly string[];
+  /** A titled enum: one `{ const, title }` per choice. */
+  readonly oneOf?: readonly { readonly const?: unknown; readonly title?: string }[];
+  readonly anyOf?: readonly { readonly const?: unknown; readonly title?: string }[];
+  /** A multi-select's choices (`type: "array"`). */
+  readonly items?: FormField;
+  readonly minItems?: number;
+  readonly minLength?: number;
+  readonly maxLength?: number;
   readonly minimum?: number;
   readonly maximum?: number;
-  readonly default?: string | number | boolean;
+  readonly default?: string | number | boolean | readonly string[];
 }
 
 /** An answer to one input request, as MCP's ElicitResult. */
 export type InputAnswer =
-  | { readonly action: 'accept'; readonly content: Readonly<Record<string, string | number | boolean>> }
+  | { readonly action: 'accept'; readonly content: Readonly<Record<string, string | number | boolean | string[]>> }
   | { readonly action: 'decline' | 'cancel' };
 
 export interface ToolInfo {

@@ -32,24 +32,34 @@ async function screenShows(session: TmuxSession, pattern: RegExp): Promise<strin
   }, GENEROUS_WAIT);
 }
 
-describe('mcp-tasks call --wait on a task that asks for input', () => {
-  it('in a terminal, asks each field of the form, refuses a bad value, sends the answers and prints the result', async () => {
-    const url = backend.servers[0].url;
-    const args = JSON.stringify({ orderId: 'CLI-1', reason: 'arrived broken' });
-    const cli = [process.execPath, bundle, 'call', 'refund_order', '--args', args, '--wait'].map(quote).join(' ');
-    const environment = `env -u CI MCP_TASKS_URL=${quote(url)} MCP_TASKS_TOKEN=${quote(TOKENS.alice)}`;
-    const session = await TmuxSession.start(`sh -c ${quote(`${environment} ${cli}; echo "EXIT=$?"; exec sleep 3600`)}`);
-    sessions.push(session);
+/** Starts `mcp-tasks call refund_order --wait` in a terminal; the shell prints the exit code after it and stays. */
+async function startRefund(orderId: string, reason?: string): Promise<TmuxSession> {
+  const args = JSON.stringify({ orderId, ...(reason !== undefined ? { reason } : {}) });
+  const cli = [process.execPath, bundle, 'call', 'refund_order', '--args', args, '--wait'].map(quote).join(' ');
+  const environment = `env -u CI MCP_TASKS_URL=${quote(backend.servers[0].url)} MCP_TASKS_TOKEN=${quote(TOKENS.alice)}`;
+  // Ctrl-C signals the whole foreground group: the shell's trap keeps it alive to print the exit code.
+  const session = await TmuxSession.start(
+    `sh -c ${quote(`trap true INT; ${environment} ${cli}; echo "EXIT=$?"; exec sleep 3600`)}`,
+  );
+  sessions.push(session);
+  return session;
+}
 
+describe('mcp-tasks call --wait on a task that asks for input', () => {
+  it('in a terminal, asks each field of the form, refuses what does not fit, sends the answers, prints the result', async () => {
+    const session = await startRefund('CLI-1', 'arrived broken');
     await screenShows(session, /Approve a refund of [\d.]+ \w+ on order CLI-1 .*Reason: arrived broken/);
-    await screenShows(session, /Approve the refund\s+│\s+● Yes/);
-    await session.sendKeys('Enter');
+    // A yes/no starts on No: Enter alone never approves.
+    await screenShows(session, /Approve the refund\s+│\s+○ Yes \/ ● No/);
+    await session.sendKeys('y');
     await screenShows(session, /Amount to refund, optional/);
     await session.sendKeys('abc', 'Enter');
     await screenShows(session, /Enter a number\./);
     await session.sendKeys('BSpace', 'BSpace', 'BSpace', '5', 'Enter');
     await screenShows(session, /Note to the customer, optional/);
-    await session.sendKeys('Sorry', 'Enter');
+    await session.sendKeys('x'.repeat(501), 'Enter');
+    await screenShows(session, /At most 500 characters \(this is 501\)\./);
+    await session.sendKeys('C-u', 'Sorry', 'Enter');
 
     const screen = await screenShows(session, /EXIT=\d+/);
     expect(screen).toMatch(/Task \w+ completed\./);
@@ -59,22 +69,35 @@ describe('mcp-tasks call --wait on a task that asks for input', () => {
     expect(screen).toContain('EXIT=0');
   });
 
+  it('in a terminal, Ctrl-C in the form asks what to do; "leave it waiting" exits 130 with the question still open', async () => {
+    const session = await startRefund('CLI-3');
+    await screenShows(session, /Approve the refund/);
+    await session.sendKeys('C-c');
+    const screen = await screenShows(session, /Task (\w+) waits for your answer\. What should happen\?/);
+    const taskId = /Task (\w+) waits for your answer/.exec(screen)![1]!;
+    await session.sendKeys('Down', 'Enter');
+    await screenShows(session, /EXIT=130/);
+    expect(await call(backend.servers[1].url, 'tasks/get', { taskId }, TOKENS.alice)).toMatchObject({
+      status: 'input_required',
+    });
+    await call(backend.servers[1].url, 'tasks/cancel', { taskId }, TOKENS.alice);
+  });
+
   it('in a pipe, says once what the task waits for and how to go on, then follows it to its end', async () => {
     const env = { MCP_TASKS_URL: backend.servers[0].url, MCP_TASKS_TOKEN: TOKENS.alice };
     const args = JSON.stringify({ orderId: 'CLI-2' });
     let taskId: string | undefined;
-    let cancelled = false;
+    let cancelled: Promise<unknown> | undefined;
     const run = await runCli(bundle, ['call', 'refund_order', '--args', args, '--wait'], env, (stderr) => {
       taskId ??= /Task (\w+) waits for input/.exec(stderr)?.[1];
       // Someone else ends the wait: the CLI must notice, as it would an answer given elsewhere.
-      if (taskId !== undefined && !cancelled) {
-        cancelled = true;
-        void call(backend.servers[1].url, 'tasks/cancel', { taskId }, TOKENS.alice);
-      }
+      if (taskId !== undefined) cancelled ??= call(backend.servers[1].url, 'tasks/cancel', { taskId }, TOKENS.alice);
     });
+    await expect(cancelled).resolves.toMatchObject({ status: 'cancelled' });
     expect(run.stderr).toContain(
-      `Task ${taskId} waits for input, and this CLI answers forms only at a terminal. Answer it from an MCP client ` +
-        `that shows forms, or cancel it: mcp-tasks cancel ${taskId}`,
+      `Task ${taskId} waits for input, and this CLI asks its questions only at a terminal, on the Tasks extension ` +
+        `(2026-07-28): run mcp-tasks watch ${taskId} there, answer it from an MCP client that can, or cancel it: ` +
+        `mcp-tasks cancel ${taskId}`,
     );
     expect(run.stderr.match(/waits for input/g)).toHaveLength(1);
     expect(run.code).toBe(3);
