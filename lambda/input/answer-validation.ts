@@ -2,9 +2,12 @@
 // accepted form's content against the request's `requestedSchema`; sampling and roots answers by their result shapes
 // (MCP 2026-07-28 ElicitResult, CreateMessageResult, ListRootsResult). A refused answer leaves the request open.
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import type { InputRequestMessage } from '../core/input-request.js';
 
 const ajv = new Ajv2020({ allErrors: true, strict: false });
+// The string formats an elicitation schema may name: Ajv alone ignores formats, so "not an email" would pass as one.
+(addFormats as unknown as (ajv: Ajv2020, formats: string[]) => void)(ajv, ['email', 'uri', 'date', 'date-time']);
 /** Requested schemas compiled once per schema text: the same ask step asks with the same schema again and again. */
 const compiled = new Map<string, ValidateFunction>();
 const MAX_COMPILED = 200;

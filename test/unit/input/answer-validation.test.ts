@@ -40,6 +40,38 @@ describe('answerProblems', () => {
     ]);
   });
 
+  it('holds string fields to the formats an elicitation schema may name', () => {
+    const contact: InputRequestMessage = {
+      method: 'elicitation/create',
+      params: {
+        message: 'Where to send the receipt?',
+        requestedSchema: {
+          type: 'object',
+          properties: {
+            email: { type: 'string', format: 'email' },
+            site: { type: 'string', format: 'uri' },
+            on: { type: 'string', format: 'date' },
+            at: { type: 'string', format: 'date-time' },
+          },
+        },
+      },
+    };
+    const good = {
+      email: 'ada@example.com',
+      site: 'https://example.com/a',
+      on: '2026-12-07',
+      at: '2026-12-07T01:02:03Z',
+    };
+    expect(answerProblems(contact, { action: 'accept', content: good })).toEqual([]);
+    const bad = { email: 'not an email', site: 'no scheme', on: '7 Dec', at: 'tomorrow' };
+    expect(answerProblems(contact, { action: 'accept', content: bad })).toEqual([
+      'content.email must match format "email"',
+      'content.site must match format "uri"',
+      'content.on must match format "date"',
+      'content.at must match format "date-time"',
+    ]);
+  });
+
   it('refuses an unknown action, a missing form and non-form values', () => {
     expect(answerProblems(FORM, { action: 'maybe' })).toHaveLength(1);
     expect(answerProblems(FORM, { action: 'accept' })).toHaveLength(1);
