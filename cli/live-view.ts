@@ -205,7 +205,7 @@ export class LiveView {
     const task = seen.inputRequests === undefined ? await this.client.getTask(taskId) : seen;
     if (task.status !== 'input_required') return undefined;
     if (!canAsk || task.inputRequests === undefined || task.inputRequests.length === 0) {
-      // Asking was possible here: the questions are just not forms.
+      // Where asking was possible, none of the questions was a form.
       if (!this.toldOfInput) this.note(waitingForInput(taskId, canAsk));
       this.toldOfInput = true;
       return undefined;
