@@ -3,7 +3,7 @@
 // extension (tasks/update), and the task runs on to its result; in a pipe it cannot ask, so it says once what the
 // task waits for and how to go on, and keeps following the task.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildCliBundle, runCli, TmuxSession } from '../support/cli-process.js';
+import { buildCliBundle, runCli, shellQuote, TmuxSession } from '../support/cli-process.js';
 import { call } from '../support/events-rpc.js';
 import { useInputBackend } from '../support/input-backend.js';
 import { GENEROUS_WAIT, TOKENS } from '../support/local-backend.js';
@@ -21,9 +21,6 @@ afterAll(async () => {
   await disposeBundle?.();
 });
 
-/** Single-quotes a word for the shell line tmux runs. */
-const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
-
 /** Waits until the screen matches `pattern`; returns the screen. */
 async function screenShows(session: TmuxSession, pattern: RegExp): Promise<string> {
   return vi.waitUntil(async () => {
@@ -35,11 +32,12 @@ async function screenShows(session: TmuxSession, pattern: RegExp): Promise<strin
 /** Starts `mcp-tasks call refund_order --wait` in a terminal; the shell prints the exit code after it and stays. */
 async function startRefund(orderId: string, reason?: string): Promise<TmuxSession> {
   const args = JSON.stringify({ orderId, ...(reason !== undefined ? { reason } : {}) });
-  const cli = [process.execPath, bundle, 'call', 'refund_order', '--args', args, '--wait'].map(quote).join(' ');
-  const environment = `env -u CI MCP_TASKS_URL=${quote(backend.servers[0].url)} MCP_TASKS_TOKEN=${quote(TOKENS.alice)}`;
+  const cli = [process.execPath, bundle, 'call', 'refund_order', '--args', args, '--wait'].map(shellQuote).join(' ');
+  const url = shellQuote(backend.servers[0].url);
+  const environment = `env -u CI MCP_TASKS_URL=${url} MCP_TASKS_TOKEN=${shellQuote(TOKENS.alice)}`;
   // Ctrl-C signals the whole foreground group: the shell's trap keeps it alive to print the exit code.
   const session = await TmuxSession.start(
-    `sh -c ${quote(`trap true INT; ${environment} ${cli}; echo "EXIT=$?"; exec sleep 3600`)}`,
+    `sh -c ${shellQuote(`trap true INT; ${environment} ${cli}; echo "EXIT=$?"; exec sleep 3600`)}`,
   );
   sessions.push(session);
   return session;

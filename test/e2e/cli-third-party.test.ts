@@ -3,7 +3,7 @@
 // 2025-11-25, and the progress notifications must reach the output: counts in plain mode, a bar in a terminal.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GENEROUS_WAIT } from '../support/local-backend.js';
-import { buildCliBundle, runCli, TmuxSession } from '../support/cli-process.js';
+import { buildCliBundle, runCli, shellQuote, TmuxSession } from '../support/cli-process.js';
 import { startSdkTaskServer, type SdkTaskServer } from '../support/sdk-task-server.js';
 
 let server: SdkTaskServer;
@@ -22,8 +22,6 @@ afterAll(async () => {
   await server?.close();
   await disposeBundle?.();
 });
-
-const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
 
 describe('mcp-tasks against an official 1.x SDK task server', () => {
   it('speaks 2025-11-25 to it and sees its tool as task-required', async () => {
@@ -46,9 +44,9 @@ describe('mcp-tasks against an official 1.x SDK task server', () => {
 
   it('in a terminal, draws a progress bar from the progress notifications', async () => {
     const cli = [process.execPath, bundle, '--url', server.url, 'call', 'count_up', '--args', '{"to":60}', '--wait']
-      .map(quote)
+      .map(shellQuote)
       .join(' ');
-    terminal = await TmuxSession.start(`sh -c ${quote(`env -u CI ${cli}; echo "EXIT=$?"; exec sleep 3600`)}`);
+    terminal = await TmuxSession.start(`sh -c ${shellQuote(`env -u CI ${cli}; echo "EXIT=$?"; exec sleep 3600`)}`);
     const bar = await vi.waitUntil(
       async () => /working · .*\[(#+)-+\] (\d+)% · \d+s/.exec(await terminal!.screen()) ?? false,
       GENEROUS_WAIT,

@@ -4,7 +4,7 @@
 // default protocol (the 2026-07-28 Tasks extension) the line draws a progress bar from the count the task carries.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GENEROUS_WAIT, progressTable, startTestServer, TOKENS, type TestServer } from '../support/local-backend.js';
-import { buildCliBundle, runCli, TmuxSession } from '../support/cli-process.js';
+import { buildCliBundle, runCli, shellQuote, TmuxSession } from '../support/cli-process.js';
 
 let server: TestServer;
 /** A server on the table the emulator's progress step records on, so analyze_documents' counts reach its tasks. */
@@ -27,9 +27,6 @@ afterAll(async () => {
   await disposeBundle?.();
 });
 
-/** Single-quotes a word for the shell line tmux runs. */
-const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
-
 /**
  * Starts `mcp-tasks call analyze_documents --wait` on a task that runs for minutes, in a terminal. CI is unset
  * (ora draws nothing live under CI); after the CLI exits the shell prints its exit code and stays, so the
@@ -37,12 +34,14 @@ const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
  */
 async function startWaitingCall(on: TestServer = server): Promise<TmuxSession> {
   const args = JSON.stringify({ documents: ['The cat sat.', 'A dog ran far away.'], reviewSeconds: 600 });
-  const cli = [process.execPath, bundle, 'call', 'analyze_documents', '--args', args, '--wait'].map(quote).join(' ');
-  const environment = `env -u CI MCP_TASKS_URL=${quote(on.url)} MCP_TASKS_TOKEN=${quote(TOKENS.alice)}`;
+  const cli = [process.execPath, bundle, 'call', 'analyze_documents', '--args', args, '--wait']
+    .map(shellQuote)
+    .join(' ');
+  const environment = `env -u CI MCP_TASKS_URL=${shellQuote(on.url)} MCP_TASKS_TOKEN=${shellQuote(TOKENS.alice)}`;
   // Ctrl-C signals the whole foreground group, the shell too: its trap keeps it alive to print the exit code
   // (a trapped signal is reset to the default in the CLI it starts, so the CLI sees SIGINT as usual).
   const session = await TmuxSession.start(
-    `sh -c ${quote(`trap true INT; ${environment} ${cli}; echo "EXIT=$?"; exec sleep 3600`)}`,
+    `sh -c ${shellQuote(`trap true INT; ${environment} ${cli}; echo "EXIT=$?"; exec sleep 3600`)}`,
   );
   sessions.push(session);
   return session;

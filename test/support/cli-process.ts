@@ -50,6 +50,9 @@ export function runCli(
   });
 }
 
+/** Single-quotes a word for a shell command line (tmux runs its command through the shell). */
+export const shellQuote = (word: string): string => `'${word.replaceAll("'", "'\\''")}'`;
+
 /** One tmux server on its own socket, with one window running a command: keys in, screen text out. */
 export class TmuxSession {
   private constructor(
