@@ -32,6 +32,11 @@ export function renderTask(task: TaskInfo): string {
     ['updated', task.lastUpdatedAt],
     ['ttl', task.ttl === null ? 'unlimited' : task.ttl !== undefined ? `${task.ttl} ms` : undefined],
     ['poll', task.pollInterval !== undefined ? `${task.pollInterval} ms` : undefined],
+    // What the task waits for, so a person who only looks knows there is a question and where to answer it.
+    ...(task.inputRequests ?? []).map((request): [string, string] => [
+      'asks',
+      `${request.message} (answer: mcp-tasks watch ${task.taskId})`,
+    ]),
   ];
   return rows
     .flatMap(([label, value]) => (value !== undefined ? [`${`${label}:`.padEnd(10)}${value}`] : []))

@@ -55,6 +55,14 @@ describe('renderTask', () => {
     expect(renderTask({ taskId: 't1', status: 'working', progress: { progress: 2 } })).toMatch(/^progress: 2 done$/m);
     expect(renderTask({ taskId: 't1', status: 'working' })).not.toMatch(/^progress:/m);
   });
+
+  it('shows each question a waiting task asks, and where to answer it', () => {
+    const question = { key: 'k1', message: 'Approve the refund?', requestedSchema: {} };
+    expect(renderTask({ taskId: 't1', status: 'input_required', inputRequests: [question] })).toMatch(
+      /^asks: {5}Approve the refund\? \(answer: mcp-tasks watch t1\)$/m,
+    );
+    expect(renderTask({ taskId: 't1', status: 'input_required', inputRequests: [] })).not.toMatch(/^asks:/m);
+  });
 });
 
 describe('progressBar', () => {
