@@ -11,15 +11,15 @@ type FieldValue = string | number | boolean | string[];
 /** The choice for "no value" in an optional enum: no string a form can name. */
 const NONE = Symbol('none');
 
-export async function askForm(
-  request: InputRequest,
-  output: Writable = process.stderr,
-): Promise<InputAnswer | 'dismissed'> {
+/** Where the prompts draw: stderr, beside the live line, so stdout stays the result's. */
+const output: Writable = process.stderr;
+
+export async function askForm(request: InputRequest): Promise<InputAnswer | 'dismissed'> {
   log.message(request.message, { output, symbol: '?' });
   const required = new Set(request.requestedSchema.required ?? []);
   const content: Record<string, FieldValue> = {};
   for (const [name, field] of Object.entries(request.requestedSchema.properties ?? {})) {
-    const value = await askField(name, field, required.has(name), output);
+    const value = await askField(name, field, required.has(name));
     if (value === NONE) continue;
     if (isCancel(value)) return 'dismissed';
     if (value !== undefined) content[name] = value as FieldValue;
@@ -38,12 +38,7 @@ export function choicesOf(field: FormField): { value: string; label: string }[] 
   return field.enum.map((value, index) => ({ value, label: field.enumNames?.[index] ?? value }));
 }
 
-async function askField(
-  name: string,
-  field: FormField,
-  required: boolean,
-  output: Writable,
-): Promise<FieldValue | undefined | symbol> {
+async function askField(name: string, field: FormField, required: boolean): Promise<FieldValue | undefined | symbol> {
   const message = `${field.title ?? name}${field.description ? ` (${field.description})` : ''}`;
   if (field.type === 'boolean')
     return confirm({ message, output, initialValue: typeof field.default === 'boolean' ? field.default : false });

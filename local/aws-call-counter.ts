@@ -4,7 +4,8 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import type { SFNClient } from '@aws-sdk/client-sfn';
 
-type Service = 'dynamoDb' | 'stepFunctions' | 'lambda';
+const SERVICES = ['dynamoDb', 'stepFunctions', 'lambda'] as const;
+type Service = (typeof SERVICES)[number];
 
 export interface AwsCallCounter {
   /** Calls sent so far, by command name; retries count again. */
@@ -23,7 +24,7 @@ export function countAwsCalls(clients: {
 }): AwsCallCounter {
   const calls: Record<string, number> = {};
   const byService: Record<Service, number> = { dynamoDb: 0, stepFunctions: 0, lambda: 0 };
-  for (const service of ['dynamoDb', 'stepFunctions', 'lambda'] as const) {
+  for (const service of SERVICES) {
     const client = clients[service];
     if (client === undefined) continue;
     const stack = client.middlewareStack as unknown as {
@@ -42,10 +43,10 @@ export function countAwsCalls(clients: {
   return {
     calls,
     total: (service) =>
-      service === undefined ? byService.dynamoDb + byService.stepFunctions + byService.lambda : byService[service],
+      service === undefined ? SERVICES.reduce((sum, each) => sum + byService[each], 0) : byService[service],
     reset: () => {
       for (const name of Object.keys(calls)) delete calls[name];
-      byService.dynamoDb = byService.stepFunctions = byService.lambda = 0;
+      for (const service of SERVICES) byService[service] = 0;
     },
   };
 }
