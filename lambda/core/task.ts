@@ -151,19 +151,38 @@ export function nextCheckAt(task: Pick<TaskRecord, 'createdAt'>, now: number): n
 /** The longest poll interval hinted to a client: however long a task has run, its end is seen within half a minute. */
 export const MAX_POLL_HINT_MS = 30_000;
 /**
+ * The shortest poll interval hinted to a client: a task created a moment ago (most fast tools end within a few hundred
+ * milliseconds) is polled again this soon, so its result is not held back by the stored interval.
+ */
+export const MIN_POLL_HINT_MS = 100;
+/**
+ * A young task is hinted to be polled at half its age, so the hint doubles from {@link MIN_POLL_HINT_MS} to the stored
+ * interval in a few polls: a fast tool's end is seen within half its run time, and a long task pays about seven polls
+ * more than it would at the stored interval from the start.
+ */
+const YOUNG_POLL_HINT_AGE_DIVISOR = 2;
+/**
  * Past its first moments, a task is hinted to be polled at this fraction of its age: a client that polls as hinted
  * makes about as many polls over a task's second hour as over its second minute, not thirty times as many.
  */
 const POLL_HINT_AGE_DIVISOR = 20;
 
 /**
- * The poll interval to hint to a client about an active task, growing with the task's age: the stored interval for a
- * young task (at the default 2 s, its first 40 s), then a twentieth of its age, at most {@link MAX_POLL_HINT_MS}.
+ * The poll interval to hint to a client about an active task, growing with the task's age: half its age from
+ * {@link MIN_POLL_HINT_MS} up to the stored interval (at the default 2 s, its first 4 s), then the stored interval (to
+ * 40 s), then a twentieth of its age, at most {@link MAX_POLL_HINT_MS}. A client that sleeps the hint before each poll
+ * (the SDKs' task streams do, and the 2026-07-28 client before its first) sees a fast tool's end at once, not seconds
+ * later.
  */
 export function pollHintMs(task: Pick<TaskRecord, 'status' | 'createdAt' | 'pollIntervalMs'>, now: number): number {
   if (isTerminal(task.status)) return task.pollIntervalMs;
-  const grown = Math.min(Math.floor((now - task.createdAt) / POLL_HINT_AGE_DIVISOR), MAX_POLL_HINT_MS);
-  return Math.max(task.pollIntervalMs, grown);
+  const age = now - task.createdAt;
+  const young = Math.min(
+    task.pollIntervalMs,
+    Math.max(MIN_POLL_HINT_MS, Math.floor(age / YOUNG_POLL_HINT_AGE_DIVISOR)),
+  );
+  const grown = Math.min(Math.floor(age / POLL_HINT_AGE_DIVISOR), MAX_POLL_HINT_MS);
+  return Math.max(young, grown);
 }
 
 /**

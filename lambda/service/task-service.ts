@@ -37,7 +37,9 @@ export class TaskService {
 
   /** Stores the task and starts its execution: see {@link TaskCreation.start}. */
   async createTask(request: CreateTaskRequest): Promise<TaskRecord> {
-    return (await this.creation.start(request)).task;
+    const { task } = await this.creation.start(request);
+    // Hinted as at its creation: its execution has only just started, whatever the start itself took.
+    return { ...task, pollIntervalMs: pollHintMs(task, task.createdAt) };
   }
 
   /**

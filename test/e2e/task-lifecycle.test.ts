@@ -3,6 +3,7 @@ import { ListExecutionsCommand } from '@aws-sdk/client-sfn';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, CreateTaskResultSchema, type Task } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { MIN_POLL_HINT_MS } from '../../lambda/core/task.js';
 import { taskKey } from '../../lambda/core/task-key.js';
 import {
   connectClient,
@@ -83,7 +84,7 @@ describe('a task-augmented call', () => {
     });
     expect(messages[0]).toMatchObject({
       type: 'taskCreated',
-      task: { status: 'working', ttl: 60_000, pollInterval: 200 },
+      task: { status: 'working', ttl: 60_000, pollInterval: MIN_POLL_HINT_MS },
     });
     const statuses = messages.filter((message) => message.type === 'taskStatus').map((message) => message.task!.status);
     expect(statuses).toContain('working');
@@ -97,7 +98,7 @@ describe('a task-augmented call', () => {
     const task = await startTask('text_stats', { text: 'a' });
     expect(new Date(task.createdAt).toISOString()).toBe(task.createdAt);
     expect(new Date(task.lastUpdatedAt).toISOString()).toBe(task.lastUpdatedAt);
-    expect(task).toMatchObject({ ttl: 60_000, pollInterval: 200 });
+    expect(task).toMatchObject({ ttl: 60_000, pollInterval: MIN_POLL_HINT_MS });
     expect(task.taskId).toMatch(/^[0-9a-f]{32}$/);
   });
 

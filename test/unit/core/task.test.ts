@@ -6,6 +6,7 @@ import {
   isExpired,
   MAX_CHECK_INTERVAL_MS,
   MAX_POLL_HINT_MS,
+  MIN_POLL_HINT_MS,
   nextCheckAt,
   nextWaitStepMs,
   pollHintMs,
@@ -108,9 +109,36 @@ describe('a wait for a terminal status', () => {
 describe('the poll interval hinted to clients', () => {
   const task = (status: TaskStatus, ageMs: number) => ({ status, createdAt: 1_000_000 - ageMs, pollIntervalMs: 2_000 });
 
-  it('is the stored interval while the task is young', () => {
-    expect(pollHintMs(task(TaskStatus.Working, 0), 1_000_000)).toBe(2_000);
+  it('starts short and doubles to the stored interval over the task’s first seconds', () => {
+    expect(pollHintMs(task(TaskStatus.Working, 0), 1_000_000)).toBe(MIN_POLL_HINT_MS);
+    expect(pollHintMs(task(TaskStatus.Working, 150), 1_000_000)).toBe(MIN_POLL_HINT_MS);
+    expect(pollHintMs(task(TaskStatus.Working, 1_000), 1_000_000)).toBe(500);
+    expect(pollHintMs(task(TaskStatus.InputRequired, 3_000), 1_000_000)).toBe(1_500);
+    expect(pollHintMs(task(TaskStatus.Working, 4_000), 1_000_000)).toBe(2_000);
+  });
+
+  it('is the stored interval from then until the task is 40 s old', () => {
+    expect(pollHintMs(task(TaskStatus.Working, 10_000), 1_000_000)).toBe(2_000);
     expect(pollHintMs(task(TaskStatus.Working, 40_000), 1_000_000)).toBe(2_000);
+  });
+
+  it('never hints below a stored interval shorter than the floor', () => {
+    const fast = { status: TaskStatus.Working, createdAt: 1_000_000, pollIntervalMs: 50 };
+    expect(pollHintMs(fast, 1_000_000)).toBe(50);
+  });
+
+  it('costs a task polled as hinted for an hour at most ten polls more than the stored interval from its start', () => {
+    const pollsOver = (durationMs: number, hint: (ageMs: number) => number) => {
+      let polls = 0;
+      for (let age = 0; age < durationMs; age += hint(age)) polls++;
+      return polls;
+    };
+    const now = (ageMs: number) => pollHintMs(task(TaskStatus.Working, ageMs), 1_000_000);
+    const storedFromStart = (ageMs: number) => Math.max(2_000, now(ageMs));
+    for (const duration of [60_000, 3_600_000]) {
+      expect(pollsOver(duration, now) - pollsOver(duration, storedFromStart)).toBeLessThanOrEqual(10);
+    }
+    expect(pollsOver(1_000, now)).toBeGreaterThanOrEqual(4);
   });
 
   it('then grows with the task’s age, to at most half a minute', () => {

@@ -2,7 +2,7 @@
 // execution did (b.statusEvent stands for EventBridge and the status-sync function), and a waiting caller backs off.
 import { describe, expect, it, vi } from 'vitest';
 import { TaskExpiredError, TaskNotFoundError } from '../../../lambda/core/errors.js';
-import type { TaskRecord } from '../../../lambda/core/task.js';
+import { MIN_POLL_HINT_MS, type TaskRecord } from '../../../lambda/core/task.js';
 import type { TaskExecutor } from '../../../lambda/executor/task-executor.js';
 import { bind } from '../../support/bind-methods.js';
 import {
@@ -81,6 +81,9 @@ describe('polling a task', () => {
   it('hints a longer poll interval as the task ages, in the poll and in the listing, without storing it', async () => {
     const b = inMemoryBackend();
     const task = await b.service().createTask(analyze('patient'));
+    expect(task.pollIntervalMs).toBe(MIN_POLL_HINT_MS);
+    expect((await b.service().getTask('patient', task.taskId)).pollIntervalMs).toBe(MIN_POLL_HINT_MS);
+    await vi.advanceTimersByTimeAsync(30_000);
     expect((await b.service().getTask('patient', task.taskId)).pollIntervalMs).toBe(b.settings.pollIntervalMs);
     await vi.advanceTimersByTimeAsync(10 * 60_000);
     expect((await b.service().getTask('patient', task.taskId)).pollIntervalMs).toBe(30_000);
