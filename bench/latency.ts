@@ -3,11 +3,11 @@
 // server in its own process. Every figure is printed as a ratio against its baseline; absolute times vary with the
 // machine, the ratios and the AWS call counts are what to compare between runs.
 import { DescribeExecutionCommand } from '@aws-sdk/client-sfn';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { connectTaskClient } from '../cli/connect.js';
 import { MODERN_VERSION } from '../cli/modern-dispatch.js';
+import type { Logger } from '../lambda/core/logger.js';
 import { EXAMPLE_TOOLS } from '../lambda/example-tools/example-tool-catalog.js';
 import { DEFAULT_SETTINGS } from '../lambda/service/settings.js';
 import { createEventTable } from '../local/dynamodb-local-tables.js';
@@ -15,8 +15,20 @@ import { localClients, startLocalInfrastructure } from '../local/infrastructure.
 import { startLocalStatusEvents } from '../local/status-events-stand-in.js';
 import { createTaskCore } from '../lambda/handlers/task-core.js';
 import { ANCHOR_PLAIN_TOOL, ANCHOR_TASK_TOOL } from './anchor.js';
-import type { BenchServerConfig, BenchServerStats } from './bench-server.js';
-import { spawnBenchServer } from './bench-server-process.js';
+import type { BenchServerConfig } from './bench-server.js';
+import { fastToolRows, pollCostRows } from './fast-tool-rows.js';
+import {
+  alternate,
+  median,
+  ms,
+  sleep,
+  startServer,
+  table,
+  throughput,
+  timed,
+  worst,
+  type Server,
+} from './latency-harness.js';
 import { seedTasks, storedTask } from './seed-tasks.js';
 
 // The SDK client sends every request with its transport's one AbortSignal, and fetch's abort listeners on it go only
@@ -39,83 +51,20 @@ const THROUGHPUT_MS = 3_000;
 const LIST_TASKS = Number(process.env['BENCH_LIST_TASKS'] ?? 5_000);
 const OWNER = 'bench';
 
-interface Server {
-  readonly url: string;
-  readonly client: Client;
-  stats(): Promise<BenchServerStats>;
-  stop(): void;
-}
-
-async function startServer(config: BenchServerConfig): Promise<Server> {
-  const server = await spawnBenchServer(config);
-  const client = new Client({ name: 'bench', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
-  return { ...server, client };
-}
-
-const median = (samples: number[]): number => [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)]!;
-const worst = (samples: number[]): number => Math.max(...samples);
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function timed(run: () => Promise<unknown>): Promise<number> {
-  const start = performance.now();
-  await run();
-  return performance.now() - start;
-}
-
 /**
- * Runs `ours` and `anchor` in alternation, `rounds` times each after a warm-up; per-call times, CPU and AWS calls per
- * call.
+ * The status events' logger: their audit records (one a finished task) would print hundreds of lines before the table;
+ * warnings and errors still go to stderr. The servers log nothing (bench/bench-server.ts).
  */
-async function alternate(
-  servers: { ours: Server; anchor: Server },
-  rounds: number,
-  runs: { ours: () => Promise<unknown>; anchor: () => Promise<unknown> },
-  warmups = 3,
-) {
-  for (let warmup = 0; warmup < warmups; warmup++) await Promise.all([runs.ours(), runs.anchor()]);
-  const before = { ours: await servers.ours.stats(), anchor: await servers.anchor.stats() };
-  const samples = { ours: [] as number[], anchor: [] as number[] };
-  for (let round = 0; round < rounds; round++) {
-    samples.ours.push(await timed(runs.ours));
-    samples.anchor.push(await timed(runs.anchor));
-  }
-  const after = { ours: await servers.ours.stats(), anchor: await servers.anchor.stats() };
-  const per = (key: 'ours' | 'anchor', field: keyof BenchServerStats) =>
-    (after[key][field] - before[key][field]) / rounds;
-  return {
-    ours: {
-      median: median(samples.ours),
-      worst: worst(samples.ours),
-      cpuMs: per('ours', 'cpuMicros') / 1000,
-      dynamoDb: per('ours', 'dynamoDb'),
-      stepFunctions: per('ours', 'stepFunctions'),
-    },
-    anchor: { median: median(samples.anchor), worst: worst(samples.anchor), cpuMs: per('anchor', 'cpuMicros') / 1000 },
-  };
-}
-
-/** Requests per second that `POLLERS` concurrent callers of `run` complete. */
-async function throughput(run: () => Promise<unknown>): Promise<number> {
-  let completed = 0;
-  const end = performance.now() + THROUGHPUT_MS;
-  await Promise.all(
-    Array.from({ length: POLLERS }, async () => {
-      while (performance.now() < end) await run().then(() => completed++);
-    }),
-  );
-  return completed / (THROUGHPUT_MS / 1000);
-}
-
-const rows: string[][] = [];
-function row(figure: string, ours: string, baseline: string, ratio: number, goal: string): void {
-  rows.push([figure, ours, baseline, ratio.toFixed(2), goal]);
-}
-const ms = (value: number): string => `${value.toFixed(1)} ms`;
+const statusEventsLogger: Logger = {
+  info: () => {},
+  warn: (message, extra) => console.error(JSON.stringify({ level: 'WARN', message, ...extra })),
+  error: (message, extra) => console.error(JSON.stringify({ level: 'ERROR', message, ...extra })),
+};
 
 async function main(): Promise<void> {
   const infrastructure = await startLocalInfrastructure({ example: EXAMPLE_TOOLS }, { progressTableName: 'bench' });
   const started: Server[] = [];
+  const { row, note, print } = table();
   try {
     await infrastructure.createTable('bench');
     await createEventTable(localClients(infrastructure).dynamoDb, 'bench-events');
@@ -143,7 +92,7 @@ async function main(): Promise<void> {
       dynamoDb: aws.dynamoDb,
       dynamoDbEndpoint: infrastructure.dynamoDbEndpoint,
       taskTableName: 'bench',
-      service: createTaskCore({ tableName: 'bench', settings: DEFAULT_SETTINGS }, aws).service,
+      service: createTaskCore({ tableName: 'bench', settings: DEFAULT_SETTINGS }, aws, statusEventsLogger).service,
       executionEnded: infrastructure.onExecutionEnded,
     });
 
@@ -180,6 +129,8 @@ async function main(): Promise<void> {
       plain.ours.median / plain.anchor.median,
       '(info)',
     );
+    // The same fast tool through the SDKs' task clients, which poll tasks/get as hinted instead of blocking.
+    await fastToolRows({ ours, anchor }, ROUNDS, row, note);
 
     // How long after the execution's end the blocking result arrives (the emulator records when it stopped), in two
     // parts: the status event's delivery (the item records the end at `lastUpdatedAt`; on this stack the stand-in
@@ -227,7 +178,8 @@ async function main(): Promise<void> {
       '<= 1',
     );
 
-    // A client polling tasks/get at the hinted interval (and just under it) on a task that runs a few seconds.
+    // A client polling raw tasks/get at each answer's hinted interval (and just under it) on a task that runs a few
+    // seconds. Each hint is at most the stored interval (a task's first 40 s), so the end is seen within it.
     const pollers = [2, 3, 4].flatMap((reviewSeconds) => [1, 0.95].map((factor) => ({ reviewSeconds, factor })));
     const seenLate = await Promise.all(
       pollers.map(async ({ reviewSeconds, factor }) => {
@@ -242,10 +194,10 @@ async function main(): Promise<void> {
           },
           CreateTaskResultSchema,
         );
-        let status = task.status;
+        let { status, pollInterval } = task;
         while (status !== 'completed' && status !== 'failed') {
-          await sleep(task.pollInterval! * factor);
-          status = (await ours.client.experimental.tasks.getTask(task.taskId)).status;
+          await sleep(pollInterval! * factor);
+          ({ status, pollInterval } = await ours.client.experimental.tasks.getTask(task.taskId));
         }
         const seen = Date.now();
         const { stopDate } = await aws.stepFunctions.send(
@@ -264,6 +216,7 @@ async function main(): Promise<void> {
       worst(seenLate) / pollBound,
       '<= 1',
     );
+    await pollCostRows({ ours, anchor }, row, note);
 
     // Polls: tasks/get of a running task, steady state (no refresh due).
     const running = async (server: Server, name: string, args: Record<string, unknown>) =>
@@ -347,8 +300,10 @@ async function main(): Promise<void> {
     );
     const rates = { ours: [] as number[], anchor: [] as number[] };
     for (let round = 0; round < 2; round++) {
-      rates.ours.push(await throughput(() => ours.client.experimental.tasks.getTask(ourTask)));
-      rates.anchor.push(await throughput(() => anchor.client.experimental.tasks.getTask(anchorTask)));
+      rates.ours.push(await throughput(() => ours.client.experimental.tasks.getTask(ourTask), POLLERS, THROUGHPUT_MS));
+      rates.anchor.push(
+        await throughput(() => anchor.client.experimental.tasks.getTask(anchorTask), POLLERS, THROUGHPUT_MS),
+      );
     }
     const rate = { ours: median(rates.ours), anchor: median(rates.anchor) };
     row(
@@ -401,11 +356,7 @@ async function main(): Promise<void> {
       `\nnpm run bench: ${ROUNDS} rounds (tasks/get ${POLL_ROUNDS}), alternating with the ` +
         `anchor, local stack (DynamoDB Local, Step Functions emulator), Node ${process.version}\n`,
     );
-    const widths = [58, 14, 14, 7, 10];
-    const header = ['figure', 'project', 'baseline', 'ratio', 'goal'];
-    console.log(header.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' '));
-    for (const cells of rows)
-      console.log(cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' '));
+    print();
     for (const server of started) await server.client.close();
     await statusEvents.stop();
   } finally {

@@ -1,0 +1,117 @@
+// What `npm run bench` (bench/latency.ts) measures with: its two servers, each in its own process with a 1.x SDK client
+// connected to it; the alternating rounds; and the table every figure goes into, as a ratio against its baseline.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { BenchServerConfig, BenchServerStats } from './bench-server.js';
+import { spawnBenchServer } from './bench-server-process.js';
+
+export interface Server {
+  readonly url: string;
+  readonly client: Client;
+  stats(): Promise<BenchServerStats>;
+  stop(): void;
+}
+
+/** The project and the anchor, measured against each other. */
+export interface Servers {
+  readonly ours: Server;
+  readonly anchor: Server;
+}
+
+export async function startServer(config: BenchServerConfig): Promise<Server> {
+  const server = await spawnBenchServer(config);
+  const client = new Client({ name: 'bench', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+  return { ...server, client };
+}
+
+export const median = (samples: number[]): number =>
+  [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)]!;
+export const worst = (samples: number[]): number => Math.max(...samples);
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function timed(run: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await run();
+  return performance.now() - start;
+}
+
+/**
+ * Runs `ours` and `anchor` in alternation, `rounds` times each after a warm-up; per-call times, CPU and AWS calls per
+ * call.
+ */
+export async function alternate(
+  servers: Servers,
+  rounds: number,
+  runs: { ours: () => Promise<unknown>; anchor: () => Promise<unknown> },
+  warmups = 3,
+) {
+  for (let warmup = 0; warmup < warmups; warmup++) await Promise.all([runs.ours(), runs.anchor()]);
+  const before = { ours: await servers.ours.stats(), anchor: await servers.anchor.stats() };
+  const samples = { ours: [] as number[], anchor: [] as number[] };
+  for (let round = 0; round < rounds; round++) {
+    samples.ours.push(await timed(runs.ours));
+    samples.anchor.push(await timed(runs.anchor));
+  }
+  const after = { ours: await servers.ours.stats(), anchor: await servers.anchor.stats() };
+  const per = (key: 'ours' | 'anchor', field: keyof BenchServerStats) =>
+    (after[key][field] - before[key][field]) / rounds;
+  return {
+    ours: {
+      median: median(samples.ours),
+      worst: worst(samples.ours),
+      cpuMs: per('ours', 'cpuMicros') / 1000,
+      dynamoDb: per('ours', 'dynamoDb'),
+      stepFunctions: per('ours', 'stepFunctions'),
+    },
+    anchor: { median: median(samples.anchor), worst: worst(samples.anchor), cpuMs: per('anchor', 'cpuMicros') / 1000 },
+  };
+}
+
+/** Requests per second that `pollers` concurrent callers of `run` complete in `durationMs`. */
+export async function throughput(run: () => Promise<unknown>, pollers: number, durationMs: number): Promise<number> {
+  let completed = 0;
+  const end = performance.now() + durationMs;
+  await Promise.all(
+    Array.from({ length: pollers }, async () => {
+      while (performance.now() < end) await run().then(() => completed++);
+    }),
+  );
+  return completed / (durationMs / 1000);
+}
+
+/** Adds one figure to the table: ours, its baseline, ours / baseline (NaN: none), and the goal for that ratio. */
+export type Row = (figure: string, ours: string, baseline: string, ratio: number, goal: string) => void;
+
+export const ms = (value: number): string => `${value.toFixed(1)} ms`;
+
+/** The bench's table: `row` adds a figure, `note` a line to print under the table, `print` writes them all. */
+export function table(): { row: Row; note(text: string): void; print(): void } {
+  const rows: string[][] = [];
+  const notes: string[] = [];
+  const widths = [58, 14, 14, 7, 10];
+  const line = (cells: string[]): string =>
+    cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' ');
+  return {
+    row: (figure, ours, baseline, ratio, goal) =>
+      rows.push([figure, ours, baseline, Number.isFinite(ratio) ? ratio.toFixed(2) : '-', goal]),
+    note: (text) => notes.push(text),
+    print() {
+      console.log(line(['figure', 'project', 'baseline', 'ratio', 'goal']));
+      for (const cells of rows) console.log(line(cells));
+      if (notes.length > 0) console.log('');
+      for (const text of notes) console.log(wrap(`note: ${text}`, 110, '      '));
+    },
+  };
+}
+
+/** `text` in lines of at most `width` characters, broken at spaces, every line after the first indented. */
+function wrap(text: string, width: number, indent: string): string {
+  const lines = [''];
+  for (const word of text.split(' ')) {
+    const last = lines.at(-1)!;
+    if (last.trim() !== '' && last.length + 1 + word.length > width) lines.push(`${indent}${word}`);
+    else lines[lines.length - 1] = last === '' ? word : `${last} ${word}`;
+  }
+  return lines.join('\n');
+}
