@@ -97,6 +97,18 @@ export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
   const modernEndpoint = onceLoaded(async () =>
     (await import('./modern-endpoint.js')).createModernEndpoint(options, streams),
   );
+  const modernTaskPoll = onceLoaded(() => import('./modern-task-poll.js'));
+  /** The modern era (2026-07-28): the 2.x SDK's per-request server, but for a plain poll. */
+  const serveModern = async (request: Request, parsedBody: unknown, owner: string): Promise<Response> => {
+    // The request a polling client repeats, answered as the SDK would answer it without building a server for it.
+    const { modernTaskPollOf, answerModernTaskPoll } = await modernTaskPoll();
+    const poll = modernTaskPollOf(request, parsedBody);
+    if (poll !== undefined) return answerModernTaskPoll(options, owner, poll, request.signal);
+    const answer = await (await modernEndpoint()).serve(request, parsedBody, owner);
+    return answer instanceof ProtocolError
+      ? jsonRpcError(requestIdOf(parsedBody), 200, answer.code, answer.message)
+      : answer;
+  };
   /** The legacy era (2025 revisions): a fresh 1.x server and transport for this one request, but for a plain poll. */
   const serveLegacy = async (request: Request, parsedBody: unknown, owner: string): Promise<Response> => {
     // The request a polling client repeats, answered as the SDK would answer it without building one for it.
@@ -209,10 +221,7 @@ export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
       await options.discoveredTools?.freshen();
       const sdkRule = async () => (await modernEndpoint()).isLegacy;
       if ((await eraOf(request, parsedBody, sdkRule)) === 'legacy') return serveLegacy(request, parsedBody, owner);
-      const answer = await (await modernEndpoint()).serve(request, parsedBody, owner);
-      return answer instanceof ProtocolError
-        ? jsonRpcError(requestIdOf(parsedBody), 200, answer.code, answer.message)
-        : answer;
+      return serveModern(request, parsedBody, owner);
     },
   };
 }

@@ -11,7 +11,6 @@ import {
 } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 import { IllegalTransitionError, InvalidToolArgumentsError } from '../core/errors.js';
-import { type TaskRecord } from '../core/task.js';
 import { textResult } from '../core/tool-result.js';
 import type { ToolDefinition } from '../contract/tool-definition.js';
 import { declaredCapabilities, requireCapabilities, type Capabilities } from './client-capabilities.js';
@@ -63,6 +62,19 @@ export function toolSchemasOf(tools: readonly ToolDefinition[]): ToolSchemas {
   return new Map(tools.filter(declaresHeaders).map((tool) => [tool.name, fromJsonSchema(tool.inputSchema)]));
 }
 
+/**
+ * tasks/get's answer (before the SDK stamps `resultType` and `serverInfo` on it): the task as a DetailedTask, with its
+ * webhook status. Shared with the direct poll path (modern-task-poll.ts), so the two cannot answer differently.
+ */
+export async function answerTasksGet(
+  deps: McpServerDependencies,
+  owner: string,
+  taskId: string,
+): Promise<Record<string, unknown>> {
+  const task = await deps.service.getTask(owner, taskId);
+  return withWebhookStatus(deps, owner, task.taskId, toDetailedTask(task, await deps.service.resultOf(task)));
+}
+
 export function createModernMcpServer(deps: McpServerDependencies, schemas: ToolSchemas, owner: string): McpServer {
   const { service, tools, logger } = deps;
   const prompts = deps.prompts ?? NO_PROMPTS;
@@ -89,7 +101,6 @@ export function createModernMcpServer(deps: McpServerDependencies, schemas: Tool
     mcp.registerTool(name, { inputSchema }, () => textResult('') as CallToolResult);
   const { server } = mcp;
   const handle = <A extends unknown[], R>(handler: (...args: A) => Promise<R>) => translatingErrors(logger, handler);
-  const detailed = async (task: TaskRecord) => toDetailedTask(task, await service.resultOf(task));
   const requireTasks = (ctx: ServerContext): void => requireCapabilities(ctx, TASKS_EXTENSION_CAPABILITY);
 
   server.setRequestHandler(
@@ -156,8 +167,7 @@ export function createModernMcpServer(deps: McpServerDependencies, schemas: Tool
     { params: TaskIdParams, result: AnyResult },
     handle(async (params: z.output<typeof TaskIdParams>, ctx: ServerContext) => {
       requireTasks(ctx);
-      const task = await service.getTask(owner, params.taskId);
-      return withWebhookStatus(deps, owner, task.taskId, await detailed(task));
+      return answerTasksGet(deps, owner, params.taskId);
     }),
   );
 
