@@ -32,6 +32,10 @@ export function mcpFunctionEnvironment(
   return {
     [ENV.tableName]: tableName,
     [ENV.resultWaitMs]: String(resultWait.toMilliseconds()),
+    ...(props.plainCallWait !== undefined
+      ? { [ENV.directCallTimeoutMs]: String(props.plainCallWait.toMilliseconds()) }
+      : {}),
+    ...(props.handOffPlainCalls === false ? { [ENV.handOffPlainCalls]: 'false' } : {}),
     ...(props.maxActiveTasksPerOwner !== undefined
       ? { [ENV.maxActiveTasksPerOwner]: String(props.maxActiveTasksPerOwner) }
       : {}),

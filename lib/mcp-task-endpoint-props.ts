@@ -193,6 +193,18 @@ export interface McpTaskEndpointProps {
    * @default Duration.seconds(50) (below the MCP TypeScript SDK's 60-second default request timeout)
    */
   readonly resultWait?: Duration;
+  /**
+   * How long a plain `tools/call` (from a client that did not ask for a task) waits for its result before it is
+   * handed off as a task; also how long the `task_result` status tool waits. At most `resultWait`.
+   * @default Duration.seconds(25)
+   */
+  readonly plainCallWait?: Duration;
+  /**
+   * Whether a plain call whose wait ends first is handed off as a task (a handle, its execution going on, followed with
+   * the status tools), rather than stopped with a tool error.
+   * @default true
+   */
+  readonly handOffPlainCalls?: boolean;
   /** Memory of the MCP function. @default 512 */
   readonly mcpFunctionMemorySize?: number;
   /**

@@ -6,6 +6,7 @@ import { redirectUriPatternProblem } from '../lambda/contract/redirect-uri-polic
 import {
   DEFAULT_DYNAMIC_CLIENT_REGISTRATION,
   DEFAULT_OAUTH_PROXY,
+  DEFAULT_RESULT_WAIT,
   DEFAULT_WEBHOOKS,
   MAX_RESULT_WAIT,
   MAX_TASK_EVENT_STREAM_PARALLELIZATION_FACTOR,
@@ -60,6 +61,18 @@ export function propsProblems(props: McpTaskEndpointProps): string[] {
     problems.push(
       `resultWait must be between 1 second and ${MAX_RESULT_WAIT.toHumanString()} (a regional ` +
         `API Gateway stream closes after 5 idle minutes)`,
+    );
+  }
+  const plainWait = props.plainCallWait;
+  const longestPlainWait = wait !== undefined && !wait.isUnresolved() ? wait : DEFAULT_RESULT_WAIT;
+  if (
+    plainWait !== undefined &&
+    !plainWait.isUnresolved() &&
+    (plainWait.toMilliseconds() < 1000 || plainWait.toMilliseconds() > longestPlainWait.toMilliseconds())
+  ) {
+    problems.push(
+      `plainCallWait must be between 1 second and resultWait (${longestPlainWait.toMilliseconds() / 1000} s): ` +
+        `the MCP function's timeout is set from resultWait`,
     );
   }
   const rate = props.expirySweepRate;

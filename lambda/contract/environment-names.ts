@@ -15,6 +15,8 @@ export const ENV = {
   defaultTtlMs: 'DEFAULT_TTL_MS',
   maxTtlMs: 'MAX_TTL_MS',
   directCallTimeoutMs: 'DIRECT_CALL_TIMEOUT_MS',
+  /** 'false' stops a plain call's execution when its wait ends, rather than handing the call off as a task. */
+  handOffPlainCalls: 'HAND_OFF_PLAIN_CALLS',
   resultWaitMs: 'RESULT_WAIT_MS',
   maxActiveTasksPerOwner: 'MAX_ACTIVE_TASKS_PER_OWNER',
   maxTaskCreationsPerMinute: 'MAX_TASK_CREATIONS_PER_MINUTE',

@@ -108,6 +108,13 @@ export function nameProblems(kind: 'Tool' | 'Prompt', name: string, seen: Set<st
   return problems;
 }
 
+/**
+ * The tools every endpoint serves itself, so that a client without tasks can follow a call handed off to it as a task:
+ * no registered or discovered tool may take these names.
+ */
+export const STATUS_TOOL_NAMES = { status: 'task_status', result: 'task_result', cancel: 'task_cancel' } as const;
+const RESERVED_TOOL_NAMES: ReadonlySet<string> = new Set(Object.values(STATUS_TOOL_NAMES));
+
 /** Every problem with a set of tool definitions, so a deploy or start fails once with the whole list. */
 export function toolDefinitionProblems(
   tools: readonly Pick<ToolDefinition, 'name' | 'inputSchema' | 'taskSupport'>[],
@@ -116,6 +123,8 @@ export function toolDefinitionProblems(
   const seen = new Set<string>();
   for (const tool of tools) {
     problems.push(...nameProblems('Tool', tool.name, seen));
+    if (RESERVED_TOOL_NAMES.has(tool.name))
+      problems.push(`Tool name '${tool.name}' is reserved: the endpoint serves it to follow handed-off tasks`);
     if (tool.inputSchema?.type !== 'object') {
       problems.push(`Tool '${tool.name}': inputSchema must be a JSON Schema with "type": "object"`);
     } else if (jsonSchemaDialect(tool.inputSchema) === undefined) {

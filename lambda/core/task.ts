@@ -27,6 +27,11 @@ export const TaskOrigin = {
   TasksExtension: 'tasks-extension',
   /** A plain tools/call the server runs as a task internally; never listed. */
   Direct: 'direct',
+  /**
+   * A plain tools/call whose wait ended before its result: handed off to its caller as an ordinary task (listed,
+   * retained, cancellable), which a client without tasks follows with the status tools.
+   */
+  Handoff: 'handoff',
 } as const;
 export type TaskOrigin = (typeof TaskOrigin)[keyof typeof TaskOrigin];
 

@@ -74,6 +74,7 @@ function settingsFromEnvironment(env: NodeJS.ProcessEnv): TaskServiceSettings {
     maxTtlMs: positiveInteger(env, ENV.maxTtlMs, DEFAULT_SETTINGS.maxTtlMs),
     directCallTimeoutMs: positiveInteger(env, ENV.directCallTimeoutMs, DEFAULT_SETTINGS.directCallTimeoutMs),
     resultWaitMs: positiveInteger(env, ENV.resultWaitMs, DEFAULT_SETTINGS.resultWaitMs),
+    handOffPlainCalls: env[ENV.handOffPlainCalls] !== 'false',
     maxActiveTasksPerOwner,
     maxTaskCreationsPerMinute: positiveInteger(
       env,

@@ -11,6 +11,7 @@ import { progressTokenOf } from './progress-notifications.js';
 import { sep1686TaskRequestOf } from './sep-1686.js';
 import { ProtocolError, toMcpError } from './protocol-errors.js';
 import { eraOf } from './era-router.js';
+import { sessionDeclaresTasks, sessionIdForInitialize } from './declared-task-support.js';
 import { isEventsMessage } from './events-extension.js';
 import { isAtLeast, ProtocolVersion } from './protocol-version.js';
 import { UNAUTHORIZED_ERROR_CODE, UNAUTHORIZED_MESSAGE } from '../contract/unauthorized-error.js';
@@ -136,6 +137,7 @@ export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
       waitFor: (work) => void pending.push(work),
       askClient: (message, relatedRequestId) => transport.send(message, { relatedRequestId }),
       ...initializeVersionOf(parsedBody),
+      clientDeclaresTasks: sessionDeclaresTasks(request.headers.get('mcp-session-id')),
     });
     await server.connect(transport);
     // A client that goes away aborts its running handlers (a plain tools/call then stops its execution).
@@ -148,6 +150,8 @@ export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
       await server.close();
       throw error;
     }
+    const sessionId = response.ok ? sessionIdForInitialize(parsedBody) : undefined;
+    if (sessionId !== undefined) response = withHeader(response, 'mcp-session-id', sessionId);
     if (!streaming || response.body === null) {
       await server.close();
       return response;
@@ -280,6 +284,12 @@ async function readBody(request: Request): Promise<Body> {
   } catch {
     return { tooLarge: false, unparsable: true, parsedBody: undefined };
   }
+}
+
+function withHeader(response: Response, name: string, value: string): Response {
+  const headers = new Headers(response.headers);
+  headers.set(name, value);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
 function initializeVersionOf(body: unknown): { initializeVersion?: string } {

@@ -15,6 +15,7 @@ import type { McpServerDependencies } from './mcp-dependencies.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { ProtocolError } from './protocol-errors.js';
 import { toCreateTaskResult, toInputRequests } from './tasks-extension.js';
+import { handoffResult } from './task-handle-text.js';
 
 export interface InputRoundTrip {
   readonly owner: string;
@@ -90,6 +91,8 @@ export async function callWithInput(deps: McpServerDependencies, call: InputRoun
       return round.result as CallToolResult;
     case 'task':
       return toCreateTaskResult(round.task) as unknown as CallToolResult;
+    case 'handoff':
+      return handoffResult(round.task, Date.now(), deps.settings.directCallTimeoutMs) as CallToolResult;
     case 'input':
       return (await questionsFor(deps, call, round.task)) as unknown as CallToolResult;
   }

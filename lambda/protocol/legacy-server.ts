@@ -44,6 +44,8 @@ import { progressNotifierFor } from './progress-notifications.js';
 import { isAtLeast, ProtocolVersion } from './protocol-version.js';
 import { inputRequestSender, type ClientInputRequest } from './client-input-requests.js';
 import { toolListing } from './tool-listing.js';
+import { callStatusTool, isStatusTool, statusToolListing } from './status-tools.js';
+import { handoffResult } from './task-handle-text.js';
 
 export interface RequestContext {
   /** The authenticated principal every task of this request belongs to. */
@@ -59,6 +61,8 @@ export interface RequestContext {
    * it exists.
    */
   readonly initializeVersion?: string;
+  /** Whether the client declared tasks at initialize (declared-task-support.ts): then no status tools are listed. */
+  readonly clientDeclaresTasks: boolean;
 }
 
 /** MCP 2025-11-25 introduced tasks; a client that settles on an earlier revision must not see the capability. */
@@ -166,13 +170,24 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
 
   server.setRequestHandler(
     ListToolsRequestSchema,
-    handle(async () => ({ tools: toolListing(tools) })),
+    handle(async () => ({
+      tools: [
+        ...toolListing(tools),
+        ...(context.clientDeclaresTasks ? [] : statusToolListing(settings.directCallTimeoutMs)),
+      ],
+    })),
   );
 
   server.setRequestHandler(
     CallToolRequestSchema,
     handle(async (request, extra) => {
       const { name, arguments: args = {}, task, _meta } = request.params;
+      if (isStatusTool(name)) {
+        if (task !== undefined || sep1686TaskRequestOf(_meta) !== undefined)
+          throw new ProtocolError(ErrorCode.MethodNotFound, `${name} answers at once: call it without a task`);
+        const wait = { signal: extra.signal, onProgress: progressFor(_meta, extra), onRead: inputsFor(extra) };
+        return (await callStatusTool(deps, { owner, name, args, wait })) as CallToolResult;
+      }
       const sep1686 = sep1686TaskRequestOf(_meta);
       if (sep1686 !== undefined && task !== undefined) {
         throw new ProtocolError(
@@ -229,14 +244,24 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
         };
         return webhook === undefined ? answer : attachWebhookAtCreation(deps, owner, created, webhook, answer);
       }
-      return (await service.runToCompletion(
+      if (tools.get(name).taskSupport === 'required')
+        throw new ProtocolError(
+          ErrorCode.MethodNotFound,
+          `Tool ${name} runs only as a task: call it with params.task (MCP 2025-11-25)`,
+        );
+      const outcome = await service.runToCompletion(
         owner,
         name,
         args,
         extra.signal,
         progressFor(_meta, extra),
         inputsFor(extra),
-      )) as CallToolResult;
+      );
+      return (
+        outcome.kind === 'result'
+          ? outcome.result
+          : handoffResult(outcome.task, Date.now(), settings.directCallTimeoutMs)
+      ) as CallToolResult;
     }),
   );
 

@@ -32,6 +32,7 @@ import {
 } from './tasks-extension.js';
 import { progressNotifierFor } from './progress-notifications.js';
 import { toolListing } from './tool-listing.js';
+import { callStatusTool, isStatusTool, statusToolListing } from './status-tools.js';
 import { callWithInput, requestStateVerifier } from './input-round-trips.js';
 import { getPrompt, promptListing } from './prompt-rounds.js';
 import { PromptRegistry } from '../prompts/prompt-registry.js';
@@ -103,9 +104,17 @@ export function createModernMcpServer(deps: McpServerDependencies, schemas: Tool
   const handle = <A extends unknown[], R>(handler: (...args: A) => Promise<R>) => translatingErrors(logger, handler);
   const requireTasks = (ctx: ServerContext): void => requireCapabilities(ctx, TASKS_EXTENSION_CAPABILITY);
 
+  const declaresTasks = (ctx: ServerContext): boolean =>
+    declaredCapabilities(ctx).extensions?.[TASKS_EXTENSION] !== undefined;
+
   server.setRequestHandler(
     'tools/list',
-    handle(async () => ({ tools: toolListing(tools) })),
+    handle(async (_request, ctx) => ({
+      tools: [
+        ...toolListing(tools),
+        ...(declaresTasks(ctx) ? [] : statusToolListing(deps.settings.directCallTimeoutMs)),
+      ],
+    })),
   );
   server.setRequestHandler(
     'prompts/list',
@@ -128,12 +137,16 @@ export function createModernMcpServer(deps: McpServerDependencies, schemas: Tool
     'tools/call',
     handle(async (request, ctx) => {
       const { name, arguments: args = {} } = request.params;
+      if (isStatusTool(name)) {
+        const onProgress = progressNotifierFor(ctx.mcpReq._meta, (notification) => ctx.mcpReq.notify(notification));
+        const wait = { signal: ctx.mcpReq.signal, ...(onProgress ? { onProgress } : {}) };
+        return (await callStatusTool(deps, { owner, name, args, wait })) as CallToolResult;
+      }
       const tool = tools.get(name);
       requireCapabilities(ctx, capabilitiesNeededBy(tool));
       // The server's creation policy: every tool that allows tasks runs as one for a client that declares the
       // extension; anything else (and a call whose arguments are refused, SEP-1303) is answered inline.
-      const declaresTasks = declaredCapabilities(ctx).extensions?.[TASKS_EXTENSION] !== undefined;
-      const asTask = tool.taskSupport !== 'forbidden' && declaresTasks;
+      const asTask = tool.taskSupport !== 'forbidden' && declaresTasks(ctx);
       // A plain call, or a retry carrying answers (SEP-2322), or the first rounds of a tool that asks before it
       // becomes a task: answered inline, with input_required rounds when the workflow asks its client.
       if (!asTask || tool.inputBeforeTask === true || ctx.mcpReq.requestState() !== undefined) {

@@ -1,7 +1,9 @@
 // Plain calls: a tools/call answered inline rather than as a task. The call's task is waited on within the plain-call
-// bound and its execution stopped when the bound passes or the caller goes away, so nothing runs on unseen; a caller
-// that can answer questions gets the workflow's input requests back in rounds (SEP-2322). An EXPRESS tool's plain call
-// makes no task: it runs the EXPRESS machine synchronously (express-calls.ts).
+// bound. When the bound passes first, the call is handed off: its task becomes an ordinary task of the caller's, whose
+// execution goes on, and the answer is a handle to it (or, with hand-off turned off, the execution is stopped). When
+// the caller goes away, the execution is stopped, so nothing runs on unseen. A caller that can answer questions gets
+// the workflow's input requests back in rounds (SEP-2322). An EXPRESS tool's plain call makes no task: it runs the
+// EXPRESS machine synchronously (express-calls.ts).
 import {
   ExecutionStartError,
   IllegalTransitionError,
@@ -33,12 +35,12 @@ export interface DirectWaitOptions {
   readonly onRead?: WaitOptions['onRead'];
 }
 
-/**
- * Where a plain call stands when its wait ends: the tool's result, or its task waiting on the client's answers
- * (SEP-2322).
- */
-export type DirectOutcome =
-  { readonly kind: 'result'; readonly result: ToolResult } | { readonly kind: 'input'; readonly task: TaskRecord };
+/** A plain call's end: the tool's result, or its task handed off to the caller as the wait ended first. */
+export type PlainOutcome =
+  { readonly kind: 'result'; readonly result: ToolResult } | { readonly kind: 'handoff'; readonly task: TaskRecord };
+
+/** Where a plain call stands when its wait ends: a {@link PlainOutcome}, or its task waiting on its client. */
+export type DirectOutcome = PlainOutcome | { readonly kind: 'input'; readonly task: TaskRecord };
 
 export class DirectCalls {
   private readonly express: ExpressCalls | undefined;
@@ -55,8 +57,8 @@ export class DirectCalls {
   /**
    * Runs a tool for a caller that did not ask for a task: waits up to the configured bound and returns the
    * result; arguments the tool's schema refuses are a tool error (`isError: true`), so nothing starts. When the bound
-   * passes or the caller goes away first, the execution is stopped, so nothing keeps running unseen, and the answer
-   * says so.
+   * passes first, the call is handed off as a task (see {@link awaitDirect}). When the caller goes away first, the
+   * execution is stopped, so nothing keeps running unseen.
    */
   async runToCompletion(
     owner: string,
@@ -65,15 +67,15 @@ export class DirectCalls {
     signal?: AbortSignal,
     onProgress?: WaitOptions['onProgress'],
     onRead?: WaitOptions['onRead'],
-  ): Promise<ToolResult> {
+  ): Promise<PlainOutcome> {
     const express = this.runExpress(owner, toolName, args, signal);
-    if (express !== undefined) return express;
+    if (express !== undefined) return { kind: 'result', result: await express };
     const started = await this.startDirect(owner, toolName, args);
-    if ('refused' in started) return started.refused;
+    if ('refused' in started) return { kind: 'result', result: started.refused };
     const outcome = await this.awaitDirect(owner, started.task, { signal, onProgress, onRead });
-    return outcome.kind === 'result'
-      ? outcome.result
-      : textResult('The tool asked for input this call cannot give.', true);
+    return outcome.kind === 'input'
+      ? { kind: 'result', result: textResult('The tool asked for input this call cannot give.', true) }
+      : outcome;
   }
 
   /**
@@ -160,8 +162,9 @@ export class DirectCalls {
   }
 
   /**
-   * Waits within the plain-call bound for the result (or, with `stopAtInput`, a question); stops the execution when the
-   * bound passes.
+   * Waits within the plain-call bound for the result (or, with `stopAtInput`, a question). When the bound passes, hands
+   * the call off as a task, its execution going on; with hand-off turned off, or when the caller went away, stops the
+   * execution.
    */
   private async awaitDirect(
     owner: string,
@@ -189,6 +192,7 @@ export class DirectCalls {
       return result((await this.resultOf(task)) ?? textResult('The tool finished without a result.', true));
     if (options.stopAtInput && awaitsAnswers(task) && !signal?.aborted)
       return { kind: 'input', task: await this.withSiblingQuestions(owner, task, signal) };
+    if (!signal?.aborted && this.context.settings.handOffPlainCalls) return this.handOff(owner, task);
     const reason = signal?.aborted
       ? 'The client went away before the tool finished; the execution was stopped.'
       : `The tool did not finish within ${Math.round(bound / 1000)} s, so its execution was ` +
@@ -205,6 +209,23 @@ export class DirectCalls {
       return result((await this.resultOf(finished)) ?? textResult(reason, true));
     }
     return result(textResult(reason, true));
+  }
+
+  /**
+   * Makes the plain call's task an ordinary task of its owner's, listed and followed like any other, and answers its
+   * handle; its execution goes on. A task that ended meanwhile is answered with its result, as if the wait had seen it.
+   */
+  private async handOff(owner: string, task: TaskRecord): Promise<DirectOutcome> {
+    if (await this.context.store.handOff(task)) {
+      this.context.logger.info('Plain call handed off as a task', { taskId: task.taskId, toolName: task.toolName });
+      return { kind: 'handoff', task: { ...task, origin: TaskOrigin.Handoff } };
+    }
+    const current = await this.tracker.getTask(owner, task.taskId);
+    if (!isTerminal(current.status)) return { kind: 'handoff', task: current };
+    return {
+      kind: 'result',
+      result: (await this.resultOf(current)) ?? textResult('The tool finished without a result.', true),
+    };
   }
 
   /**

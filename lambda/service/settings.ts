@@ -9,8 +9,16 @@ export interface TaskServiceSettings {
   readonly maxTtlMs: number;
   /** The least retention a task gets, whatever the client asks for (a task must live long enough to be polled). */
   readonly minTtlMs: number;
-  /** How long a plain (non-task) tools/call waits for its execution before stopping it. */
+  /**
+   * How long a plain (non-task) tools/call waits for its result; then the call is handed off as a task (see
+   * {@link handOffPlainCalls}). Also how long the task_result status tool waits.
+   */
   readonly directCallTimeoutMs: number;
+  /**
+   * When a plain call's wait ends first: true answers a handle to the task, whose execution goes on (a client without
+   * tasks follows it with the status tools); false stops the execution and answers a tool error.
+   */
+  readonly handOffPlainCalls: boolean;
   /** How long a blocking tasks/result may wait within one request. */
   readonly resultWaitMs: number;
   /** How long after creation a missing execution is taken for Step Functions' eventual consistency, not a failure. */
@@ -32,6 +40,7 @@ export const DEFAULT_SETTINGS: TaskServiceSettings = {
   maxTtlMs: 7 * 24 * 60 * 60 * 1000,
   minTtlMs: 1_000,
   directCallTimeoutMs: 25_000,
+  handOffPlainCalls: true,
   resultWaitMs: 14 * 60 * 1000,
   startGraceMs: 30_000,
   listPageSize: 20,

@@ -8,7 +8,7 @@ import { pollHintMs, type TaskRecord } from '../core/task.js';
 import type { ToolResult } from '../core/tool-result.js';
 import type { TaskPage } from '../store/task-store.js';
 import { auditTask } from './audit.js';
-import { DirectCalls, type DirectOutcome } from './direct-calls.js';
+import { DirectCalls, type DirectOutcome, type PlainOutcome } from './direct-calls.js';
 import { TaskCancellation } from './task-cancellation.js';
 import { ExecutionReconciler, type ReconcileOptions, type ReconcileReport } from './execution-reconciler.js';
 import { taskContext, type TaskContext, type TaskContextParts } from './task-context.js';
@@ -86,7 +86,7 @@ export class TaskService {
   }
 
   /** Runs a tool for a caller that did not ask for a task: see {@link DirectCalls.runToCompletion}. */
-  runToCompletion(...call: Parameters<DirectCalls['runToCompletion']>): Promise<ToolResult> {
+  runToCompletion(...call: Parameters<DirectCalls['runToCompletion']>): Promise<PlainOutcome> {
     return this.direct.runToCompletion(...call);
   }
 

@@ -33,7 +33,7 @@ import {
   TaskExpiredError,
   TaskNotFoundError,
 } from '../core/errors.js';
-import { type TaskRecord, type TaskSummary } from '../core/task.js';
+import { TaskOrigin, type TaskRecord, type TaskSummary } from '../core/task.js';
 import { statusesExecutionNewsMayMove } from '../core/task-status.js';
 import { taskKey } from '../core/task-key.js';
 import { STATUS_IS_ACTIVE, statusIn, updateIfAllowed } from './dynamodb-conditions.js';
@@ -234,6 +234,16 @@ export class DynamoDbTaskStore implements TaskStore {
       set: `#${A.currentStep} = :step`,
       names: { [`#${A.currentStep}`]: A.currentStep },
       values: { ':step': step },
+    });
+  }
+
+  handOff(task: TaskRecord): Promise<boolean> {
+    // Into the owner index (listed) as it becomes an ordinary task: the item codec keeps plain calls out of it.
+    return this.updateActive(task, {
+      set: `#origin = :handoff, #listOwner = :owner`,
+      condition: '#origin = :direct',
+      names: { '#origin': A.origin, '#listOwner': OWNER_INDEX_PARTITION_KEY },
+      values: { ':handoff': TaskOrigin.Handoff, ':direct': TaskOrigin.Direct, ':owner': task.owner },
     });
   }
 

@@ -130,6 +130,12 @@ export class InMemoryTaskStore implements TaskStore {
     this.updateActive(task, (stored) => ({ ...stored, currentStep: step }));
   }
 
+  async handOff(task: TaskRecord): Promise<boolean> {
+    return this.updateActive(task, (stored) =>
+      stored.origin === TaskOrigin.Direct ? { ...stored, origin: TaskOrigin.Handoff } : undefined,
+    );
+  }
+
   /** Writes what `write` makes of the very task read (same execution) while it is active; false when refused. */
   private updateActive(task: TaskRecord, write: (stored: TaskRecord) => TaskRecord | undefined): boolean {
     const key = taskKey(task.owner, task.taskId);

@@ -74,6 +74,13 @@ export interface TaskStore {
   recordCurrentStep(task: TaskRecord, step: string): Promise<void>;
 
   /**
+   * Hands a plain call's task (origin `direct`) off to its owner as an ordinary task (origin `handoff`, listed), on the
+   * very task read (same execution) while it is active. False when that condition refused it: the task ended first,
+   * or is not a plain call's.
+   */
+  handOff(task: TaskRecord): Promise<boolean>;
+
+  /**
    * The task stored under `key` (see core/task-key), whoever owns it, or `null` when absent or expired.
    * For trusted internal callers only (status events name an execution, not an owner); never for requests.
    */

@@ -1,7 +1,7 @@
 // McpTaskEndpoint's checks: bad props fail at construction and bad tools at synth, each with every problem listed;
 // an open endpoint warns; an environment too large for Lambda fails before deploy (the tools are not in it).
 import { createHash } from 'node:crypto';
-import { Stack } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { ENV } from '../../lambda/contract/environment-names.js';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
@@ -60,6 +60,7 @@ describe('McpTaskEndpoint tool validation (at synth)', () => {
       .addTool(tool('x'.repeat(129)))
       .addTool(tool('twice'))
       .addTool(tool('twice'))
+      .addTool(tool('task_result'))
       .addTool(tool('no_object', { inputSchema: { type: 'array' } as never }))
       .addTool(tool('bad_arn', { stateMachine: 'arn:aws:lambda:eu-west-1:123456789012:function:nope' }))
       .addTool(tool('alias_arn', { stateMachine: `${MACHINE_ARN}:live` }))
@@ -68,6 +69,7 @@ describe('McpTaskEndpoint tool validation (at synth)', () => {
     expect(error).toContain("Tool name 'has space' must be 1-128 characters");
     expect(error).toContain(`Tool name '${'x'.repeat(129)}' must be 1-128 characters`);
     expect(error).toContain("Tool name 'twice' is registered more than once");
+    expect(error).toContain("Tool name 'task_result' is reserved");
     expect(error).toContain('Tool \'no_object\': inputSchema must be a JSON Schema with "type": "object"');
     expect(error).toContain(
       "Tool 'bad_arn': 'arn:aws:lambda:eu-west-1:123456789012:function:nope' is not an unqualified state machine ARN",
@@ -193,6 +195,7 @@ describe('McpTaskEndpoint props validation (at construction)', () => {
         maxTaskCreationsPerMinute: 0,
         corsAllowOrigins: ['app.example.com'],
         resultWait: { isUnresolved: () => false, toMilliseconds: () => 10 * 60 * 1000 } as never,
+        plainCallWait: Duration.minutes(11),
       });
     const message = errorOf(build);
     expect(message).toContain('McpTaskEndpoint props is invalid:');
@@ -206,9 +209,24 @@ describe('McpTaskEndpoint props validation (at construction)', () => {
       'maxTaskCreationsPerMinute must be a positive integer',
       "corsAllowOrigins entry 'app.example.com'",
       'resultWait must be between',
+      'plainCallWait must be between 1 second and resultWait',
     ]) {
       expect(message).toContain(problem);
     }
+  });
+
+  it('passes the plain-call wait and the hand-off switch to the MCP function only when set', () => {
+    const variablesOf = (props: ConstructorParameters<typeof McpTaskEndpoint>[2]) => {
+      const stack = testStack();
+      const endpoint = new McpTaskEndpoint(stack, 'Endpoint', props);
+      const fn = Template.fromStack(stack).toJSON()['Resources'][logicalId(stack, endpoint.mcpFunction)];
+      return fn.Properties.Environment.Variables as Record<string, unknown>;
+    };
+    const set = variablesOf({ plainCallWait: Duration.seconds(40), handOffPlainCalls: false });
+    expect(set).toMatchObject({ [ENV.directCallTimeoutMs]: '40000', [ENV.handOffPlainCalls]: 'false' });
+    const unset = variablesOf({});
+    expect(unset).not.toHaveProperty(ENV.directCallTimeoutMs);
+    expect(unset).not.toHaveProperty(ENV.handOffPlainCalls);
   });
 
   it('refuses an existing user pool together with props for a new one', () => {

@@ -8,7 +8,7 @@ import {
   TaskExpiredError,
   TaskNotFoundError,
 } from '../../lambda/core/errors.js';
-import { RetentionClock, type TaskRecord } from '../../lambda/core/task.js';
+import { RetentionClock, TaskOrigin, type TaskRecord } from '../../lambda/core/task.js';
 import { TaskStatus } from '../../lambda/core/task-status.js';
 import { taskKey } from '../../lambda/core/task-key.js';
 import { newTask, type MakeFixture, type TaskStoreFixture } from './task-fixtures.js';
@@ -270,6 +270,36 @@ export function taskStoreContract(name: string, make: MakeFixture<TaskStoreFixtu
         await store().recordCurrentStep({ ...other, executionArn: `${other.executionArn}-old` }, 'Stale');
         expect((await store().get(other.owner, other.taskId))?.currentStep).toBeUndefined();
         await expect(store().recordCurrentStep(task(), 'Nowhere')).resolves.toBeUndefined();
+      });
+    });
+
+    describe('handOff', () => {
+      const listed = async (owner: string) =>
+        (await store().list(owner, { limit: 50 })).tasks.map((summary) => summary.taskId);
+
+      it('makes an active plain call’s task an ordinary listed task of its owner, and nothing else about it', async () => {
+        const plain = task({ origin: TaskOrigin.Direct });
+        await store().create(plain);
+        expect(await listed(plain.owner)).not.toContain(plain.taskId);
+        await expect(store().handOff(plain)).resolves.toBe(true);
+        expect(await store().get(plain.owner, plain.taskId)).toEqual({ ...plain, origin: TaskOrigin.Handoff });
+        expect(await listed(plain.owner)).toContain(plain.taskId);
+      });
+
+      it('refuses a finished task, a newer task under the same ID, and a task that is no plain call’s', async () => {
+        const finished = task({ origin: TaskOrigin.Direct });
+        await store().create(finished);
+        await store().update(finished, { status: TaskStatus.Completed, output: '{}', at: clock().now() });
+        await expect(store().handOff(finished)).resolves.toBe(false);
+        expect(await listed(finished.owner)).not.toContain(finished.taskId);
+        const other = task({ origin: TaskOrigin.Direct });
+        await store().create(other);
+        await expect(store().handOff({ ...other, executionArn: `${other.executionArn}-old` })).resolves.toBe(false);
+        const asTask = task();
+        await store().create(asTask);
+        await expect(store().handOff(asTask)).resolves.toBe(false);
+        expect((await store().get(asTask.owner, asTask.taskId))?.origin).toBe(TaskOrigin.Mcp20251125);
+        await expect(store().handOff(task({ origin: TaskOrigin.Direct }))).resolves.toBe(false);
       });
     });
 

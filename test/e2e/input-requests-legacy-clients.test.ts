@@ -42,11 +42,12 @@ describe('refund_order and a client without the elicitation capability', () => {
     }
   });
 
-  it('answers a plain tools/call with the same tool error', async () => {
+  it('refuses a plain tools/call with -32601: the tool runs only as a task', async () => {
     const client = await connectClient(first());
     try {
-      const result = await client.callTool({ name: 'refund_order', arguments: { orderId: 'N-2' } });
-      expect(result).toMatchObject(couldNotAnswer('N-2'));
+      await expect(client.callTool({ name: 'refund_order', arguments: { orderId: 'N-2' } })).rejects.toMatchObject({
+        code: -32601,
+      });
     } finally {
       await client.close();
     }

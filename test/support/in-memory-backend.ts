@@ -17,6 +17,8 @@ import type { AuditRecord } from '../../lambda/service/audit.js';
 import { DEFAULT_SETTINGS, type TaskServiceSettings } from '../../lambda/service/settings.js';
 import type { CreateTaskRequest } from '../../lambda/service/task-creation.js';
 import { TaskService } from '../../lambda/service/task-service.js';
+import type { PlainOutcome } from '../../lambda/service/direct-calls.js';
+import type { ToolResult } from '../../lambda/core/tool-result.js';
 import { InMemoryInputRequests } from '../../lambda/store/in-memory-input-requests.js';
 import { InMemoryOwnerQuotas } from '../../lambda/store/in-memory-owner-quotas.js';
 import { InMemoryTaskStore } from '../../lambda/store/in-memory-task-store.js';
@@ -215,6 +217,12 @@ export function textStats(owner: string, text = 'a b c', extra: Partial<CreateTa
 /** Documents the tools' schemas allow whose JSON is over Step Functions' 256 KiB input limit. */
 export function hugeDocuments(): string[] {
   return Array.from({ length: 4 }, () => 'x'.repeat(80_000));
+}
+
+/** The tool result of a plain call that ended with one; throws for a call handed off as a task. */
+export function plainResult(outcome: PlainOutcome): ToolResult {
+  if (outcome.kind !== 'result') throw new Error(`expected a result, got a ${outcome.kind}`);
+  return outcome.result;
 }
 
 /**

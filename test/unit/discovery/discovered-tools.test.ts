@@ -45,6 +45,12 @@ describe('tool names', () => {
     expect(catalog.skipped[0]?.reason).toMatch(/is a tool written in code/);
   });
 
+  it('skip a machine named as a status tool, saying the name is reserved', () => {
+    const catalog = discoveredCatalog([machine('task_status')], selection);
+    expect(catalog.tools).toEqual([]);
+    expect(catalog.skipped[0]?.reason).toMatch(/'task_status' is reserved/);
+  });
+
   it('count a machine listed twice once', () => {
     expect(discoveredCatalog([machine('a'), machine('a')], selection).tools).toHaveLength(1);
   });

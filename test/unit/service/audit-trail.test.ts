@@ -101,6 +101,7 @@ describe('the audit trail', () => {
     const call = b.service().runToCompletion('auditor', 'text_stats', { text: 'a' });
     await vi.advanceTimersByTimeAsync(0);
     b.executor.succeed(lastExecution(b).executionArn, { words: 1 });
+    await b.statusEvent(lastExecution(b));
     await settle(call);
     expect(b.logger.audits().map((record) => record.event)).toEqual(['task.created', 'task.completed']);
   });

@@ -1,6 +1,6 @@
-// Plain tool calls on in-memory parts: answered inline within the plain-call bound, their execution stopped when the
-// bound passes, the caller goes away or the store fails, so nothing runs on unseen; and, for a caller that can answer
-// questions, rounds of input requests (SEP-2322).
+// Plain tool calls on in-memory parts: answered inline within the plain-call bound, handed off as a task when the bound
+// passes, their execution stopped when the caller goes away or the store fails, so nothing runs on unseen; and, for a
+// caller that can answer questions, rounds of input requests (SEP-2322).
 import { describe, expect, it, vi } from 'vitest';
 import { StartOutcomeUnknownError } from '../../../lambda/core/errors.js';
 import type { TaskRecord } from '../../../lambda/core/task.js';
@@ -12,6 +12,7 @@ import {
   hugeDocuments,
   inMemoryBackend,
   lastExecution,
+  plainResult,
   settle,
   useFakeTime,
   type InMemoryBackend,
@@ -46,7 +47,8 @@ describe('a plain tool call', () => {
     const call = b.service().runToCompletion('plain', 'text_stats', { text: 'a b c' });
     await vi.advanceTimersByTimeAsync(1_000);
     b.executor.succeed(lastExecution(b).executionArn, { words: 3 });
-    expect((await settle(call)).structuredContent).toEqual({ words: 3 });
+    await b.statusEvent(lastExecution(b));
+    expect(plainResult(await settle(call)).structuredContent).toEqual({ words: 3 });
   });
 
   it('returns a failed execution as a tool error', async () => {
@@ -54,20 +56,51 @@ describe('a plain tool call', () => {
     const call = b.service().runToCompletion('plain', 'text_stats', { text: 'a b c' });
     await vi.advanceTimersByTimeAsync(0);
     b.executor.fail(lastExecution(b).executionArn, 'Boom', 'It broke.');
-    expect(await settle(call)).toMatchObject({
+    await b.statusEvent(lastExecution(b));
+    expect(plainResult(await settle(call))).toMatchObject({
       isError: true,
       content: [{ type: 'text', text: 'Execution failed: Boom: It broke.' }],
     });
   });
 
-  it('stops the execution and says so when the bound passes first', async () => {
+  it('hands the call off as a listed task when the bound passes first, its execution going on', async () => {
     const b = inMemoryBackend({ settings: { directCallTimeoutMs: 25_000 } });
     const started = Date.now();
-    const result = await settle(b.service().runToCompletion('bounded', 'analyze_documents', slow), 60_000, 10);
+    const outcome = await settle(b.service().runToCompletion('bounded', 'analyze_documents', slow), 60_000, 10);
     // Fake time: exactly what the service waited, whatever the machine's load.
     const waited = Date.now() - started;
     expect(waited).toBeGreaterThanOrEqual(25_000);
     expect(waited).toBeLessThan(25_100);
+    expect(outcome).toMatchObject({ kind: 'handoff', task: { origin: 'handoff', toolName: 'analyze_documents' } });
+    const { taskId } = (outcome as { task: TaskRecord }).task;
+    expect(lastExecution(b).status).toBe('RUNNING');
+    expect((await b.service().listTasks('bounded')).tasks.map((task) => task.taskId)).toEqual([taskId]);
+    b.executor.succeed(lastExecution(b).executionArn, { reviewed: true });
+    await b.statusEvent(lastExecution(b));
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(await b.service().getTask('bounded', taskId)).toMatchObject({ status: 'completed' });
+  });
+
+  it('answers the result of a task that ended as the call was handed off', async () => {
+    const b = inMemoryBackend({ settings: { directCallTimeoutMs: 5_000 } });
+    const store: TaskStore = {
+      ...bind<TaskStore>(b.store),
+      handOff: async () => {
+        // The execution ends, and its status event lands, between the wait's last read and the hand-off.
+        b.executor.succeed(lastExecution(b).executionArn, { words: 4 });
+        await b.statusEvent(lastExecution(b));
+        return false;
+      },
+    };
+    const call = b.service({ store }).runToCompletion('photo-finish', 'text_stats', { text: 'a b c d' });
+    expect(plainResult(await settle(call, 10_000, 10)).structuredContent).toEqual({ words: 4 });
+  });
+
+  it('stops the execution and says so when the bound passes first with hand-off turned off', async () => {
+    const b = inMemoryBackend({ settings: { directCallTimeoutMs: 25_000, handOffPlainCalls: false } });
+    const result = plainResult(
+      await settle(b.service().runToCompletion('bounded', 'analyze_documents', slow), 60_000, 10),
+    );
     expect(result).toMatchObject({
       isError: true,
       content: [
@@ -77,8 +110,8 @@ describe('a plain tool call', () => {
     expect(lastExecution(b)).toMatchObject({ status: 'ABORTED', error: 'TaskCancelled' });
   });
 
-  it('returns the result when the execution ended just as the bound passed', async () => {
-    const b = inMemoryBackend({ settings: { directCallTimeoutMs: 5_000 } });
+  it('returns the result when the execution ended just as the bound passed, with hand-off turned off', async () => {
+    const b = inMemoryBackend({ settings: { directCallTimeoutMs: 5_000, handOffPlainCalls: false } });
     // Every describe shows it running until the stop: the last poll before the bound missed the end.
     let stopped = false;
     const lagging: TaskExecutor = {
@@ -89,7 +122,7 @@ describe('a plain tool call', () => {
     const call = b.service({ executor: lagging }).runToCompletion('just-in-time', 'text_stats', { text: 'a b' });
     await vi.advanceTimersByTimeAsync(4_000);
     b.executor.succeed(lastExecution(b).executionArn, { words: 2 });
-    expect((await settle(call)).structuredContent).toEqual({ words: 2 });
+    expect(plainResult(await settle(call)).structuredContent).toEqual({ words: 2 });
   });
 
   it('stops the execution when the caller goes away', async () => {
@@ -98,7 +131,7 @@ describe('a plain tool call', () => {
     const call = b.service().runToCompletion('leaver', 'analyze_documents', slow, gone.signal);
     await vi.advanceTimersByTimeAsync(300);
     gone.abort();
-    expect(await settle(call, 1_000, 1)).toMatchObject({
+    expect(plainResult(await settle(call, 1_000, 1))).toMatchObject({
       isError: true,
       content: [{ text: expect.stringMatching(/went away/) }],
     });
@@ -112,9 +145,9 @@ describe('a plain tool call', () => {
     expect(lastExecution(b)).toMatchObject({ status: 'ABORTED', error: 'TaskAbandoned' });
   });
 
-  it('stops the execution when the store fails as the bound passes', async () => {
+  it('stops the execution when the store fails as the bound passes, with hand-off turned off', async () => {
     // One read while waiting (the bound is zero), then the cancellation's read fails.
-    const b = inMemoryBackend({ settings: { directCallTimeoutMs: 0 } });
+    const b = inMemoryBackend({ settings: { directCallTimeoutMs: 0, handOffPlainCalls: false } });
     const call = b
       .service({ store: storeDyingAfter(b, 1) })
       .runToCompletion('store-dies-late', 'analyze_documents', slow);
@@ -124,7 +157,7 @@ describe('a plain tool call', () => {
 
   it('answers at once with a tool error when the arguments break the tool’s schema, starting nothing', async () => {
     const b = inMemoryBackend();
-    const result = await b.service().runToCompletion('sloppy', 'text_stats', { words: 'a' });
+    const result = plainResult(await b.service().runToCompletion('sloppy', 'text_stats', { words: 'a' }));
     expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringMatching(/text/) }] });
     expect(b.executor.calls.start).toBe(0);
   });
@@ -132,9 +165,9 @@ describe('a plain tool call', () => {
   it('answers at once with a tool error when Step Functions refuses the input, and keeps no task', async () => {
     const b = inMemoryBackend();
     const { store, created } = keepingCreated(b);
-    const result = await b.service({ store }).runToCompletion('plain-too-big', 'analyze_documents', {
-      documents: hugeDocuments(),
-    });
+    const result = plainResult(
+      await b.service({ store }).runToCompletion('plain-too-big', 'analyze_documents', { documents: hugeDocuments() }),
+    );
     expect(result).toMatchObject({
       isError: true,
       content: [{ type: 'text', text: expect.stringMatching(/refused the tool input/) }],
@@ -178,6 +211,7 @@ describe('a plain tool call', () => {
     await vi.advanceTimersByTimeAsync(0);
     expect((await b.service().listTasks('lister')).tasks).toEqual([]);
     b.executor.succeed(lastExecution(b).executionArn, { words: 1 });
+    await b.statusEvent(lastExecution(b));
     await settle(call);
   });
 });
@@ -206,6 +240,7 @@ describe('a plain tool call that can answer questions (SEP-2322)', () => {
     const resumed = b.service().resumeDirect('asker', task.taskId);
     await vi.advanceTimersByTimeAsync(1_000);
     b.executor.succeed(executionArn, { refunded: true });
+    await b.statusEvent(lastExecution(b));
     expect(await settle(resumed)).toEqual({
       kind: 'result',
       result: expect.objectContaining({ structuredContent: { refunded: true } }),
@@ -217,6 +252,7 @@ describe('a plain tool call that can answer questions (SEP-2322)', () => {
     const call = b.service().runUntilInput('no-questions', 'text_stats', { text: 'a' });
     await vi.advanceTimersByTimeAsync(0);
     b.executor.succeed(lastExecution(b).executionArn, { words: 1 });
+    await b.statusEvent(lastExecution(b));
     expect(await settle(call)).toMatchObject({ kind: 'result', result: { structuredContent: { words: 1 } } });
   });
 

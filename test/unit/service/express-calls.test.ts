@@ -10,6 +10,7 @@ import {
   hugeDocuments,
   inMemoryBackend,
   lastExecution,
+  plainResult,
   settle,
   TEST_TOOLS,
   useFakeTime,
@@ -27,7 +28,7 @@ async function call(
   args: Record<string, unknown> = { text: 'cats and dogs' },
   signal?: AbortSignal,
 ) {
-  const answer = b.service().runToCompletion('owner', TOOL, args, signal);
+  const answer = b.service().runToCompletion('owner', TOOL, args, signal).then(plainResult);
   await vi.advanceTimersByTimeAsync(0);
   return { answer, execution: lastExecution(b) };
 }
@@ -88,14 +89,14 @@ describe('a plain call of an EXPRESS tool', () => {
 
   it('answers arguments the schema refuses with a tool error, and runs nothing', async () => {
     const b = inMemoryBackend();
-    const result = await b.service().runToCompletion('owner', TOOL, { text: '' });
+    const result = plainResult(await b.service().runToCompletion('owner', TOOL, { text: '' }));
     expect(result).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/^Invalid arguments/) }] });
     expect(b.executor.calls.runSync).toBe(0);
   });
 
   it('answers an input Step Functions refuses with a tool error', async () => {
     const b = inMemoryBackend();
-    const result = await b.service().runToCompletion('owner', TOOL, { text: hugeDocuments().join(' ') });
+    const result = plainResult(await b.service().runToCompletion('owner', TOOL, { text: hugeDocuments().join(' ') }));
     expect(result).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/over \d+ bytes/) }] });
   });
 
@@ -175,11 +176,12 @@ describe('a plain call of an EXPRESS tool on a backend that cannot run one synch
       settings: b.settings,
       logger: b.logger,
     });
-    const answer = service.runToCompletion('owner', TOOL, { text: 'cats' });
+    const answer = service.runToCompletion('owner', TOOL, { text: 'cats' }).then(plainResult);
     await vi.advanceTimersByTimeAsync(0);
     const execution = lastExecution(b);
     expect(execution.stateMachineArn).toBe(express.stateMachineArn);
     b.executor.succeed(execution.executionArn, { keywords: ['cats'] });
+    await b.statusEvent(execution);
     expect((await settle(answer)).structuredContent).toEqual({ keywords: ['cats'] });
     expect(b.executor.calls.runSync).toBe(0);
   });

@@ -124,6 +124,7 @@ describe('the active-task limit', () => {
     await vi.advanceTimersByTimeAsync(0);
     await expect(b.service().createTask(analyze('plain-slot'))).rejects.toBeInstanceOf(TaskLimitExceededError);
     b.executor.succeed(lastExecution(b).executionArn, { words: 1 });
+    await b.statusEvent(lastExecution(b));
     await settle(call);
     await expect(b.service().createTask(analyze('plain-slot'))).resolves.toMatchObject({ status: 'submitted' });
   });

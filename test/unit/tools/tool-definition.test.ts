@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   jsonSchemaDialect,
+  STATUS_TOOL_NAMES,
   toolDefinitionProblems,
   type TaskSupport,
 } from '../../../lambda/contract/tool-definition.js';
@@ -19,6 +20,14 @@ describe('tool definition problems', () => {
         })),
       ]),
     ).toEqual([]);
+  });
+
+  it('refuses the names of the status tools the endpoint serves itself', () => {
+    expect(toolDefinitionProblems(Object.values(STATUS_TOOL_NAMES).map((name) => ({ ...tool, name })))).toEqual(
+      Object.values(STATUS_TOOL_NAMES).map(
+        (name) => `Tool name '${name}' is reserved: the endpoint serves it to follow handed-off tasks`,
+      ),
+    );
   });
 
   it('refuses any other taskSupport, naming the allowed values', () => {
