@@ -37,7 +37,7 @@ module.exports = {
       name: 'no-cycles',
       comment: 'A cycle makes two modules one; split out what both need.',
       severity: 'error',
-      from: { path: '^(lambda|lib|local|cli|bin|bench|scripts)/' },
+      from: { path: '^(lambda|lib|local|cli|bin|bench|scripts|view)/' },
       to: { circular: true },
     },
     ...layerRules,
@@ -46,7 +46,16 @@ module.exports = {
       comment: 'Runtime code never imports the construct, the local stack, the CLI or the tests.',
       severity: 'error',
       from: { path: '^lambda/' },
-      to: { path: '^(lib|local|cli|bin|bench|scripts|test)/' },
+      to: { path: '^(lib|local|cli|bin|bench|scripts|test|view)/' },
+    },
+    {
+      name: 'view-imports-only-the-contract',
+      comment:
+        'The task view runs in a browser: of lambda/ it may import only contract/, and the wire types of protocol/ ' +
+        '(type-only, erased from its bundle).',
+      severity: 'error',
+      from: { path: '^view/' },
+      to: { path: '^lambda/', pathNot: '^lambda/contract/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'lib-imports-only-the-contract',

@@ -6,6 +6,9 @@
 import type { Writable } from 'node:stream';
 import { confirm, isCancel, log, multiselect, select, text } from '@clack/prompts';
 import type { FormField, InputAnswer, InputRequest } from './task-client.js';
+import { choicesOf, isNumeric, problemWith } from './form-fields.js';
+
+export { choicesOf, problemWith };
 
 type FieldValue = string | number | boolean | string[];
 /** The choice for "no value" in an optional enum: no string a form can name. */
@@ -25,17 +28,6 @@ export async function askForm(request: InputRequest): Promise<InputAnswer | 'dis
     if (value !== undefined) content[name] = value as FieldValue;
   }
   return { action: 'accept', content };
-}
-
-/** The choices a field offers, with their labels, or `undefined` when it is not an enum. */
-export function choicesOf(field: FormField): { value: string; label: string }[] | undefined {
-  const titled = field.oneOf ?? field.anyOf;
-  if (titled !== undefined)
-    return titled.flatMap((option) =>
-      typeof option.const === 'string' ? [{ value: option.const, label: option.title ?? option.const }] : [],
-    );
-  if (field.enum === undefined) return undefined;
-  return field.enum.map((value, index) => ({ value, label: field.enumNames?.[index] ?? value }));
 }
 
 async function askField(name: string, field: FormField, required: boolean): Promise<FieldValue | undefined | symbol> {
@@ -61,26 +53,4 @@ async function askField(name: string, field: FormField, required: boolean): Prom
   if (isCancel(answer)) return answer;
   if (answer === '' || answer === undefined) return undefined;
   return isNumeric(field) ? Number(answer) : answer;
-}
-
-const isNumeric = (field: FormField): boolean => field.type === 'number' || field.type === 'integer';
-
-/**
- * Why `value` does not fit `field`, or `undefined` when it does (an empty optional field always does). The server
- * checks the answer against the whole schema again; these are the checks a person can act on while typing.
- */
-export function problemWith(field: FormField, value: string, required: boolean): string | undefined {
-  if (value === '') return required ? 'An answer is required.' : undefined;
-  if (isNumeric(field)) {
-    const number = Number(value);
-    if (value.trim() === '' || !Number.isFinite(number)) return 'Enter a number.';
-    if (field.type === 'integer' && !Number.isInteger(number)) return 'Enter a whole number.';
-    if (field.minimum !== undefined && number < field.minimum) return `At least ${field.minimum}.`;
-    if (field.maximum !== undefined && number > field.maximum) return `At most ${field.maximum}.`;
-    return undefined;
-  }
-  if (field.minLength !== undefined && value.length < field.minLength) return `At least ${field.minLength} characters.`;
-  if (field.maxLength !== undefined && value.length > field.maxLength)
-    return `At most ${field.maxLength} characters (this is ${value.length}).`;
-  return undefined;
 }

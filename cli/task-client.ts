@@ -53,6 +53,8 @@ export interface FormField {
   readonly minItems?: number;
   readonly minLength?: number;
   readonly maxLength?: number;
+  /** A string's format, of those an elicitation schema may name: email, uri, date, date-time. */
+  readonly format?: string;
   readonly minimum?: number;
   readonly maximum?: number;
   readonly default?: string | number | boolean | readonly string[];

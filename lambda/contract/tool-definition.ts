@@ -113,7 +113,21 @@ export function nameProblems(kind: 'Tool' | 'Prompt', name: string, seen: Set<st
  * no registered or discovered tool may take these names.
  */
 export const STATUS_TOOL_NAMES = { status: 'task_status', result: 'task_result', cancel: 'task_cancel' } as const;
-const RESERVED_TOOL_NAMES: ReadonlySet<string> = new Set(Object.values(STATUS_TOOL_NAMES));
+
+/**
+ * The app-only tools the task view (an MCP App) polls, answers and cancels through: hosts keep them from the model,
+ * and the endpoint serves them itself, so no registered or discovered tool may take these names either.
+ */
+export const TASK_VIEW_TOOL_NAMES = {
+  get: 'task_view_get',
+  answer: 'task_view_answer',
+  cancel: 'task_view_cancel',
+} as const;
+
+const RESERVED_TOOL_NAMES: ReadonlySet<string> = new Set([
+  ...Object.values(STATUS_TOOL_NAMES),
+  ...Object.values(TASK_VIEW_TOOL_NAMES),
+]);
 
 /** Every problem with a set of tool definitions, so a deploy or start fails once with the whole list. */
 export function toolDefinitionProblems(
@@ -124,7 +138,9 @@ export function toolDefinitionProblems(
   for (const tool of tools) {
     problems.push(...nameProblems('Tool', tool.name, seen));
     if (RESERVED_TOOL_NAMES.has(tool.name))
-      problems.push(`Tool name '${tool.name}' is reserved: the endpoint serves it to follow handed-off tasks`);
+      problems.push(
+        `Tool name '${tool.name}' is reserved: the endpoint serves it to follow tasks (status tools, task view)`,
+      );
     if (tool.inputSchema?.type !== 'object') {
       problems.push(`Tool '${tool.name}': inputSchema must be a JSON Schema with "type": "object"`);
     } else if (jsonSchemaDialect(tool.inputSchema) === undefined) {

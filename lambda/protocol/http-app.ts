@@ -11,7 +11,7 @@ import { progressTokenOf } from './progress-notifications.js';
 import { sep1686TaskRequestOf } from './sep-1686.js';
 import { ProtocolError, toMcpError } from './protocol-errors.js';
 import { eraOf } from './era-router.js';
-import { sessionDeclaresTasks, sessionIdForInitialize } from './declared-task-support.js';
+import { sessionDeclaresApps, sessionDeclaresTasks, sessionIdForInitialize } from './declared-task-support.js';
 import { isEventsMessage } from './events-extension.js';
 import { isAtLeast, ProtocolVersion } from './protocol-version.js';
 import { UNAUTHORIZED_ERROR_CODE, UNAUTHORIZED_MESSAGE } from '../contract/unauthorized-error.js';
@@ -138,6 +138,7 @@ export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
       askClient: (message, relatedRequestId) => transport.send(message, { relatedRequestId }),
       ...initializeVersionOf(parsedBody),
       clientDeclaresTasks: sessionDeclaresTasks(request.headers.get('mcp-session-id')),
+      clientDeclaresApps: sessionDeclaresApps(request.headers.get('mcp-session-id')),
     });
     await server.connect(transport);
     // A client that goes away aborts its running handlers (a plain tools/call then stops its execution).

@@ -8,8 +8,11 @@ import {
   ErrorCode,
   GetTaskPayloadRequestSchema,
   GetTaskRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListTasksRequestSchema,
   ListToolsRequestSchema,
+  ReadResourceRequestSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
   type CallToolResult,
   type RequestId,
@@ -46,6 +49,8 @@ import { inputRequestSender, type ClientInputRequest } from './client-input-requ
 import { toolListing } from './tool-listing.js';
 import { callStatusTool, isStatusTool, statusToolListing } from './status-tools.js';
 import { handoffResult } from './task-handle-text.js';
+import { readTaskViewResource, TASK_VIEW_RESOURCE } from './task-view-resource.js';
+import { callTaskViewTool, isTaskViewTool, taskViewToolListing } from './task-view-tools.js';
 
 export interface RequestContext {
   /** The authenticated principal every task of this request belongs to. */
@@ -63,7 +68,12 @@ export interface RequestContext {
   readonly initializeVersion?: string;
   /** Whether the client declared tasks at initialize (declared-task-support.ts): then no status tools are listed. */
   readonly clientDeclaresTasks: boolean;
+  /** Whether the client declared MCP Apps at initialize: then the task view's app-only tools are listed and served. */
+  readonly clientDeclaresApps: boolean;
 }
+
+/** resources/read of a URI this server does not have (MCP's "Resource not found"). */
+const RESOURCE_NOT_FOUND = -32002;
 
 /** MCP 2025-11-25 introduced tasks; a client that settles on an earlier revision must not see the capability. */
 function negotiatesTasks(initializeVersion: string | undefined): boolean {
@@ -123,6 +133,8 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
     capabilities: {
       // Discovered tools change at run time: the standalone GET stream then tells of it (standalone-stream.ts).
       tools: { listChanged: deps.toolListChanges !== undefined },
+      // The task view (an MCP App): one resource that changes only with a deployment.
+      resources: { listChanged: false },
       ...(offersTasks ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
       ...(deps.events ? { extensions: EVENTS_EXTENSION_CAPABILITY } : {}),
     },
@@ -174,8 +186,27 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
       tools: [
         ...toolListing(tools),
         ...(context.clientDeclaresTasks ? [] : statusToolListing(settings.directCallTimeoutMs)),
+        ...(context.clientDeclaresApps ? taskViewToolListing() : []),
       ],
     })),
+  );
+
+  server.setRequestHandler(
+    ListResourcesRequestSchema,
+    handle(async () => ({ resources: [TASK_VIEW_RESOURCE] })),
+  );
+  server.setRequestHandler(
+    ListResourceTemplatesRequestSchema,
+    handle(async () => ({ resourceTemplates: [] })),
+  );
+  server.setRequestHandler(
+    ReadResourceRequestSchema,
+    handle(async (request) => {
+      const { uri } = request.params;
+      const answer = await readTaskViewResource(uri);
+      if (answer === undefined) throw new ProtocolError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+      return answer;
+    }),
   );
 
   server.setRequestHandler(
@@ -185,8 +216,16 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
       if (isStatusTool(name)) {
         if (task !== undefined || sep1686TaskRequestOf(_meta) !== undefined)
           throw new ProtocolError(ErrorCode.MethodNotFound, `${name} answers at once: call it without a task`);
-        const wait = { signal: extra.signal, onProgress: progressFor(_meta, extra), onRead: inputsFor(extra) };
+        // The client was handed the task: the questions asked on this stream name it.
+        const onRead = inputsFor(extra, MCP_2025_11_25_DIALECT.relatedTaskMeta);
+        const wait = { signal: extra.signal, onProgress: progressFor(_meta, extra), onRead };
         return (await callStatusTool(deps, { owner, name, args, wait })) as CallToolResult;
+      }
+      // Only a host that declared Apps has the task view's tools; to any other client they are unknown tools.
+      if (context.clientDeclaresApps && isTaskViewTool(name)) {
+        if (task !== undefined || sep1686TaskRequestOf(_meta) !== undefined)
+          throw new ProtocolError(ErrorCode.MethodNotFound, `${name} answers at once: call it without a task`);
+        return (await callTaskViewTool(deps, { owner, name, args })) as CallToolResult;
       }
       const sep1686 = sep1686TaskRequestOf(_meta);
       if (sep1686 !== undefined && task !== undefined) {

@@ -34,6 +34,9 @@ import { progressNotifierFor } from './progress-notifications.js';
 import { toolListing } from './tool-listing.js';
 import { callStatusTool, isStatusTool, statusToolListing } from './status-tools.js';
 import { callWithInput, requestStateVerifier } from './input-round-trips.js';
+import { APPS_EXTENSION } from './declared-task-support.js';
+import { readTaskViewResource, TASK_VIEW_RESOURCE } from './task-view-resource.js';
+import { callTaskViewTool, isTaskViewTool, taskViewToolListing } from './task-view-tools.js';
 import { getPrompt, promptListing } from './prompt-rounds.js';
 import { PromptRegistry } from '../prompts/prompt-registry.js';
 
@@ -80,7 +83,8 @@ export function createModernMcpServer(deps: McpServerDependencies, schemas: Tool
   const { service, tools, logger } = deps;
   const prompts = deps.prompts ?? NO_PROMPTS;
   const mcp = new McpServer(SERVER_INFO, {
-    // Prompts (maybe none) and an empty resource list: clients (and SEP-2549 caching) may ask, and cache the answer.
+    // Prompts (maybe none) and one resource, the task view (an MCP App): clients (and SEP-2549 caching) may ask, and
+    // cache the answer.
     // Prompts and resources change only with a deployment, so no listChanged (McpServer would otherwise claim it);
     // tools too, unless they are discovered at run time (subscriptions/listen then tells of a change).
     capabilities: {
@@ -106,6 +110,9 @@ export function createModernMcpServer(deps: McpServerDependencies, schemas: Tool
 
   const declaresTasks = (ctx: ServerContext): boolean =>
     declaredCapabilities(ctx).extensions?.[TASKS_EXTENSION] !== undefined;
+  /** A host that renders MCP Apps: only it is shown, and may call, the task view's app-only tools. */
+  const declaresApps = (ctx: ServerContext): boolean =>
+    declaredCapabilities(ctx).extensions?.[APPS_EXTENSION] !== undefined;
 
   server.setRequestHandler(
     'tools/list',
@@ -113,6 +120,7 @@ export function createModernMcpServer(deps: McpServerDependencies, schemas: Tool
       tools: [
         ...toolListing(tools),
         ...(declaresTasks(ctx) ? [] : statusToolListing(deps.settings.directCallTimeoutMs)),
+        ...(declaresApps(ctx) ? taskViewToolListing() : []),
       ],
     })),
   );
@@ -124,13 +132,13 @@ export function createModernMcpServer(deps: McpServerDependencies, schemas: Tool
     'prompts/get',
     handle(async (request, ctx) => getPrompt(prompts, request.params, ctx)),
   );
-  server.setRequestHandler('resources/list', async () => ({ resources: [] }));
+  server.setRequestHandler('resources/list', async () => ({ resources: [TASK_VIEW_RESOURCE] }));
   server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [] }));
   server.setRequestHandler('resources/read', async (request) => {
-    throw new ResourceNotFoundError(
-      request.params.uri,
-      `Resource not found: this server has no resources (${request.params.uri})`,
-    );
+    const answer = await readTaskViewResource(request.params.uri);
+    if (answer === undefined)
+      throw new ResourceNotFoundError(request.params.uri, `Resource not found: ${request.params.uri}`);
+    return answer;
   });
 
   server.setRequestHandler(
@@ -142,6 +150,9 @@ export function createModernMcpServer(deps: McpServerDependencies, schemas: Tool
         const wait = { signal: ctx.mcpReq.signal, ...(onProgress ? { onProgress } : {}) };
         return (await callStatusTool(deps, { owner, name, args, wait })) as CallToolResult;
       }
+      // Only a host that declared Apps has the task view's tools; to any other client they are unknown tools.
+      if (isTaskViewTool(name) && declaresApps(ctx))
+        return (await callTaskViewTool(deps, { owner, name, args })) as CallToolResult;
       const tool = tools.get(name);
       requireCapabilities(ctx, capabilitiesNeededBy(tool));
       // The server's creation policy: every tool that allows tasks runs as one for a client that declares the

@@ -10,6 +10,7 @@ import { textResult, type ToolResult } from '../core/tool-result.js';
 import type { WaitOptions } from '../service/task-tracker.js';
 import type { McpServerDependencies } from './mcp-dependencies.js';
 import { relatedTaskMeta, standingResult, unknownTaskResult } from './task-handle-text.js';
+import { TASK_VIEW_TOOL_META } from './task-view-resource.js';
 
 export type StatusToolName = (typeof STATUS_TOOL_NAMES)[keyof typeof STATUS_TOOL_NAMES];
 
@@ -50,6 +51,8 @@ export function statusToolListing(waitMs: number) {
       openWorldHint: false,
     },
     execution: { taskSupport: 'forbidden' as const },
+    // A host with MCP Apps shows the task view beside each answer: the handle in its _meta names the task.
+    _meta: TASK_VIEW_TOOL_META,
   });
   return [
     tool(

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   jsonSchemaDialect,
   STATUS_TOOL_NAMES,
+  TASK_VIEW_TOOL_NAMES,
   toolDefinitionProblems,
   type TaskSupport,
 } from '../../../lambda/contract/tool-definition.js';
@@ -22,10 +23,11 @@ describe('tool definition problems', () => {
     ).toEqual([]);
   });
 
-  it('refuses the names of the status tools the endpoint serves itself', () => {
-    expect(toolDefinitionProblems(Object.values(STATUS_TOOL_NAMES).map((name) => ({ ...tool, name })))).toEqual(
-      Object.values(STATUS_TOOL_NAMES).map(
-        (name) => `Tool name '${name}' is reserved: the endpoint serves it to follow handed-off tasks`,
+  it('refuses the names of the status tools and the task view tools, which the endpoint serves itself', () => {
+    const names = [...Object.values(STATUS_TOOL_NAMES), ...Object.values(TASK_VIEW_TOOL_NAMES)];
+    expect(toolDefinitionProblems(names.map((name) => ({ ...tool, name })))).toEqual(
+      names.map(
+        (name) => `Tool name '${name}' is reserved: the endpoint serves it to follow tasks (status tools, task view)`,
       ),
     );
   });
