@@ -18,6 +18,7 @@ import {
   packToolDescriptions,
 } from '../lambda/contract/declared-tool-catalog.js';
 import { PARTITION_KEY } from '../lambda/contract/task-table-schema.js';
+import { awaitCustomResourceLogGroup } from './custom-resource-log-group.js';
 import type { McpToolProps } from './mcp-task-endpoint-props.js';
 import { acknowledgeCustomResourceProvider } from './nag-acknowledgements.js';
 
@@ -100,6 +101,7 @@ export class DeclaredToolCatalog extends Construct {
     // A table under a customer managed key: the item is written under it.
     props.table.encryptionKey?.grantEncryptDecrypt(this.resource);
     acknowledgeCustomResourceProvider(this);
+    awaitCustomResourceLogGroup(this);
   }
 
   /** Tells `fn` the catalog's key, and has CloudFormation write the item before it creates or updates `fn`. */

@@ -16,6 +16,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { OAUTH_ENV } from '../lambda/contract/environment-names.js';
 import { OAUTH_PATHS } from '../lambda/contract/oauth-paths.js';
+import { awaitCustomResourceLogGroup } from './custom-resource-log-group.js';
 import { HandlerFunction, projectPath } from './handler-function.js';
 import {
   DEFAULT_ALLOWED_REDIRECT_URIS,
@@ -253,5 +254,6 @@ export class OAuthProxy extends Construct {
     });
     // The deployment-time reader of the client secret: CDK's shared AwsCustomResource provider in this stack.
     acknowledgeCustomResourceProvider(this);
+    awaitCustomResourceLogGroup(this);
   }
 }

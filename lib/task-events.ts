@@ -59,6 +59,13 @@ function grantQueueing(queue: sqs.IQueue, fn: lambda.Function): void {
 
 /** How long a dead letter or a failed stream position is kept: the longest SQS allows. */
 const DEAD_LETTER_RETENTION = Duration.days(14);
+/**
+ * How long a delivery may wait in the delivery queue: the longest SQS allows, not its 4-day default. Deliveries wait
+ * there beyond their attempts' minutes when the delivery function cannot take them (at its concurrency cap, failing
+ * on the server's side, its mapping disabled in an incident), and one that outlives the queue's retention is deleted
+ * unseen: no dead letter, no alarm. SQS charges by request, not by the day kept.
+ */
+const DELIVERY_RETENTION = Duration.days(14);
 
 export interface TaskEventsProps {
   /** The task table, with its stream on (TASK_TABLE's descriptor asks for NEW_AND_OLD_IMAGES). */
@@ -220,6 +227,7 @@ export class TaskEvents extends Construct {
       visibilityTimeout: WEBHOOK_DELIVERY_VISIBILITY_TIMEOUT,
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
+      retentionPeriod: DELIVERY_RETENTION,
       deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: WEBHOOK_DELIVERY_MAX_RECEIVE_COUNT },
     });
     return { queue, deadLetterQueue };

@@ -1,5 +1,6 @@
 // The example stack as `cdk deploy McpTasks` deploys it: what lets it deploy on a fresh account, and the outputs a
 // developer copies to try it.
+import { isDeepStrictEqual } from 'node:util';
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { exampleStack, joined, logicalId, statementsOf, type TemplateResource } from './cdk-app.js';
@@ -34,6 +35,37 @@ describe('the example stack on a fresh account', () => {
       props: { endpoint: { machineClient: true, createApiGatewayAccountRole: false } },
     });
     withoutRole.resourceCountIs('AWS::ApiGateway::Account', 0);
+  });
+
+  it('creates each custom resource only once its function’s log group exists, so the function cannot make it first', () => {
+    const resources = template.toJSON()['Resources'] as Record<string, TemplateResource & { DependsOn?: string[] }>;
+    const customResources = Object.entries(resources).filter(
+      ([, { Type }]) => Type.startsWith('Custom::') || Type === 'AWS::CloudFormation::CustomResource',
+    );
+    // The tool catalog's write and the OAuth proxy's read of its Cognito client secret.
+    expect(customResources.length).toBeGreaterThanOrEqual(2);
+    for (const [id, custom] of customResources) {
+      const [functionId] = (custom.Properties['ServiceToken'] as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'];
+      const fn = resources[functionId]!;
+      expect(fn.Type).toBe('AWS::Lambda::Function');
+      // The log group the function writes to: its own (LoggingConfig), or else Lambda's default, /aws/lambda/<name>.
+      const configured = (fn.Properties['LoggingConfig'] as { LogGroup?: { Ref: string } } | undefined)?.LogGroup?.Ref;
+      const [logGroupId] = configured
+        ? [configured]
+        : Object.entries(resources)
+            .filter(
+              ([, candidate]) =>
+                candidate.Type === 'AWS::Logs::LogGroup' &&
+                isDeepStrictEqual(candidate.Properties['LogGroupName'], {
+                  'Fn::Join': ['', ['/aws/lambda/', { Ref: functionId }]],
+                }),
+            )
+            .map(([logGroup]) => logGroup);
+      expect(logGroupId, `${id}'s function ${functionId} has a log group in the template`).toBeDefined();
+      // A configured log group is made before the function that names it; Lambda's default one names the function,
+      // so only an explicit DependsOn holds the custom resource back until it exists.
+      if (!configured) expect(custom.DependsOn ?? [], id).toContain(logGroupId);
+    }
   });
 
   describe('outputs', () => {

@@ -123,7 +123,7 @@ describe('task event stream function', () => {
 });
 
 describe('webhook delivery', () => {
-  it('queues deliveries in an encrypted FIFO queue, deduplicated per message group by ID (never by content), hidden longer than the function runs, with a FIFO dead-letter queue after 10 receives', () => {
+  it('queues deliveries in an encrypted FIFO queue, deduplicated per message group by ID (never by content), hidden longer than the function runs, kept 14 days, with a FIFO dead-letter queue after 10 receives', () => {
     const { deliveryQueue, deadLetterQueue, deliveryFunction } = eventIds();
     const timeout = resource(deliveryFunction).Properties['Timeout'] as number;
     const queue = resource(deliveryQueue).Properties;
@@ -133,6 +133,7 @@ describe('webhook delivery', () => {
       DeduplicationScope: 'messageGroup',
       FifoThroughputLimit: 'perMessageGroupId',
       SqsManagedSseEnabled: true,
+      MessageRetentionPeriod: 14 * 24 * 60 * 60,
       RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [deadLetterQueue, 'Arn'] }, maxReceiveCount: 10 },
     });
     expect(queue['VisibilityTimeout']).toBeGreaterThan(timeout);
