@@ -76,6 +76,8 @@ function drawField(id: string, name: string, field: FormField, required: boolean
     ...(hint ? [' ', element('span', { className: 'hint', textContent: `(${hint})` })] : []),
   );
   const drawn = drawControl(id, field, required);
+  // A problem is about the value it was found in: editing the field clears it until the next send.
+  drawn.control.addEventListener('input', () => (problem.textContent = ''));
   return {
     name,
     problem,
@@ -84,7 +86,7 @@ function drawField(id: string, name: string, field: FormField, required: boolean
   };
 }
 
-function drawControl(id: string, field: FormField, required: boolean): Pick<DrawnField, 'read'> & { control: Node } {
+function drawControl(id: string, field: FormField, required: boolean): Pick<DrawnField, 'read'> & { control: Element } {
   if (field.type === 'boolean') {
     // Two explicit choices, No checked unless the form's default says yes: an approval is never one click away.
     const yes = element('input', { type: 'radio', name: id, id, value: 'yes', checked: field.default === true });

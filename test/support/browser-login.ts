@@ -4,9 +4,9 @@
 import { existsSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 
-const CHROMIUM = '/usr/bin/chromium';
+export const CHROMIUM = '/usr/bin/chromium';
 // Without the background-networking flags Chromium keeps calling Google's services, which this machine cannot reach.
-const CHROMIUM_ARGS = [
+export const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
