@@ -88,9 +88,9 @@ export const EXAMPLE_TOOLS: readonly StateMachineTool[] = [
     title: 'Refund an order (asks for approval)',
     description:
       'Looks the order up, asks a person to approve the refund amount with a form (the task ' +
-      'waits in input_required until answered: tasks/get lists the question, tasks/update ' +
-      'answers it), then applies or declines the refund. The approver has approvalTimeoutSeconds ' +
-      '(default 3600) to answer.',
+      'waits in input_required until answered: the client asks the person, or the task view or ' +
+      'mcp-tasks shows the form), then applies or declines the refund. The approver has ' +
+      'approvalTimeoutSeconds (default 3600) to answer.',
     inputSchema: {
       type: 'object',
       properties: {
@@ -106,8 +106,9 @@ export const EXAMPLE_TOOLS: readonly StateMachineTool[] = [
       required: ['orderId'],
       additionalProperties: false,
     },
-    // Answering needs the Tasks extension (tasks/get, tasks/update): a plain call could never be answered.
-    taskSupport: 'required',
+    // Optional: its question reaches a person on every path (a task's input_required, a plain call's rounds or
+    // elicitation, a handed-off call's task_result, the task view, mcp-tasks), never the model alone.
+    taskSupport: 'optional',
     definitionPath: here('./asl/refund-order.asl.json'),
     lambdaSteps: {
       LookUpOrderFunctionArn: { functionName: 'look-up-order', entry: here('./steps/look-up-order.ts') },

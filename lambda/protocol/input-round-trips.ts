@@ -7,10 +7,12 @@
 import type { CallToolResult, RequestStateCodec, ServerContext } from '@modelcontextprotocol/server';
 import { CAPABILITY_OF_METHOD, awaitsAnswers, openInputRequests } from '../core/input-request.js';
 import type { TaskRecord } from '../core/task.js';
-import type { DirectOutcome, DirectWaitOptions } from '../service/direct-calls.js';
+import type { DirectOutcome, DirectWaitOptions, PlainOutcome } from '../service/direct-calls.js';
+import type { ToolResult } from '../core/tool-result.js';
 import { requestStateCodecFor, type PendingCallState } from './request-state.js';
 import { PROCESS_LOCAL_REQUEST_STATE_KEY } from './request-state-keys.js';
-import { requireCapabilities } from './client-capabilities.js';
+import { declaredCapabilities, missingCapabilities, requireCapabilities } from './client-capabilities.js';
+import { followOutcomeResult, followTask } from './status-tools.js';
 import type { McpServerDependencies } from './mcp-dependencies.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { ProtocolError } from './protocol-errors.js';
@@ -28,6 +30,11 @@ export interface InputRoundTrip {
    * (ToolDefinition.inputBeforeTask).
    */
   readonly becomeTask: boolean;
+  /**
+   * task_result on this task: the rounds wait on a task that already runs (a call handed off to its caller), and
+   * never stop it; a client that cannot answer is shown the questions and where a person answers them.
+   */
+  readonly follows?: string;
 }
 
 /**
@@ -49,7 +56,10 @@ async function codecOf(deps: McpServerDependencies, owner: string): Promise<Requ
  * Where a round leaves the call: as a plain call's outcome, or (ToolDefinition.inputBeforeTask) a task now working
  * alone.
  */
-type Round = DirectOutcome | { readonly kind: 'task'; readonly task: TaskRecord };
+type Round =
+  | DirectOutcome
+  | { readonly kind: 'task'; readonly task: TaskRecord }
+  | { readonly kind: 'standing'; readonly task: TaskRecord };
 
 /** Runs (or, given a verified `requestState`, resumes) the plain call until its result or its next questions. */
 export async function callWithInput(deps: McpServerDependencies, call: InputRoundTrip): Promise<CallToolResult> {
@@ -58,7 +68,9 @@ export async function callWithInput(deps: McpServerDependencies, call: InputRoun
   const responses = ctx.mcpReq.inputResponses ?? {};
   const state = ctx.mcpReq.requestState<PendingCallState>();
   // After answers were delivered: wait for the result or the next questions, or (becomeTask) hand the task over.
+  const follow = (taskId: string): Promise<Round> => followTask(deps, owner, taskId, { ...wait, stopAtInput: true });
   const afterAnswers = async (taskId: string): Promise<Round> => {
+    if (call.follows !== undefined) return follow(taskId);
     if (!call.becomeTask) return service.resumeDirect(owner, taskId, wait);
     const task = await service.getTask(owner, taskId);
     return awaitsAnswers(task) ? { kind: 'input', task } : { kind: 'task', task };
@@ -72,6 +84,8 @@ export async function callWithInput(deps: McpServerDependencies, call: InputRoun
       );
     await inputs.answer(owner, state.taskId, pick(responses, state.keys));
     round = await afterAnswers(state.taskId);
+  } else if (call.follows !== undefined) {
+    round = await follow(call.follows);
   } else {
     round = await service.runUntilInput(owner, call.toolName, call.args, wait);
   }
@@ -92,7 +106,9 @@ export async function callWithInput(deps: McpServerDependencies, call: InputRoun
     case 'task':
       return toCreateTaskResult(round.task) as unknown as CallToolResult;
     case 'handoff':
-      return handoffResult(round.task, Date.now(), deps.settings.directCallTimeoutMs) as CallToolResult;
+      return plainAnswer(deps, round) as CallToolResult;
+    case 'standing':
+      return followOutcomeResult(deps, round) as CallToolResult;
     case 'input':
       return (await questionsFor(deps, call, round.task)) as unknown as CallToolResult;
   }
@@ -109,11 +125,16 @@ async function questionsFor(
   task: TaskRecord,
 ): Promise<Record<string, unknown>> {
   const open = openInputRequests(task.inputRequests);
+  const needed = Object.fromEntries(open.map((request) => [CAPABILITY_OF_METHOD[request.request.method], {}]));
+  if (missingCapabilities(needed, declaredCapabilities(call.ctx)) !== undefined) {
+    // A followed task is not this call's to stop, and a plain call is handed off: a person answers it elsewhere.
+    if (call.follows !== undefined)
+      return followOutcomeResult(deps, { kind: 'standing', task }) as unknown as Record<string, unknown>;
+    if (deps.settings.handOffPlainCalls && !call.becomeTask)
+      return { ...plainAnswer(deps, await deps.service.handOffPlainCall(call.owner, task)) };
+  }
   try {
-    requireCapabilities(
-      call.ctx,
-      Object.fromEntries(open.map((request) => [CAPABILITY_OF_METHOD[request.request.method], {}])),
-    );
+    requireCapabilities(call.ctx, needed);
   } catch (error) {
     await deps.service
       .cancelTask(call.owner, task.taskId, 'The client cannot answer the input the tool asked for.')
@@ -131,6 +152,13 @@ async function questionsFor(
     inputRequests: toInputRequests(task),
     requestState: await codec.mint(state, call.ctx),
   };
+}
+
+/** A plain call's answer: the tool's result, or the handle of the task it was handed off as. */
+function plainAnswer(deps: McpServerDependencies, outcome: PlainOutcome): ToolResult {
+  return outcome.kind === 'result'
+    ? outcome.result
+    : handoffResult(outcome.task, Date.now(), deps.settings.directCallTimeoutMs);
 }
 
 function pick(responses: Readonly<Record<string, unknown>>, keys: readonly string[]): Record<string, unknown> {

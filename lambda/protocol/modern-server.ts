@@ -32,7 +32,14 @@ import {
 } from './tasks-extension.js';
 import { progressNotifierFor } from './progress-notifications.js';
 import { toolListing } from './tool-listing.js';
-import { callStatusTool, isStatusTool, statusToolListing } from './status-tools.js';
+import {
+  answeringUnknownIds,
+  callStatusTool,
+  isStatusTool,
+  statusToolListing,
+  taskIdArgument,
+} from './status-tools.js';
+import { STATUS_TOOL_NAMES } from '../contract/tool-definition.js';
 import { callWithInput, requestStateVerifier } from './input-round-trips.js';
 import { APPS_EXTENSION } from './declared-task-support.js';
 import { readTaskViewResource, TASK_VIEW_RESOURCE } from './task-view-resource.js';
@@ -148,7 +155,12 @@ export function createModernMcpServer(deps: McpServerDependencies, schemas: Tool
       if (isStatusTool(name)) {
         const onProgress = progressNotifierFor(ctx.mcpReq._meta, (notification) => ctx.mcpReq.notify(notification));
         const wait = { signal: ctx.mcpReq.signal, ...(onProgress ? { onProgress } : {}) };
-        return (await callStatusTool(deps, { owner, name, args, wait })) as CallToolResult;
+        const taskId = taskIdArgument(name, args);
+        // task_result asks the task's questions as input_required rounds (SEP-2322), as a plain call does.
+        if (name !== STATUS_TOOL_NAMES.result || typeof taskId !== 'string')
+          return (await callStatusTool(deps, { owner, name, args, wait })) as CallToolResult;
+        const follow = { owner, toolName: name, args, ctx, wait, becomeTask: false, follows: taskId };
+        return (await answeringUnknownIds(deps, owner, taskId, () => callWithInput(deps, follow))) as CallToolResult;
       }
       // Only a host that declared Apps has the task view's tools; to any other client they are unknown tools.
       if (isTaskViewTool(name) && declaresApps(ctx))

@@ -4,6 +4,7 @@
 import { STATUS_TOOL_NAMES, type JsonSchema } from '../contract/tool-definition.js';
 import { SYSTEM_CLOCK } from '../core/clock.js';
 import { IllegalTransitionError, TaskExpiredError, TaskNotFoundError } from '../core/errors.js';
+import { awaitsAnswers } from '../core/input-request.js';
 import type { TaskRecord } from '../core/task.js';
 import { isTerminal } from '../core/task-status.js';
 import { textResult, type ToolResult } from '../core/tool-result.js';
@@ -84,7 +85,24 @@ export interface StatusToolCall {
   readonly name: StatusToolName;
   readonly args: Record<string, unknown>;
   /** The request's abort signal, and what its stream passes on while task_result waits. */
-  readonly wait?: Omit<WaitOptions, 'timeoutMs' | 'until'>;
+  readonly wait?: FollowWait;
+}
+
+/** How task_result waits: the request's signal and stream, and whether a question ends the wait (SEP-2322 rounds). */
+export type FollowWait = Omit<WaitOptions, 'timeoutMs' | 'until'> & { readonly stopAtInput?: boolean };
+
+/** Where task_result leaves a task: ended (the tool's own result), waiting on its client, or still running. */
+export type FollowOutcome =
+  | { readonly kind: 'result'; readonly result: ToolResult & { _meta?: Record<string, unknown> } }
+  | { readonly kind: 'input'; readonly task: TaskRecord }
+  | { readonly kind: 'standing'; readonly task: TaskRecord };
+
+/** The id a status tool was called with, or the tool error a model can act on when it gave none. */
+export function taskIdArgument(name: StatusToolName, args: Record<string, unknown>): string | ToolResult {
+  const taskId = args['taskId'];
+  return typeof taskId === 'string' && taskId !== ''
+    ? taskId
+    : textResult(`${name} needs taskId: the task id exactly as the handoff gave it.`, true);
 }
 
 /** Answers a status tool's call; an unknown id, or another owner's, is a tool error that lists the caller's tasks. */
@@ -93,39 +111,76 @@ export async function callStatusTool(
   call: StatusToolCall,
 ): Promise<ToolResult & { _meta?: Record<string, unknown> }> {
   const { service, settings } = deps;
-  const taskId = call.args['taskId'];
-  if (typeof taskId !== 'string' || taskId === '')
-    return textResult(`${call.name} needs taskId: the task id exactly as the handoff gave it.`, true);
-  const now = () => SYSTEM_CLOCK.now();
-  try {
+  const taskId = taskIdArgument(call.name, call.args);
+  if (typeof taskId !== 'string') return taskId;
+  return answeringUnknownIds(deps, call.owner, taskId, async () => {
     switch (call.name) {
       case STATUS_TOOL_NAMES.status:
-        return standingResult(await service.getTask(call.owner, taskId), now(), settings.directCallTimeoutMs);
+        return standingResult(
+          await service.getTask(call.owner, taskId),
+          SYSTEM_CLOCK.now(),
+          settings.directCallTimeoutMs,
+        );
       case STATUS_TOOL_NAMES.result:
-        return await resultOrStanding(deps, call.owner, taskId, call.wait);
+        return followOutcomeResult(deps, await followTask(deps, call.owner, taskId, call.wait));
       case STATUS_TOOL_NAMES.cancel:
-        return await cancel(deps, call.owner, taskId);
+        return cancel(deps, call.owner, taskId);
     }
-  } catch (error) {
-    if (!(error instanceof TaskNotFoundError || error instanceof TaskExpiredError)) throw error;
-    const page = await service.listTasks(call.owner);
-    const active = page.tasks.filter((task) => !isTerminal(task.status)).slice(0, ACTIVE_TASKS_SHOWN);
-    return unknownTaskResult(taskId, active, now());
-  }
+  });
 }
 
-async function resultOrStanding(
+/**
+ * Runs `answer`, answering a task the owner has no task under (it never was, it expired, it is another owner's) with
+ * one tool error that lists the owner's own active tasks.
+ */
+export async function answeringUnknownIds<T>(
   deps: McpServerDependencies,
   owner: string,
   taskId: string,
-  wait: StatusToolCall['wait'],
-): Promise<ToolResult & { _meta?: Record<string, unknown> }> {
+  answer: () => Promise<T>,
+): Promise<T | ToolResult> {
+  try {
+    return await answer();
+  } catch (error) {
+    if (!(error instanceof TaskNotFoundError || error instanceof TaskExpiredError)) throw error;
+    const page = await deps.service.listTasks(owner);
+    const active = page.tasks.filter((task) => !isTerminal(task.status)).slice(0, ACTIVE_TASKS_SHOWN);
+    return unknownTaskResult(taskId, active, SYSTEM_CLOCK.now());
+  }
+}
+
+/**
+ * task_result's wait on a task: up to the plain-call wait, never stopping its execution (the wait ending, or the
+ * caller going away, leaves the task as it is). With `stopAtInput`, a question the task waits on ends the wait.
+ */
+export async function followTask(
+  deps: McpServerDependencies,
+  owner: string,
+  taskId: string,
+  wait: FollowWait = {},
+): Promise<FollowOutcome> {
   const { service, settings } = deps;
   // Read first: an unknown id is answered at once, not after a wait.
   await service.getTask(owner, taskId);
-  const task = await service.waitForTerminal(owner, taskId, { ...wait, timeoutMs: settings.directCallTimeoutMs });
-  if (!isTerminal(task.status)) return standingResult(task, SYSTEM_CLOCK.now(), settings.directCallTimeoutMs);
-  return { ...(await terminalResult(deps, task)), _meta: relatedTaskMeta(task.taskId) };
+  const { stopAtInput, ...passOn } = wait;
+  const task = await service.waitForTerminal(owner, taskId, {
+    ...passOn,
+    timeoutMs: settings.directCallTimeoutMs,
+    ...(stopAtInput ? { until: awaitsAnswers } : {}),
+  });
+  if (isTerminal(task.status))
+    return { kind: 'result', result: { ...(await terminalResult(deps, task)), _meta: relatedTaskMeta(task.taskId) } };
+  return stopAtInput && awaitsAnswers(task) ? { kind: 'input', task } : { kind: 'standing', task };
+}
+
+/** A follow's answer where no question round is possible: the result, or where the task stands (its questions too). */
+export function followOutcomeResult(
+  deps: McpServerDependencies,
+  outcome: FollowOutcome,
+): ToolResult & { _meta?: Record<string, unknown> } {
+  return outcome.kind === 'result'
+    ? outcome.result
+    : standingResult(outcome.task, SYSTEM_CLOCK.now(), deps.settings.directCallTimeoutMs);
 }
 
 /** The tool's own result, as a task-augmented call of it would get it. */

@@ -214,8 +214,9 @@ export class DirectCalls {
   /**
    * Makes the plain call's task an ordinary task of its owner's, listed and followed like any other, and answers its
    * handle; its execution goes on. A task that ended meanwhile is answered with its result, as if the wait had seen it.
+   * Also for a call whose workflow asks what its client cannot answer: a person answers it elsewhere.
    */
-  private async handOff(owner: string, task: TaskRecord): Promise<DirectOutcome> {
+  async handOff(owner: string, task: TaskRecord): Promise<PlainOutcome> {
     if (await this.context.store.handOff(task)) {
       this.context.logger.info('Plain call handed off as a task', { taskId: task.taskId, toolName: task.toolName });
       return { kind: 'handoff', task: { ...task, origin: TaskOrigin.Handoff } };

@@ -98,6 +98,11 @@ export class TaskService {
     return this.direct.runUntilInput(...call);
   }
 
+  /** Hands a plain call off to its caller as an ordinary task: see {@link DirectCalls.handOff}. */
+  handOffPlainCall(owner: string, task: TaskRecord): Promise<PlainOutcome> {
+    return this.direct.handOff(owner, task);
+  }
+
   /** Waits again on a plain call once its answers are delivered: see {@link DirectCalls.resumeDirect}. */
   resumeDirect(...call: Parameters<DirectCalls['resumeDirect']>): Promise<DirectOutcome> {
     return this.direct.resumeDirect(...call);

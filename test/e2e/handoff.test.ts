@@ -9,6 +9,7 @@ import type { Client as ModernClient } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { taskKey } from '../../lambda/core/task-key.js';
 import {
+  conformanceTools,
   connectClient,
   exampleTools,
   localAwsClients,
@@ -182,23 +183,37 @@ describe('the status tools in tools/list', () => {
 });
 
 describe('a tool that runs only as a task, called plainly', () => {
-  async function refundExecutions(): Promise<number> {
-    const stateMachineArn = exampleTools().find((tool) => tool.name === 'refund_order')!.stateMachineArn;
+  // The conformance suite's fixtures have one: failing_job, registered as required.
+  let fixtures: TestServer;
+  beforeAll(async () => {
+    fixtures = await startTestServer({}, { tools: conformanceTools() });
+  });
+  afterAll(async () => {
+    await fixtures?.close();
+  });
+
+  async function failingJobExecutions(): Promise<number> {
+    const stateMachineArn = conformanceTools().find((tool) => tool.name === 'failing_job')!.stateMachineArn;
     const { executions = [] } = await localAwsClients().stepFunctions.send(
       new ListExecutionsCommand({ stateMachineArn, maxResults: 1000 }),
     );
     return executions.length;
   }
-  const refund = { name: 'refund_order', arguments: { orderId: 'A-1', reason: 'damaged' } };
+  const failingJob = { name: 'failing_job', arguments: {} };
 
   it('is refused with -32601 on 2025-11-25 and -32021 on 2026-07-28, and nothing starts', async () => {
-    const before = await refundExecutions();
-    const legacyAnswer = await legacy
-      .request({ method: 'tools/call', params: refund }, CallToolResultSchema)
-      .catch((error: unknown) => error);
-    expect(legacyAnswer).toMatchObject({ code: -32601, message: expect.stringMatching(/runs only as a task/) });
-    const modernAnswer = await callModern(server.url, modernRequest('tools/call', refund, {}));
+    const before = await failingJobExecutions();
+    const client = await connectClient(fixtures.url);
+    try {
+      const legacyAnswer = await client
+        .request({ method: 'tools/call', params: failingJob }, CallToolResultSchema)
+        .catch((error: unknown) => error);
+      expect(legacyAnswer).toMatchObject({ code: -32601, message: expect.stringMatching(/runs only as a task/) });
+    } finally {
+      await client.close();
+    }
+    const modernAnswer = await callModern(fixtures.url, modernRequest('tools/call', failingJob, {}));
     expect(modernAnswer.error).toMatchObject({ code: -32021 });
-    expect(await refundExecutions()).toBe(before);
+    expect(await failingJobExecutions()).toBe(before);
   });
 });

@@ -130,14 +130,18 @@ describe('the POSTed response to an input request', () => {
 });
 
 describe('refund_order as a plain tools/call (no task)', () => {
-  it('is refused with -32601, as MCP 2025-11-25 has a tool that runs only as a task refused, asking nothing', async () => {
+  it('asks on the call stream and returns the branch the answer chose', async () => {
     const asked: AskedQuestion[] = [];
-    const { client } = await connect(async (question) => (asked.push(question), { action: 'decline' }));
+    const { client, routed } = await connect(
+      async (question) => (asked.push(question), { action: 'accept', content: { approve: true, amount: 2 } }),
+    );
     try {
-      await expect(client.callTool({ name: 'refund_order', arguments: { orderId: 'L-6' } })).rejects.toMatchObject({
-        code: -32601,
-      });
-      expect(asked).toHaveLength(0);
+      const result = await client.callTool({ name: 'refund_order', arguments: { orderId: 'L-6' } });
+      expect(asked).toHaveLength(1);
+      // The call's own task is not the client's to see: no related-task meta.
+      expect(asked[0]!.params._meta).toBeUndefined();
+      expect(routed.count).toBe(1);
+      expect(result).toMatchObject({ structuredContent: { orderId: 'L-6', refunded: true, amount: 2 } });
     } finally {
       await client.close();
     }

@@ -11,6 +11,7 @@ import { DynamoDbInputRequests } from '../../lambda/store/dynamodb-input-request
 import { definitionWithArns, toolDescription } from '../../lambda/tools/state-machine-tool.js';
 import type { ToolDefinition } from '../../lambda/contract/tool-definition.js';
 import type { TaskMetrics } from '../../lambda/core/task-metrics.js';
+import type { TaskServiceSettings } from '../../lambda/service/settings.js';
 import { localClients } from '../../local/infrastructure.js';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from '../../local/local-aws.js';
 import { startStepFunctionsEmulator, type StepFunctionsEmulator } from '../../local/step-functions/emulator.js';
@@ -35,7 +36,9 @@ export interface InputBackend {
 const lambdaArn = (name: string): string => `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:${name}`;
 
 /** Registers beforeAll/afterAll hooks; use the fixture inside tests only. `metrics`: what both servers record into. */
-export function useInputBackend(options: { metrics?: TaskMetrics } = {}): InputBackend {
+export function useInputBackend(
+  options: { metrics?: TaskMetrics; settings?: Partial<TaskServiceSettings> } = {},
+): InputBackend {
   let emulator: StepFunctionsEmulator | undefined;
   let servers: [TestServer, TestServer] | undefined;
   let sfn: SFNClient | undefined;
@@ -93,16 +96,13 @@ export function useInputBackend(options: { metrics?: TaskMetrics } = {}): InputB
     );
     const clients = { dynamoDb, stepFunctions: serverSfn };
     const server = () =>
-      startTestServer(
-        {},
-        {
-          tableName,
-          tools,
-          clients,
-          statusEvents: { stepFunctionsEndpoint: emulator!.url },
-          ...(options.metrics ? { metrics: options.metrics } : {}),
-        },
-      );
+      startTestServer(options.settings ?? {}, {
+        tableName,
+        tools,
+        clients,
+        statusEvents: { stepFunctionsEndpoint: emulator!.url },
+        ...(options.metrics ? { metrics: options.metrics } : {}),
+      });
     servers = [await server(), await server()];
   });
 

@@ -11,6 +11,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { useInputBackend } from './input-backend.js';
 import { TOKENS } from './local-backend.js';
+import type { TaskServiceSettings } from '../../lambda/service/settings.js';
 
 export interface AskedQuestion {
   readonly id: RequestId;
@@ -44,8 +45,8 @@ export async function post(
  * Registers the input backend's beforeAll/afterAll hooks (useInputBackend); the backend, its two servers' URLs and a
  * way to connect the SDK 1.x client across them. Use them inside tests only.
  */
-export function useLegacyInputBackend() {
-  const backend = useInputBackend();
+export function useLegacyInputBackend(settings: Partial<TaskServiceSettings> = {}) {
+  const backend = useInputBackend({ settings });
   const first = () => backend.servers[0].url;
   const second = () => backend.servers[1].url;
 

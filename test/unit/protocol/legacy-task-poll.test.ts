@@ -25,11 +25,14 @@ let backend: InMemoryBackend;
 let connects: ReturnType<typeof vi.spyOn>;
 
 beforeEach(() => {
+  // The poll interval hint grows with the task's age: both answers must see the same clock.
+  vi.useFakeTimers({ toFake: ['Date'], now: Date.UTC(2025, 10, 25, 12) });
   backend = inMemoryBackend();
   connects = vi.spyOn(Server.prototype, 'connect');
 });
 afterEach(() => {
   connects.mockRestore();
+  vi.useRealTimers();
 });
 
 function appOn(parts: { store?: TaskStore; events?: TaskEventsAccess } = {}): McpHttpApp {
