@@ -1,7 +1,8 @@
 // End to end in a real browser: the task view (an MCP App) hosted by ext-apps' own host-side bridge in headless
 // Chromium, on a test page whose bridge forwards the view's tool calls to the server through an MCP client (a host
 // with MCP Apps does the same). The view follows a handed-off call as its progress moves, answers refund_order's
-// approval form so that the workflow goes on, and cancels a task once confirmed. It also takes docs/task-view.png.
+// approval form so that the workflow goes on, and cancels a task once confirmed. With UPDATE_SCREENSHOTS=1 it also
+// rewrites docs/task-view.png.
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -147,7 +148,8 @@ describe.skipIf(!chromiumAvailable())('the task view in a browser, hosted throug
       expect(viewCalls).not.toContain('task_view_answer');
       await form.locator('input[type=number]').fill('5');
       await form.locator('input[type=text]').fill('Sorry about that.');
-      await page.locator('iframe').screenshot({ path: SCREENSHOT });
+      // The docs' picture, rewritten only when asked: every run would change it (a new task id, another elapsed time).
+      await page.locator('iframe').screenshot(process.env['UPDATE_SCREENSHOTS'] === '1' ? { path: SCREENSHOT } : {});
       await form.locator('#answer').click();
       await expect.poll(() => view.locator('#notice').textContent(), GENEROUS_WAIT).toBe('Answer sent.');
       await expect.poll(() => view.locator('#status').textContent(), GENEROUS_WAIT).toBe('completed');
