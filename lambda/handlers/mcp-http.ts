@@ -20,14 +20,20 @@ import { PowertoolsTaskMetrics } from './powertools-metrics.js';
 import { sendResponse, streamingRuntime, type ResponseStream } from './response-streaming.js';
 import { defaultLogger } from './default-logger.js';
 import { traced, tracerFromEnvironment } from './tracing.js';
+import { onceLoaded } from '../core/once-loaded.js';
+import type { DeclaredCatalogStore } from '../store/declared-catalog-store.js';
 
 // Built once per Lambda instance, outside the handler, so warm invocations reuse clients and compiled schemas. The
-// AWS clients (and the SDK) load with the first request, which reads the declared tool catalog (one GetItem per
-// instance).
+// first request that may need a tool reads the declared tool catalog (one GetItem per instance) by the short path,
+// without the AWS SDK's clients (lean-declared-catalog.ts; with tracing on, through the traced client); the clients
+// (and the SDK) load with the first request that calls AWS otherwise.
 const metrics = new PowertoolsTaskMetrics();
 const tracer = await tracerFromEnvironment(process.env);
+const config = configFromEnvironment(process.env);
 const backend = createBackend(
-  configFromEnvironment(process.env),
+  tracer === undefined
+    ? { ...config, declaredCatalogReader: (store) => leanCatalogReader(config.tableName, store) }
+    : config,
   handlerClients(metrics, tracer),
   defaultLogger(),
   metrics,
@@ -52,6 +58,21 @@ export const handler = streamingRuntime.streamifyResponse(
     await sendResponse(answer, responseStream, preludeFromResponse(answer));
   }),
 );
+
+/** The declared catalog's read by the short path, loaded (a chunk of its own) with the first read. */
+function leanCatalogReader(tableName: string, fallback: Pick<DeclaredCatalogStore, 'read'>) {
+  const reader = onceLoaded(async () => {
+    const { LeanDeclaredCatalog } = await import('./lean-declared-catalog.js');
+    return new LeanDeclaredCatalog({
+      tableName,
+      fallback,
+      env: process.env,
+      onFailure: (error) =>
+        metrics.awsCallFailed('DynamoDB', 'GetItem', error instanceof Error ? error.name : 'Unknown'),
+    });
+  });
+  return { read: async (key: string) => (await reader()).read(key) };
+}
 
 /** The owner comes from the authorizer, or from the proxy's token; the fixed owner applies only to an open endpoint. */
 async function serve(request: Request, event: APIGatewayProxyEvent): Promise<Response> {

@@ -36,6 +36,11 @@ export interface TaskCoreConfig {
    */
   readonly declaredCatalogKey?: string;
   /**
+   * How the declared catalog is read, given the store of the AWS-backed parts (which loads the AWS SDK's clients): the
+   * MCP Lambda handler reads it without them where it can (lean-declared-catalog.ts). @default that store
+   */
+  readonly declaredCatalogReader?: (store: Pick<DeclaredCatalogStore, 'read'>) => Pick<DeclaredCatalogStore, 'read'>;
+  /**
    * Also serve the tools discovered among the account's state machines (the catalog the refresher keeps in the table).
    * @default false
    */
@@ -97,10 +102,13 @@ export function createTaskCore(
     metrics,
   });
   const inputs = new InputService({ service, inputs: inputRequests, executor, logger, metrics });
+  const readerOf = config.declaredCatalogReader ?? ((store: Pick<DeclaredCatalogStore, 'read'>) => store);
   const declaredTools =
     config.declaredCatalogKey !== undefined
       ? new DeclaredToolsLoader({
-          catalog: loadedOnFirstCall<DeclaredCatalogStore>(async () => (await awsParts()).declaredCatalog, {}),
+          catalog: readerOf(
+            loadedOnFirstCall<DeclaredCatalogStore>(async () => (await awsParts()).declaredCatalog, {}),
+          ),
           key: config.declaredCatalogKey,
           tools,
           logger,

@@ -5,9 +5,19 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { InputRequestMessage } from '../core/input-request.js';
 
-const ajv = new Ajv2020({ allErrors: true, strict: false });
-// The string formats an elicitation schema may name: Ajv alone ignores formats, so "not an email" would pass as one.
-(addFormats as unknown as (ajv: Ajv2020, formats: string[]) => void)(ajv, ['email', 'uri', 'date', 'date-time']);
+/**
+ * The validator of requested schemas, made by the first answer that needs it, not at import: a new Ajv adds its
+ * meta-schemas, which cost a cold start's import several milliseconds of CPU for what few instances ever check.
+ */
+let ajv: Ajv2020 | undefined;
+function requestedSchemaValidator(): Ajv2020 {
+  if (ajv === undefined) {
+    ajv = new Ajv2020({ allErrors: true, strict: false });
+    // The string formats an elicitation schema may name: Ajv alone ignores formats, so "not an email" would pass.
+    (addFormats as unknown as (ajv: Ajv2020, formats: string[]) => void)(ajv, ['email', 'uri', 'date', 'date-time']);
+  }
+  return ajv;
+}
 /** Requested schemas compiled once per schema text: the same ask step asks with the same schema again and again. */
 const compiled = new Map<string, ValidateFunction>();
 const MAX_COMPILED = 200;
@@ -17,7 +27,7 @@ function validatorFor(schema: Record<string, unknown>): ValidateFunction {
   let validate = compiled.get(text);
   if (validate === undefined) {
     if (compiled.size >= MAX_COMPILED) compiled.clear();
-    validate = ajv.compile(schema);
+    validate = requestedSchemaValidator().compile(schema);
     compiled.set(text, validate);
   }
   return validate;

@@ -1,10 +1,13 @@
 // What a cold start of the deployed MCP handler loads: the prebuilt bundle, run in fresh Node processes, answers
-// initialize and ping without the AWS SDK, which loads with the first request that needs the declared tool catalog
-// (tools/list here) or calls AWS; Powertools Tracer (and
+// initialize, ping and its first tools/list without the AWS SDK (the declared tool catalog is read by the short path,
+// lean-declared-catalog.ts), which loads with the first request that calls AWS otherwise, or with the catalog's read
+// where the environment asks for the SDK's (a shared config file, here); Powertools Tracer (and
 // the X-Ray SDK) load only when tracing is on, and then trace the handler and its AWS calls to an X-Ray daemon (here
 // a UDP socket of the test's, as Lambda runs one beside the function).
 import { execFile } from 'node:child_process';
 import { createSocket } from 'node:dgram';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it, vi } from 'vitest';
@@ -69,6 +72,8 @@ async function coldStart(events: unknown[], extraEnv: Record<string, string> = {
     }),
     [ENV.tableName]: tableName,
     [ENV.toolCatalogItem]: await writeDeclaredCatalog(localAwsClients().dynamoDb, tableName, exampleTools()),
+    // As in Lambda: no shared config file (one on this machine would send the catalog's read through the SDK).
+    AWS_CONFIG_FILE: join(tmpdir(), 'no-aws-config'),
     ...extraEnv,
   };
   const { stdout } = await promisify(execFile)(process.execPath, [PROBE, MCP_HANDLER, JSON.stringify(events)], {
@@ -79,16 +84,24 @@ async function coldStart(events: unknown[], extraEnv: Record<string, string> = {
 }
 
 describe('the MCP handler bundle at cold start', () => {
-  it('answers initialize and ping without the AWS SDK, and none of them needs the 2026-07-28 SDK', async () => {
+  it('answers initialize, ping and tools/list without the AWS SDK, and none of them needs the 2026-07-28 SDK', async () => {
     const steps = await coldStart([INITIALIZE, event('ping'), event('tools/list')]);
-    for (const step of steps.slice(0, 3)) expect(step.packages).not.toContain(AWS_SDK);
+    for (const step of steps) expect(step.packages).not.toContain(AWS_SDK);
     for (const step of steps) expect(step.packages).not.toContain(MODERN_SDK);
     expect(steps.map((step) => step.step)).toEqual(['import', 'initialize', 'ping', 'tools/list']);
     expect(steps[1]!.answer).toContain('"protocolVersion":"2025-11-25"');
     expect(steps[2]!.answer).toContain('"result":{}');
-    // The first request that needs the tools reads their catalog: the SDK loads then.
-    expect(steps[3]!.packages).toContain(AWS_SDK);
+    // The first request that needs the tools reads their catalog, by the short path: no SDK, no @smithy/core.
+    expect(steps[3]!.packages).not.toContain('@smithy/core');
     expect(steps[3]!.answer).toContain('"name":"text_stats"');
+  });
+
+  it('reads the catalog through the SDK where a shared config file may configure it, and answers the same', async () => {
+    const config = join(mkdtempSync(join(tmpdir(), 'aws-config-')), 'config');
+    writeFileSync(config, '');
+    const [, list] = await coldStart([event('tools/list')], { AWS_CONFIG_FILE: config });
+    expect(list!.packages).toContain(AWS_SDK);
+    expect(list!.answer).toContain('"name":"text_stats"');
   });
 
   it('loads the AWS SDK with the first request that calls AWS, and answers it', async () => {

@@ -1,5 +1,6 @@
 // The deployed MCP Lambda handler (streaming), fed real API Gateway REST proxy events with Cognito authorizer
 // context, on the local stack; its output is read back the way API Gateway reads a streamed integration response.
+import { STATUS_TOOL_NAMES } from '../../lambda/contract/tool-definition.js';
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
@@ -150,16 +151,20 @@ describe('MCP Lambda handler', () => {
 
     it('reads a base64-encoded request body', async () => {
       const response = await invoke(handler, proxyEvent({ body: rpc('tools/list'), base64: true }));
-      expect(JSON.parse(response.body).result.tools).toHaveLength(exampleTools().length);
+      // The declared tools, and the status tools a request that names no session is shown.
+      expect(JSON.parse(response.body).result.tools).toHaveLength(
+        exampleTools().length + Object.values(STATUS_TOOL_NAMES).length,
+      );
     });
   });
 
   describe('tools', () => {
     it('lists the tools of the declared catalog its environment names', async () => {
       const { result } = await call(handler, rpc('tools/list'));
-      expect((result?.['tools'] as { name: string }[]).map((tool) => tool.name)).toEqual(
-        exampleTools().map((tool) => tool.name),
-      );
+      expect((result?.['tools'] as { name: string }[]).map((tool) => tool.name)).toEqual([
+        ...exampleTools().map((tool) => tool.name),
+        ...Object.values(STATUS_TOOL_NAMES),
+      ]);
     });
   });
 
