@@ -4,7 +4,8 @@ import { EXIT, UnknownToolError, UsageError, type ExitCode } from './cli-errors.
 import { eventUpdates } from './event-watch.js';
 import { LiveView, type TaskUpdates } from './live-view.js';
 import { renderOutcomeHeadline, renderResult, renderTask, renderTaskList, renderTools } from './render.js';
-import type { TaskClient, TaskInfo, TaskOutcome, ToolResult } from './task-client.js';
+import type { TaskClient, TaskInfo, TaskOutcome, ToolInfo, ToolResult } from './task-client.js';
+import { STATUS_TOOL_NAMES } from '../lambda/contract/tool-definition.js';
 
 /** Where and how to print: `json` for scripts; `interactive` when a person is at a terminal. */
 export interface Output {
@@ -21,8 +22,18 @@ export function exitCodeOf(outcome: TaskOutcome): ExitCode {
   return EXIT.ok;
 }
 
+const STATUS_TOOLS: ReadonlySet<string> = new Set(Object.values(STATUS_TOOL_NAMES));
+
+/**
+ * The endpoint's own tools. The server also lists its status tools to a client that declares no tasks, as this one
+ * may not (on 2025 it hosts no tasks of its own to declare); the CLI follows tasks itself, so they are not its tools.
+ */
+async function endpointTools(client: TaskClient): Promise<ToolInfo[]> {
+  return (await client.listTools()).filter((tool) => !STATUS_TOOLS.has(tool.name));
+}
+
 export async function toolsCommand(client: TaskClient, output: Output): Promise<ExitCode> {
-  const tools = await client.listTools();
+  const tools = await endpointTools(client);
   // The JSON names the protocol spoken, so a script (or a test) can tell which adapter `auto` chose.
   output.out(output.json ? JSON.stringify({ protocol: client.protocol, tools }) : renderTools(tools));
   return EXIT.ok;
@@ -49,7 +60,7 @@ export async function callCommand(
   options: { args?: string; wait?: boolean; ttl?: number },
 ): Promise<ExitCode> {
   const args = parseToolArgs(options.args);
-  const tools = await client.listTools();
+  const tools = await endpointTools(client);
   const tool = tools.find((candidate) => candidate.name === name);
   if (!tool)
     throw new UnknownToolError(

@@ -1,6 +1,5 @@
 // The 2025-11-25 adapter: tasks as most MCP servers speak them today, through the official 1.x SDK client and its
 // experimental tasks API (tools/call with a `task` param, tasks/get, tasks/result, tasks/list, tasks/cancel).
-import { STATUS_TOOL_NAMES } from '../lambda/contract/tool-definition.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema, McpError, type Task } from '@modelcontextprotocol/sdk/types.js';
@@ -17,8 +16,6 @@ import type {
 } from './task-client.js';
 import { CLIENT_INFO, isUnknownTaskMessage, type Endpoint } from './endpoint.js';
 import { eventsFor } from './event-stream.js';
-
-const STATUS_TOOLS: ReadonlySet<string> = new Set(Object.values(STATUS_TOOL_NAMES));
 
 /** No request timeout of our own: tasks/result blocks until the task ends, which may take hours. */
 const NO_TIMEOUT = { timeout: 2_147_483_647 } as const;
@@ -69,9 +66,6 @@ export class LegacyTaskClient implements TaskClient {
         .listTools(cursor !== undefined ? { cursor } : {})
         .catch((error: unknown) => Promise.reject(translate(error)));
       for (const tool of page.tools) {
-        // The status tools are shown to a 2025 client that declared no tasks at initialize, as this one (it hosts no
-        // tasks of its own to declare); it follows tasks itself, so they are not among the tools it lists.
-        if (STATUS_TOOLS.has(tool.name)) continue;
         tools.push({
           name: tool.name,
           ...(tool.title !== undefined ? { title: tool.title } : {}),

@@ -161,10 +161,9 @@ describe('MCP Lambda handler', () => {
   describe('tools', () => {
     it('lists the tools of the declared catalog its environment names', async () => {
       const { result } = await call(handler, rpc('tools/list'));
-      expect((result?.['tools'] as { name: string }[]).map((tool) => tool.name)).toEqual([
-        ...exampleTools().map((tool) => tool.name),
-        ...Object.values(STATUS_TOOL_NAMES),
-      ]);
+      expect((result?.['tools'] as { name: string }[]).map((tool) => tool.name).sort()).toEqual(
+        [...exampleTools().map((tool) => tool.name), ...Object.values(STATUS_TOOL_NAMES)].sort(),
+      );
     });
   });
 
