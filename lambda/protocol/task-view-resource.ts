@@ -1,6 +1,7 @@
 // The task view as an MCP App (SEP-1865, the `io.modelcontextprotocol/ui` extension): one `ui://` resource, a single
 // self-contained HTML file (view/, bundled by scripts/build-task-view.ts), that a host renders beside the result of a
 // tool that may run as a task. Served the same in both eras; a host without Apps ignores `_meta.ui` and never reads it.
+import { gunzipSync } from 'node:zlib';
 import type { ToolDefinition } from '../contract/tool-definition.js';
 
 export const TASK_VIEW_URI = 'ui://mcp-tasks/task-view.html';
@@ -37,12 +38,14 @@ export const TASK_VIEW_RESOURCE = {
 } as const;
 
 /**
- * The HTML, loaded on the first read: a separate chunk in the Lambda bundle, so a cold start that never serves the
- * view never parses it.
+ * The HTML, loaded and unzipped on the first read: a separate chunk in the Lambda bundle, so a cold start that never
+ * serves the view never parses it (gzipped in the module, so the bundle stays within its budget).
  */
 let html: Promise<string> | undefined;
 const loadHtml = (): Promise<string> =>
-  (html ??= import('./task-view-html.js').then((module) => module.TASK_VIEW_HTML));
+  (html ??= import('./task-view-html.js').then((module) =>
+    gunzipSync(Buffer.from(module.TASK_VIEW_HTML_GZIP_BASE64, 'base64')).toString('utf8'),
+  ));
 
 /** resources/read's answer for `uri`, or `undefined` when this server has no such resource. */
 export async function readTaskViewResource(uri: string) {

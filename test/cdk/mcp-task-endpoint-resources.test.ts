@@ -157,7 +157,7 @@ describe('functions', () => {
 
   // Both eras ship: the 1.x SDK serves the legacy era, the 2.x server package the modern one; and the Events
   // extension, and the SQS client a subscription's replay queues with: those load on first use, in chunks of their own.
-  it('bundle the MCP handler offline into an ESM entry file and chunks that can require Node built-ins, under 1.5 MiB in all', () => {
+  it('bundle the MCP handler offline into an ESM entry file and chunks that can require Node built-ins, under 1.5 MiB in all but the task view', () => {
     const assetHash = (resource(ids.mcpFunction).Properties['Code'].S3Key as string).replace(/\.zip$/, '');
     const asset = join(outdir, `asset.${assetHash}`);
     const chunks = readdirSync(join(asset, 'chunks'))
@@ -166,8 +166,14 @@ describe('functions', () => {
     expect(existsSync(join(asset, 'index.mjs'))).toBe(true);
     for (const file of [join(asset, 'index.mjs'), ...chunks])
       expect(readFileSync(file, 'utf8')).toMatch(/^import \{ createRequire as __createRequire \} from 'node:module';/);
-    const size = [join(asset, 'index.mjs'), ...chunks].reduce((sum, file) => sum + statSync(file).size, 0);
-    expect(size).toBeLessThan(1.5 * 1024 * 1024);
+    // The task view's page (an MCP App, gzipped) is a chunk of its own, read only to serve resources/read: it has a
+    // budget of its own, so that the code's stays what it was.
+    const isTaskView = (file: string) => /\/task-view-html-[^/]*\.mjs$/.test(file);
+    const sizeOf = (files: string[]) => files.reduce((sum, file) => sum + statSync(file).size, 0);
+    const files = [join(asset, 'index.mjs'), ...chunks];
+    expect(sizeOf(files.filter((file) => !isTaskView(file)))).toBeLessThan(1.5 * 1024 * 1024);
+    expect(files.filter(isTaskView)).toHaveLength(1);
+    expect(sizeOf(files.filter(isTaskView))).toBeLessThan(256 * 1024);
   });
 });
 
