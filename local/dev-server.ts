@@ -4,6 +4,7 @@ import type { BearerOwnerResolver } from '../lambda/oauth/bearer-owner.js';
 import type { OAuthProxy } from '../lambda/oauth/oauth-proxy-app.js';
 import type { McpHttpApp } from '../lambda/protocol/http-app.js';
 import { unauthorizedResponse } from '../lambda/protocol/unauthorized.js';
+import { portInUseOr } from './free-port.js';
 
 /** The only host names a loopback server should answer to: anything else is a DNS-rebinding attempt. */
 export const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'] as const;
@@ -76,7 +77,8 @@ export function startDevServer(app: McpHttpApp, options: DevServerOptions = {}):
           });
         },
       );
-      server.once('error', reject);
+      // A port already taken rejects with a PortInUseError: one line naming the port and PORT, not a stack trace.
+      server.once('error', (error) => reject(portInUseOr(error, options.port ?? 0, host)));
     } catch (error) {
       reject(error);
     }

@@ -16,7 +16,7 @@ import { JavaMissingError } from './dynamodb-local.js';
 import { startScheduleTimer } from './schedule-timer.js';
 import { localClients, startLocalInfrastructure } from './infrastructure.js';
 import { localAwsEnvironment } from './local-aws.js';
-import { freePort } from './free-port.js';
+import { ensurePortFree, freePort, PortInUseError } from './free-port.js';
 import { createEventTable, createOAuthTable } from './dynamodb-local-tables.js';
 import { startLocalTaskEvents } from './task-events-stack.js';
 import { startLocalOAuth, type LocalOAuth } from './oauth-stack.js';
@@ -48,6 +48,9 @@ async function main(): Promise<void> {
   const port = Number(process.env['PORT'] ?? 3000);
   const conformance = process.argv.includes('--conformance');
   const withOAuth = process.argv.includes('--oauth');
+  // A port already taken fails here, before anything starts, in one line (and again at the listen, if it was taken
+  // meanwhile: then what was started is stopped).
+  if (port !== 0) await ensurePortFree(port);
   const served = conformance
     ? CONFORMANCE_TOOLS
     : [...EXAMPLE_TOOLS, ...EXAMPLE_EXPRESS_TOOLS, ...EXAMPLE_DURABLE_TOOLS];
@@ -177,12 +180,12 @@ async function main(): Promise<void> {
     console.log('Events: task.events (poll, push, webhook), tasks.updated (webhook); try `mcp-tasks webhook listen`');
     console.log('Press Ctrl-C to stop.');
   } catch (error) {
-    console.error(error);
+    console.error(error instanceof PortInUseError ? error.message : error);
     await shutdown(1);
   }
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof JavaMissingError ? error.message : error);
+  console.error(error instanceof JavaMissingError || error instanceof PortInUseError ? error.message : error);
   process.exit(1);
 });
