@@ -5,6 +5,7 @@
 // rewrites docs/task-view.png.
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -21,6 +22,8 @@ const APPS = { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mc
 
 let server: TestServer;
 let client: Client;
+/** The same host on 2026-07-28 (the 2.x client, without the Tasks extension): it declares Apps on every request. */
+let modern: ModernClient;
 let browser: Browser;
 let hostScript: string;
 let tools: Tool[];
@@ -37,6 +40,13 @@ beforeAll(async () => {
     new StreamableHTTPClientTransport(new URL(server.url), {
       requestInit: { headers: { authorization: `Bearer ${TOKENS.alice}` } },
     }),
+  );
+  modern = new ModernClient(
+    { name: 'task-view-test-host', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { extensions: APPS } },
+  );
+  await modern.connect(
+    new ModernTransport(new URL(server.url), { requestInit: { headers: { authorization: `Bearer ${TOKENS.alice}` } } }),
   );
   tools = (await client.listTools()).tools;
   const read = await client.readResource({ uri: TASK_VIEW_URI });
@@ -56,6 +66,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await client?.close();
+  await modern?.close();
   await server?.close();
 });
 beforeEach(() => {
@@ -64,12 +75,23 @@ beforeEach(() => {
 
 const toolNamed = (name: string): Tool => tools.find((tool) => tool.name === name)!;
 
+type Era = 'legacy' | 'modern';
+
+/** A tool call through the host's client of `era`. */
+async function callTool(era: Era, params: { name: string; arguments?: Record<string, unknown> }) {
+  return era === 'legacy' ? client.callTool(params, CallToolResultSchema) : modern.callTool(params);
+}
+
 /** A test page hosting the view for a call of `toolName` with `args`; the result is sent once the view is up. */
-async function hostView(toolName: string, args: Record<string, unknown>): Promise<{ page: Page; view: FrameLocator }> {
+async function hostView(
+  toolName: string,
+  args: Record<string, unknown>,
+  era: Era = 'legacy',
+): Promise<{ page: Page; view: FrameLocator }> {
   const page = await browser.newPage({ viewport: { width: 600, height: 700 } });
   await page.exposeFunction('callServerTool', async (params: { name: string; arguments?: Record<string, unknown> }) => {
     viewCalls.push(params.name);
-    return client.callTool(params, CallToolResultSchema);
+    return callTool(era, params);
   });
   await page.setContent(`<!doctype html><html><body><script type="module">${hostScript}</script></body></html>`);
   await page.waitForFunction(() => 'openTaskView' in window);
@@ -94,35 +116,38 @@ describe.skipIf(!chromiumAvailable())('the task view in a browser, hosted throug
     expect(viewHtml).toMatch(/^<!doctype html>/);
   });
 
-  it('follows a handed-off call: the progress moves, the elapsed time runs, and it ends completed', async () => {
-    const args = { documents: ['The cat sat.', 'A dog ran far.', 'Birds fly.'], reviewSeconds: 6 };
-    const { page, view } = await hostView('analyze_documents', args);
-    try {
-      const handoff = await client.callTool({ name: 'analyze_documents', arguments: args }, CallToolResultSchema);
-      const taskId = (handoff._meta?.['io.modelcontextprotocol/related-task'] as { taskId: string }).taskId;
-      await sendResult(page, handoff);
-      await expect.poll(() => view.locator('#task-id').textContent(), GENEROUS_WAIT).toBe(taskId);
-      await expect.poll(() => view.locator('#tool').textContent(), GENEROUS_WAIT).toBe('analyze_documents');
-      // The review's countdown: the message moves on while the task runs.
-      const seen = new Set<string>();
-      await vi
-        .waitUntil(async () => {
-          seen.add((await view.locator('#message').textContent()) ?? '');
-          return [...seen].filter((message) => /left/.test(message)).length >= 2;
-        }, GENEROUS_WAIT)
-        .catch((error: unknown) => {
-          throw new Error(`The message never moved on: ${JSON.stringify([...seen])}`, { cause: error });
-        });
-      expect(await view.locator('#progress-text').textContent()).toMatch(/^\d+ of 3$/);
-      const elapsed = await view.locator('#elapsed').textContent();
-      await expect.poll(() => view.locator('#elapsed').textContent(), GENEROUS_WAIT).not.toBe(elapsed);
-      await expect.poll(() => view.locator('#status').textContent(), GENEROUS_WAIT).toBe('completed');
-      expect(await view.locator('#actions').isHidden()).toBe(true);
-      expect(viewCalls.every((name) => name === 'task_view_get')).toBe(true);
-    } finally {
-      await page.close();
-    }
-  });
+  it.each(['legacy', 'modern'] as const)(
+    'follows a handed-off call (%s era): the progress moves, the elapsed time runs, and it ends completed',
+    async (era) => {
+      const args = { documents: ['The cat sat.', 'A dog ran far.', 'Birds fly.'], reviewSeconds: 6 };
+      const { page, view } = await hostView('analyze_documents', args, era);
+      try {
+        const handoff = await callTool(era, { name: 'analyze_documents', arguments: args });
+        const taskId = (handoff._meta?.['io.modelcontextprotocol/related-task'] as { taskId: string }).taskId;
+        await sendResult(page, handoff);
+        await expect.poll(() => view.locator('#task-id').textContent(), GENEROUS_WAIT).toBe(taskId);
+        await expect.poll(() => view.locator('#tool').textContent(), GENEROUS_WAIT).toBe('analyze_documents');
+        // The review's countdown: the message moves on while the task runs.
+        const seen = new Set<string>();
+        await vi
+          .waitUntil(async () => {
+            seen.add((await view.locator('#message').textContent()) ?? '');
+            return [...seen].filter((message) => /left/.test(message)).length >= 2;
+          }, GENEROUS_WAIT)
+          .catch((error: unknown) => {
+            throw new Error(`The message never moved on: ${JSON.stringify([...seen])}`, { cause: error });
+          });
+        expect(await view.locator('#progress-text').textContent()).toMatch(/^\d+ of 3$/);
+        const elapsed = await view.locator('#elapsed').textContent();
+        await expect.poll(() => view.locator('#elapsed').textContent(), GENEROUS_WAIT).not.toBe(elapsed);
+        await expect.poll(() => view.locator('#status').textContent(), GENEROUS_WAIT).toBe('completed');
+        expect(await view.locator('#actions').isHidden()).toBe(true);
+        expect(viewCalls.every((name) => name === 'task_view_get')).toBe(true);
+      } finally {
+        await page.close();
+      }
+    },
+  );
 
   it('shows refund_order’s approval form, holds a field to its bounds, and its answer moves the workflow on', async () => {
     const args = { orderId: 'A-17', reason: 'arrived broken' };
@@ -160,11 +185,11 @@ describe.skipIf(!chromiumAvailable())('the task view in a browser, hosted throug
     }
   });
 
-  it('cancels a task only once the person confirms', async () => {
+  it.each(['legacy', 'modern'] as const)('cancels a task only once the person confirms (%s era)', async (era) => {
     const args = { documents: ['One two.'], reviewSeconds: 600 };
-    const { page, view } = await hostView('analyze_documents', args);
+    const { page, view } = await hostView('analyze_documents', args, era);
     try {
-      const handoff = await client.callTool({ name: 'analyze_documents', arguments: args }, CallToolResultSchema);
+      const handoff = await callTool(era, { name: 'analyze_documents', arguments: args });
       await sendResult(page, handoff);
       await expect.poll(() => view.locator('#status').textContent(), GENEROUS_WAIT).toBe('working');
       await view.locator('#cancel').click();
