@@ -11,6 +11,8 @@ import { STATUS_TOOL_NAMES } from '../lambda/contract/tool-definition.js';
 export interface Output {
   readonly json: boolean;
   readonly interactive: boolean;
+  /** The terminal's width when stdout is a terminal: long text wraps to it. */
+  readonly columns?: number;
   out(text: string): void;
   err(text: string): void;
 }
@@ -35,7 +37,7 @@ async function endpointTools(client: TaskClient): Promise<ToolInfo[]> {
 export async function toolsCommand(client: TaskClient, output: Output): Promise<ExitCode> {
   const tools = await endpointTools(client);
   // The JSON names the protocol spoken, so a script (or a test) can tell which adapter `auto` chose.
-  output.out(output.json ? JSON.stringify({ protocol: client.protocol, tools }) : renderTools(tools));
+  output.out(output.json ? JSON.stringify({ protocol: client.protocol, tools }) : renderTools(tools, output.columns));
   return EXIT.ok;
 }
 

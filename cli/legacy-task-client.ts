@@ -70,6 +70,7 @@ export class LegacyTaskClient implements TaskClient {
           name: tool.name,
           ...(tool.title !== undefined ? { title: tool.title } : {}),
           ...(tool.description !== undefined ? { description: tool.description } : {}),
+          // 2025-11-25: a tool without `execution.taskSupport` is `forbidden`.
           taskSupport: tool.execution?.taskSupport ?? 'forbidden',
         });
       }

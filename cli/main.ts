@@ -50,6 +50,7 @@ function outputFor(options: GlobalOptions): Output {
       process.stdout.isTTY === true &&
       process.stderr.isTTY === true &&
       process.stdin.isTTY === true,
+    ...(process.stdout.isTTY === true && process.stdout.columns > 0 ? { columns: process.stdout.columns } : {}),
     out: (text) => void process.stdout.write(`${text}\n`),
     err: (text) => void process.stderr.write(`${text}\n`),
   };

@@ -132,7 +132,8 @@ export class ModernTaskClient implements TaskClient {
           name: tool.name,
           ...(tool.title !== undefined ? { title: tool.title } : {}),
           ...(tool.description !== undefined ? { description: tool.description } : {}),
-          taskSupport: declaration.taskSupport ?? 'optional',
+          // The extension's listing carries no `execution` (the server decides at each call): left absent, not guessed.
+          ...(declaration.taskSupport !== undefined ? { taskSupport: declaration.taskSupport } : {}),
         });
       }
       cursor = page.nextCursor;

@@ -10,16 +10,54 @@ import type {
   WebhookSubscriptionInfo,
 } from './task-client.js';
 
-export function renderTools(tools: readonly ToolInfo[]): string {
+/**
+ * One entry per tool: its name first on a plain line, its task support as tools/list gives it (`undeclared` when the
+ * listing declares nothing, as in the Tasks extension, where the server decides at each call), and its whole
+ * description. Given `columns` (a terminal's width), the description wraps into its column, or onto indented lines
+ * below when the column would be narrower than MIN_DESCRIPTION_COLUMNS; without it (a pipe), each tool is one line.
+ */
+export function renderTools(tools: readonly ToolInfo[], columns?: number): string {
   if (tools.length === 0) return 'This server has no tools.';
   const width = Math.max(...tools.map((tool) => tool.name.length));
+  const supportWidth = Math.max(...tools.map((tool) => taskSupportLabel(tool).length));
+  const indent = width + '  task: '.length + supportWidth + 2;
   return tools
-    .map(
-      (tool) =>
-        `${tool.name.padEnd(width)}  task: ${tool.taskSupport.padEnd(9)}  ` +
-        `${firstSentence(tool.description ?? tool.title ?? '')}`.trimEnd(),
-    )
+    .map((tool) => {
+      const head = `${tool.name.padEnd(width)}  task: ${taskSupportLabel(tool).padEnd(supportWidth)}  `;
+      const description = (tool.description ?? tool.title ?? '').trim();
+      if (columns === undefined || description === '') return `${head}${description.replace(/\s+/g, ' ')}`.trimEnd();
+      if (columns - indent >= MIN_DESCRIPTION_COLUMNS)
+        return wrapWords(description, columns - indent)
+          .map((line, index) => (index === 0 ? head : ' '.repeat(indent)) + line)
+          .join('\n');
+      const below = Math.max(columns - BELOW_INDENT, MIN_DESCRIPTION_COLUMNS);
+      return [head.trimEnd(), ...wrapWords(description, below).map((line) => ' '.repeat(BELOW_INDENT) + line)].join(
+        '\n',
+      );
+    })
     .join('\n');
+}
+
+/** The narrowest description column worth wrapping into; below it the description goes under the name. */
+const MIN_DESCRIPTION_COLUMNS = 30;
+const BELOW_INDENT = 4;
+
+function taskSupportLabel(tool: ToolInfo): string {
+  return tool.taskSupport ?? 'undeclared';
+}
+
+/** `text`'s words in lines of at most `width` characters (a longer word gets a line of its own). */
+function wrapWords(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/).filter((part) => part !== '')) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  if (line !== '') lines.push(line);
+  return lines;
 }
 
 export function renderTask(task: TaskInfo): string {
@@ -182,9 +220,4 @@ function recordOf(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
     ? (value as Record<string, unknown>)
     : undefined;
-}
-
-/** A description's first sentence: one line per tool, however long the description. */
-function firstSentence(text: string): string {
-  return /^[^\n]*?[.!?](?=\s|$)/.exec(text)?.[0] ?? text.split('\n')[0] ?? '';
 }

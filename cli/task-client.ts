@@ -70,10 +70,11 @@ export interface ToolInfo {
   readonly title?: string;
   readonly description?: string;
   /**
-   * Whether the tool may (`optional`), must (`required`) or cannot (`forbidden`) run as a task. The Tasks
-   * extension declares nothing per tool (the server decides per call): its tools show as `optional`.
+   * Whether the tool may (`optional`), must (`required`) or cannot (`forbidden`) run as a task, as tools/list
+   * gives it. In 2025-11-25 an absent `execution.taskSupport` means `forbidden`, as the spec says; the Tasks
+   * extension's tools/list declares nothing per tool (the server decides at each call), so there it is absent.
    */
-  readonly taskSupport: 'forbidden' | 'optional' | 'required';
+  readonly taskSupport?: 'forbidden' | 'optional' | 'required';
 }
 
 /** A tool result as MCP defines it (content blocks, maybe structured content, maybe an error flag). */

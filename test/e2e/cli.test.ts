@@ -35,9 +35,10 @@ function json(run: CliRun): Record<string, any> {
 }
 
 describe.each([
-  { protocol: 'auto', extra: [] as string[], spoken: '2026-07-28+tasks' },
-  { protocol: '2025-11-25', extra: ['--protocol', '2025-11-25'], spoken: '2025-11-25' },
-])('mcp-tasks ($protocol)', ({ extra, spoken }) => {
+  // The Tasks extension's tools/list declares nothing per tool (the server decides at each call).
+  { protocol: 'auto', extra: [] as string[], spoken: '2026-07-28+tasks', declaresTaskSupport: false },
+  { protocol: '2025-11-25', extra: ['--protocol', '2025-11-25'], spoken: '2025-11-25', declaresTaskSupport: true },
+])('mcp-tasks ($protocol)', ({ extra, spoken, declaresTaskSupport }) => {
   /** The URL by flag; the token from the environment, as a script would set it. */
   const cli = (args: string[], token: string = TOKENS.alice) =>
     runCli(bundle, ['--url', server.url, ...extra, ...args], { MCP_TASKS_TOKEN: token });
@@ -59,6 +60,17 @@ describe.each([
         .split('\n')
         .map((line) => line.split(/\s+/)[0]),
     ).toEqual(EXAMPLE_TOOL_NAMES);
+  });
+
+  it("tools shows each tool's task support as tools/list gives it, and its whole description", async () => {
+    const run = await cli(['tools']);
+    const lines = run.stdout.trim().split('\n');
+    for (const [index, tool] of EXAMPLE_TOOLS.entries()) {
+      const support = declaresTaskSupport ? (tool.taskSupport ?? 'optional') : 'undeclared';
+      expect(lines[index]).toMatch(new RegExp(`^${tool.name} +task: ${support} +(.*)$`));
+      expect(lines[index]!.endsWith(`  ${tool.description}`)).toBe(true);
+    }
+    expect(run.stdout).toContain('Runs for tens of seconds: call it as a task.');
   });
 
   it('call returns a working task at once, and prints how to follow it', async () => {

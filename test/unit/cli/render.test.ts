@@ -10,6 +10,7 @@ import {
   renderResult,
   renderTask,
   renderTaskEvent,
+  renderTools,
 } from '../../../cli/render.js';
 import type { TaskEventOccurrence } from '../../../cli/task-client.js';
 
@@ -164,5 +165,45 @@ describe('renderDelivery', () => {
     expect(renderDelivery({ type: 'surprise' }, 'sub_1', at)).toBe(
       '2026-12-03T01:00:00.000Z  sub_1  surprise  {"type":"surprise"}',
     );
+  });
+});
+
+describe('renderTools', () => {
+  const tools = [
+    {
+      name: 'analyze_documents',
+      description: 'Analyses each document. Runs for tens of seconds: call it as a task.',
+      taskSupport: 'optional' as const,
+    },
+    { name: 'durable_review', description: 'Reviews.\nAsks a person.', taskSupport: 'required' as const },
+    { name: 'greet', title: 'Greets someone' },
+  ];
+
+  it('on a pipe: one line per tool, name first, with its whole description', () => {
+    expect(renderTools(tools).split('\n')).toEqual([
+      'analyze_documents  task: optional    Analyses each document. Runs for tens of seconds: call it as a task.',
+      'durable_review     task: required    Reviews. Asks a person.',
+      'greet              task: undeclared  Greets someone',
+    ]);
+  });
+
+  it('at a terminal: the description wraps into its column, nothing cut', () => {
+    expect(renderTools(tools.slice(0, 1), 70).split('\n')).toEqual([
+      'analyze_documents  task: optional  Analyses each document. Runs for',
+      '                                   tens of seconds: call it as a task.',
+    ]);
+  });
+
+  it('at a narrow terminal: the description goes on indented lines under the name', () => {
+    expect(renderTools(tools.slice(0, 1), 50).split('\n')).toEqual([
+      'analyze_documents  task: optional',
+      '    Analyses each document. Runs for tens of',
+      '    seconds: call it as a task.',
+    ]);
+  });
+
+  it('a tool without a description or title is its name and task support', () => {
+    expect(renderTools([{ name: 'bare', taskSupport: 'forbidden' }], 80)).toBe('bare  task: forbidden');
+    expect(renderTools([])).toBe('This server has no tools.');
   });
 });
