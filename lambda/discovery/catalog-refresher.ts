@@ -46,14 +46,26 @@ export interface RefreshReport {
 const READS_AT_ONCE = 4;
 
 export class CatalogRefresher {
+  /**
+   * Each skipped machine's reason as last logged, by ARN: a reason is logged when it first appears or changes, not on
+   * every refresh (locally every 5 s), and again after the machine has been a tool or gone. Per instance: a fresh
+   * Lambda instance logs what it finds once more.
+   */
+  private readonly reported = new Map<string, string>();
+
   constructor(private readonly options: CatalogRefresherOptions) {}
 
   async refresh(): Promise<RefreshReport> {
     const { machines, store, selection, reservedNames, clock, logger } = this.options;
     const named = (await machines.list()).filter((machine) => nameIsSelected(selection, machine.name));
+    const refused: SkippedMachine[] = [];
     const described = await inBatches(named, async (machine): Promise<DiscoveredMachine | undefined> => {
       const tags = await machines.tags(machine.arn);
-      if (selection.tag !== undefined && tags[selection.tag.key] !== selection.tag.value) return undefined;
+      if (selection.tag !== undefined && tags[selection.tag.key] !== selection.tag.value) {
+        const near = nearTagValueReason(selection.tag, tags[selection.tag.key]);
+        if (near !== undefined) refused.push({ arn: machine.arn, reason: near });
+        return undefined;
+      }
       const definition = await machines.definition(machine.arn);
       // Deleted between the listing and now: it is no tool.
       if (definition === undefined) return undefined;
@@ -63,15 +75,41 @@ export class CatalogRefresher {
     const selected = described.filter((machine): machine is DiscoveredMachine => machine !== undefined);
     const catalog = discoveredCatalog(selected, selection, reservedNames);
     const { changed } = await store.write(catalog.tools, clock.now());
-    for (const skipped of catalog.skipped) logger.warn('State machine not made a tool', { ...skipped });
-    logger.info('Tool catalog refreshed', { tools: catalog.tools.length, skipped: catalog.skipped.length, changed });
-    return { tools: catalog.tools.length, skipped: catalog.skipped, changed };
+    const skipped = [...refused, ...catalog.skipped].sort((a, b) => (a.arn < b.arn ? -1 : a.arn > b.arn ? 1 : 0));
+    this.logNewReasons(skipped);
+    logger.info('Tool catalog refreshed', { tools: catalog.tools.length, skipped: skipped.length, changed });
+    return { tools: catalog.tools.length, skipped, changed };
+  }
+
+  /** Warns of each skipped machine whose reason is not the one last logged for it; forgets the machines not skipped. */
+  private logNewReasons(skipped: readonly SkippedMachine[]): void {
+    const now = new Map(skipped.map((machine) => [machine.arn, machine.reason]));
+    for (const arn of [...this.reported.keys()]) if (!now.has(arn)) this.reported.delete(arn);
+    for (const machine of skipped) {
+      if (this.reported.get(machine.arn) === machine.reason) continue;
+      this.reported.set(machine.arn, machine.reason);
+      this.options.logger.warn('State machine not made a tool', { ...machine });
+    }
   }
 
   private async registrySchemaOf(tags: Record<string, string>) {
     const schemaArn = tags[this.options.selection.inputSchemaArnTagKey ?? DISCOVERY_TAGS.inputSchemaArn];
     return schemaArn === undefined ? undefined : ((await this.options.schemas.describe(schemaArn)) ?? undefined);
   }
+}
+
+/**
+ * Why a machine whose selection tag has a value that differs from the selection's only in case or surrounding spaces
+ * (`True` for `true`) is not a tool; `undefined` for any other value (`false` opts out on purpose) or none. Values are
+ * compared exactly, as the `aws:ResourceTag` condition on the endpoint's StartExecution grant compares them: a machine
+ * let in here would be listed and then refused by IAM at its first call.
+ */
+function nearTagValueReason(tag: { key: string; value: string }, value: string | undefined): string | undefined {
+  if (value === undefined || value.trim().toLowerCase() !== tag.value.trim().toLowerCase()) return undefined;
+  return (
+    `its tag ${tag.key} is '${value}', not '${tag.value}': tag values are compared exactly, case included ` +
+    `(as IAM's aws:ResourceTag condition compares them), so set it to '${tag.value}'`
+  );
 }
 
 /** `work` over every item, {@link READS_AT_ONCE} at a time, in order. */

@@ -23,7 +23,7 @@ export interface DiscoveredMachine {
   readonly registrySchema?: { readonly content: string; readonly type: RegistrySchemaType; readonly version?: string };
 }
 
-/** A selected machine that is not a tool, and why: so the refresher can log it, once per refresh. */
+/** A selected machine that is not a tool, and why: so the refresher can log it, once per reason. */
 export interface SkippedMachine {
   readonly arn: string;
   readonly reason: string;

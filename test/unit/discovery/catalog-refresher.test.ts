@@ -113,6 +113,59 @@ describe('CatalogRefresher', () => {
     expect(logger.warnings()).toEqual(['State machine not made a tool']);
   });
 
+  it("logs a skipped machine's reason once, not on every refresh; again when it changes or comes back", async () => {
+    const machines: Record<string, FakeMachine> = {
+      'orders-bad': { tags: { 'mcp:tool': 'true', [DISCOVERY_TAGS.inputSchemaArn]: 'arn:missing' }, definition: ASL },
+    };
+    const { source } = account(machines);
+    const { refresh, logger } = refresher(source);
+    for (let run = 0; run < 5; run++) await refresh.refresh();
+    expect(logger.records.filter((record) => record.level === 'warn')).toEqual([
+      {
+        level: 'warn',
+        message: 'State machine not made a tool',
+        extra: { arn: `${ARN}orders-bad`, reason: expect.stringContaining(DISCOVERY_TAGS.inputSchemaArn) },
+      },
+    ]);
+    // A different reason is logged once more.
+    machines['orders-bad']!.tags = { 'mcp:tool': 'true', [DISCOVERY_TAGS.taskSupport]: 'always' };
+    await refresh.refresh();
+    await refresh.refresh();
+    expect(logger.warnings()).toHaveLength(2);
+    // Fixed, then broken again: the same reason as before is news again.
+    machines['orders-bad']!.tags = { 'mcp:tool': 'true' };
+    expect(await refresh.refresh()).toMatchObject({ tools: 1, skipped: [] });
+    machines['orders-bad']!.tags = { 'mcp:tool': 'true', [DISCOVERY_TAGS.taskSupport]: 'always' };
+    await refresh.refresh();
+    expect(logger.warnings()).toHaveLength(3);
+  });
+
+  it('refuses a selection tag value that differs only in case, with one warning naming the tag, value and the accepted one', async () => {
+    const { source, reads } = account({
+      'orders-capital': { tags: { 'mcp:tool': 'True' }, definition: ASL },
+      'orders-opted-out': { tags: { 'mcp:tool': 'false' }, definition: ASL },
+    });
+    const { refresh, logger } = refresher(source);
+    const report = await refresh.refresh();
+    await refresh.refresh();
+    expect(report).toEqual({
+      tools: 0,
+      skipped: [
+        { arn: `${ARN}orders-capital`, reason: expect.stringContaining("its tag mcp:tool is 'True', not 'true'") },
+      ],
+      changed: true, // the first catalog stored
+    });
+    expect(logger.records.filter((record) => record.level === 'warn')).toEqual([
+      {
+        level: 'warn',
+        message: 'State machine not made a tool',
+        extra: { arn: `${ARN}orders-capital`, reason: expect.stringContaining("set it to 'true'") },
+      },
+    ]);
+    // Not a tool, so its definition is not read (IAM allows that only of a machine the tag selects).
+    expect(reads.definition).toEqual([]);
+  });
+
   it('fails whole when a read fails, leaving the stored catalog as it was', async () => {
     const { source, failTagsFromNowOn } = account({
       'orders-refund': { tags: { 'mcp:tool': 'true' }, definition: ASL },
