@@ -218,6 +218,26 @@ export class ServiceBusyError extends TaskBackendError {
 }
 
 /**
+ * The task's execution could not be stopped: its engine kept failing the stop (a fault or a throttle, not a refusal)
+ * through the caller's retries. Nothing was recorded, so the task is as it was and the same cancel may succeed after
+ * `retryAfterSeconds`.
+ */
+export class ExecutionStopError extends TaskBackendError {
+  constructor(
+    readonly taskId: string,
+    readonly retryAfterSeconds: number,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `Task ${taskId} could not be cancelled yet: its workflow could not be stopped, so it was left as it was. ` +
+        `Retry in ${retryAfterSeconds} s.`,
+      options,
+    );
+    this.name = 'ExecutionStopError';
+  }
+}
+
+/**
  * An answer to an input request that the request refuses (e.g. content that does not match `requestedSchema`); the
  * request stays open.
  */

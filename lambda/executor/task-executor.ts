@@ -40,7 +40,10 @@ export interface TaskExecutor {
    */
   currentStep(executionArn: string): Promise<string | null>;
 
-  /** Stops a running execution; a no-op for one that is closed or does not exist. */
+  /**
+   * Stops a running execution; a no-op for one that is closed or does not exist. Idempotent, so a failed stop may be
+   * sent again; {@link isEngineRefusal} tells a refusal, which no retry mends, from a fault.
+   */
   stop(executionArn: string, reason: { error: string; cause: string }): Promise<void>;
 
   /**
@@ -50,4 +53,13 @@ export interface TaskExecutor {
    * delivered: the caller keeps the request open.
    */
   resume(executionArn: string, token: string, output: string): Promise<'delivered' | 'gone'>;
+}
+
+/**
+ * Whether an engine's error refuses the request itself (an AWS service error marked the caller's fault: access denied,
+ * a malformed ARN), which sending it again cannot mend. A server fault (a 5xx), a timeout, a lost connection and a
+ * throttle (translated to `ServiceBusyError` by the client) are not: the same call may succeed a moment later.
+ */
+export function isEngineRefusal(error: unknown): boolean {
+  return (error as { $fault?: unknown } | null)?.$fault === 'client';
 }

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import {
   ExecutionStartError,
+  ExecutionStopError,
   IllegalTransitionError,
   InputDeliveryError,
   InvalidInputResponseError,
@@ -133,6 +134,13 @@ export function toMcpError(error: unknown, logger: Logger): ProtocolError {
       `The server is busy (${error.service} is throttling ${error.operation}); retry in ${error.retryAfterSeconds} s.`,
       { retryable: true, retryAfterSeconds: error.retryAfterSeconds, limit: 'aws-throttle' },
     );
+  // A cancel whose stop kept failing left the task as it was: the same cancel may succeed, so retryable as a throttle.
+  if (error instanceof ExecutionStopError)
+    return new ProtocolError(SERVER_ERROR, error.message, {
+      retryable: true,
+      retryAfterSeconds: error.retryAfterSeconds,
+      limit: 'aws-fault',
+    });
   // The operator's to fix (the deployment that writes the catalog); the log already says which item is missing.
   if (error instanceof ToolCatalogMissingError)
     return new ProtocolError(

@@ -145,7 +145,9 @@ export class DirectCalls {
     // reconcile.
     if (!started) {
       const stopped = await this.cancellation
-        .cancel(owner, created.taskId, 'Step Functions did not answer the start; the call was abandoned.')
+        .cancel(owner, created.taskId, 'Step Functions did not answer the start; the call was abandoned.', {
+          retryStop: false,
+        })
         .then(
           () => true,
           (error: unknown) => (

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   ExecutionStartError,
+  ExecutionStopError,
   ServiceBusyError,
   StartOutcomeUnknownError,
   TaskLimitExceededError,
@@ -41,6 +42,14 @@ describe('toMcpError', () => {
       code: -32000,
       message: 'The server is busy (DynamoDB is throttling GetItem); retry in 1 s.',
       data: { retryable: true, retryAfterSeconds: 1, limit: 'aws-throttle' },
+    });
+  });
+
+  it('answers a stop that kept failing as a retryable server error saying the task was left as it was', () => {
+    expect(toMcpError(new ExecutionStopError('t-1', 2), logger)).toMatchObject({
+      code: -32000,
+      message: expect.stringMatching(/^Task t-1 could not be cancelled yet: .* left as it was\. Retry in 2 s\.$/),
+      data: { retryable: true, retryAfterSeconds: 2, limit: 'aws-fault' },
     });
   });
 
