@@ -10,6 +10,8 @@ import { createCatalogRefresher } from '../lambda/handlers/tool-catalog-refresh-
 import { DISCOVERY_TAGS, type DiscoverySelection } from '../lambda/contract/discovery-selection.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
 import { startSchemaRegistryStandIn } from './schema-registry-stand-in.js';
+import { portInUseOr } from './free-port.js';
+import { PORT_VARIABLES } from './local-ports.js';
 
 /** What the local stack selects: machines tagged as a team would tag its own. */
 const LOCAL_TAG = { key: 'mcp:tool', value: 'true' };
@@ -34,8 +36,14 @@ export async function startLocalDiscovery(options: {
   readonly reservedNames: ReadonlySet<string>;
   readonly intervalMs: number;
   readonly logger: Logger;
+  /** The Schema Registry stand-in's port. @default any free port */
+  readonly schemaRegistryPort?: number;
 }): Promise<LocalDiscovery> {
-  const registry = await startSchemaRegistryStandIn();
+  const registry = await startSchemaRegistryStandIn(
+    options.schemaRegistryPort ? { port: options.schemaRegistryPort } : {},
+  ).catch((error: unknown) =>
+    Promise.reject(portInUseOr(error, options.schemaRegistryPort ?? 0, '127.0.0.1', PORT_VARIABLES.schemaRegistry)),
+  );
   const schemas = new SchemasClient({
     endpoint: registry.endpoint,
     region: LOCAL_REGION,

@@ -7,6 +7,8 @@ import { definitionWithArns, toolDescription, type StateMachineTool } from '../l
 import type { ToolDefinition } from '../lambda/contract/tool-definition.js';
 import { expressWrapperDefinition } from '../lambda/contract/express-wrapper.js';
 import { startDynamoDbLocal } from './dynamodb-local.js';
+import { PortInUseError, portInUseOr } from './free-port.js';
+import { PORT_VARIABLES } from './local-ports.js';
 import { LOCAL_ACCOUNT, LOCAL_CREDENTIALS, LOCAL_REGION, localAwsEnvironment } from './local-aws.js';
 import { startStepFunctionsEmulator } from './step-functions/emulator.js';
 import type { StepFunctionsQuotaOptions } from './step-functions/api-quotas.js';
@@ -163,6 +165,8 @@ export async function startLocalInfrastructure<Name extends string>(
     progressTableName?: string;
     /** The emulator's quota mode (see local/step-functions/api-quotas.ts). @default off */
     stepFunctionsQuotas?: StepFunctionsQuotaOptions;
+    /** Fixed ports for the Step Functions emulator and DynamoDB Local. @default any free port */
+    ports?: { readonly stepFunctions?: number; readonly dynamoDb?: number };
   } = {},
 ): Promise<LocalInfrastructure<Name>> {
   const names = Object.keys(catalogs) as Name[];
@@ -185,7 +189,14 @@ export async function startLocalInfrastructure<Name extends string>(
       );
     return reportProgress(event);
   };
-  const dynamoDb = await startDynamoDbLocal();
+  const dynamoDb = await startDynamoDbLocal(options.ports?.dynamoDb ? { port: options.ports.dynamoDb } : {}).catch(
+    (error: unknown) =>
+      Promise.reject(
+        options.ports?.dynamoDb && /BindException|Address already in use/.test(String(error))
+          ? new PortInUseError(options.ports.dynamoDb, '0.0.0.0', PORT_VARIABLES.dynamoDb)
+          : error,
+      ),
+  );
   const endedListeners = new Set<(executionArn: string) => void>();
   const stepFunctions = await startStepFunctionsEmulator({
     region: LOCAL_REGION,
@@ -193,9 +204,10 @@ export async function startLocalInfrastructure<Name extends string>(
     lambdaHandlers,
     onExecutionEnded: (executionArn) => endedListeners.forEach((listener) => listener(executionArn)),
     ...(options.stepFunctionsQuotas === undefined ? {} : { quotas: options.stepFunctionsQuotas }),
+    ...(options.ports?.stepFunctions ? { port: options.ports.stepFunctions } : {}),
   }).catch(async (error: unknown) => {
     await dynamoDb.stop();
-    throw error;
+    throw portInUseOr(error, options.ports?.stepFunctions ?? 0, '127.0.0.1', PORT_VARIABLES.stepFunctions);
   });
   const endpoints = { dynamoDbEndpoint: dynamoDb.endpoint, stepFunctionsEndpoint: stepFunctions.url };
   const clients = localClients(endpoints);

@@ -25,7 +25,8 @@ interface SchemaVersion {
 const PATH = /^\/v1\/registries\/name\/([^/]+)\/schemas\/name\/([^/?]+)$/;
 const TYPES = ['OpenApi3', 'JSONSchemaDraft4'];
 
-export async function startSchemaRegistryStandIn(): Promise<SchemaRegistryStandIn> {
+/** `port`: 0 or undefined picks a free port. */
+export async function startSchemaRegistryStandIn(options: { port?: number } = {}): Promise<SchemaRegistryStandIn> {
   const schemas = new Map<string, SchemaVersion[]>();
   const schemaArn = (registry: string, name: string) =>
     `arn:aws:schemas:${LOCAL_REGION}:${LOCAL_ACCOUNT}:schema/${registry}/${name}`;
@@ -82,7 +83,13 @@ export async function startSchemaRegistryStandIn(): Promise<SchemaRegistryStandI
       (error: unknown) => answer(response, 500, { Code: 'InternalServerErrorException', Message: String(error) }),
     );
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   const { port } = server.address() as AddressInfo;
   return {
     endpoint: `http://127.0.0.1:${port}`,

@@ -17,6 +17,7 @@ import { startScheduleTimer } from './schedule-timer.js';
 import { localClients, startLocalInfrastructure } from './infrastructure.js';
 import { localAwsEnvironment } from './local-aws.js';
 import { ensurePortFree, freePort, PortInUseError } from './free-port.js';
+import { InvalidPortError, localPortsFrom, PORT_VARIABLES } from './local-ports.js';
 import { createEventTable, createOAuthTable } from './dynamodb-local-tables.js';
 import { startLocalTaskEvents } from './task-events-stack.js';
 import { startLocalOAuth, type LocalOAuth } from './oauth-stack.js';
@@ -45,16 +46,25 @@ const LOCAL_RECONCILER_INTERVAL_MS = 60_000;
 const LOCAL_DISCOVERY_REFRESH_MS = 5_000;
 
 async function main(): Promise<void> {
-  const port = Number(process.env['PORT'] ?? 3000);
+  const ports = localPortsFrom(process.env);
+  const port = ports.mcp;
   const conformance = process.argv.includes('--conformance');
   const withOAuth = process.argv.includes('--oauth');
   // A port already taken fails here, before anything starts, in one line (and again at the listen, if it was taken
   // meanwhile: then what was started is stopped).
   if (port !== 0) await ensurePortFree(port);
+  if (ports.stepFunctions !== 0) await ensurePortFree(ports.stepFunctions, '127.0.0.1', PORT_VARIABLES.stepFunctions);
+  if (ports.schemaRegistry !== 0 && !conformance)
+    await ensurePortFree(ports.schemaRegistry, '127.0.0.1', PORT_VARIABLES.schemaRegistry);
+  // DynamoDB Local listens on every interface.
+  if (ports.dynamoDb !== 0) await ensurePortFree(ports.dynamoDb, '0.0.0.0', PORT_VARIABLES.dynamoDb);
   const served = conformance
     ? CONFORMANCE_TOOLS
     : [...EXAMPLE_TOOLS, ...EXAMPLE_EXPRESS_TOOLS, ...EXAMPLE_DURABLE_TOOLS];
-  const infrastructure = await startLocalInfrastructure({ served }, { progressTableName: TABLE_NAME });
+  const infrastructure = await startLocalInfrastructure(
+    { served },
+    { progressTableName: TABLE_NAME, ports: { stepFunctions: ports.stepFunctions, dynamoDb: ports.dynamoDb } },
+  );
   const tools = infrastructure.tools.served;
   let stopping = false;
   const stopAll: Array<() => Promise<void>> = [infrastructure.stop];
@@ -110,6 +120,7 @@ async function main(): Promise<void> {
           reservedNames: new Set(tools.map((tool) => tool.name)),
           intervalMs: LOCAL_DISCOVERY_REFRESH_MS,
           logger: localLogger,
+          schemaRegistryPort: ports.schemaRegistry,
         });
     if (discovery) stopAll.push(discovery.stop);
     if (discovery) process.env[ENV.discoveredTools] = 'true';
@@ -186,6 +197,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof JavaMissingError || error instanceof PortInUseError ? error.message : error);
+  const oneLine =
+    error instanceof JavaMissingError || error instanceof PortInUseError || error instanceof InvalidPortError;
+  console.error(oneLine ? error.message : error);
   process.exit(1);
 });
