@@ -9,6 +9,7 @@ import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import { ASK_STEP, EXAMPLE_EXPRESS_TOOLS, EXAMPLE_TOOLS } from '../lambda/example-tools/example-tool-catalog.js';
 import { EXAMPLE_DURABLE_TOOLS, type DurableFunctionTool } from '../lambda/example-tools/example-durable-tools.js';
+import { EXAMPLE_DISCOVERY } from '../lambda/example-tools/example-discovery.js';
 import { toolDescription, type StateMachineTool } from '../lambda/tools/state-machine-tool.js';
 import { isProgressStep } from '../lambda/progress/progress-lambda-step.js';
 import { HandlerFunction } from '../lib/handler-function.js';
@@ -22,6 +23,12 @@ export interface ExampleToolsStackProps extends StackProps {
    * @default - the endpoint's defaults, plus a machine client
    */
   readonly endpoint?: Omit<McpTaskEndpointProps, 'tools'>;
+  /**
+   * Also make tools of the account's state machines tagged `mcp:tool=true`, as `npm start` does
+   * (`cdk deploy -c discoverTools=true`).
+   * @default false
+   */
+  readonly discoverTools?: boolean;
 }
 
 /**
@@ -63,6 +70,7 @@ export class ExampleToolsStack extends Stack {
       this.endpoint.addTool({ ...description, durableFunction: durableFunctions[tool.name]!.addAlias('live') });
     }
     this.durableFunctions = durableFunctions;
+    if (props.discoverTools) this.endpoint.discoverTools({ tag: EXAMPLE_DISCOVERY.tag });
     this.outputs();
   }
 

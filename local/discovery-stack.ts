@@ -7,6 +7,7 @@ import { CreateStateMachineCommand, type SFNClient } from '@aws-sdk/client-sfn';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Logger } from '../lambda/core/logger.js';
 import { createCatalogRefresher } from '../lambda/handlers/tool-catalog-refresh-core.js';
+import { EXAMPLE_DISCOVERY } from '../lambda/example-tools/example-discovery.js';
 import { DISCOVERY_TAGS, type DiscoverySelection } from '../lambda/contract/discovery-selection.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
 import { startSchemaRegistryStandIn } from './schema-registry-stand-in.js';
@@ -14,8 +15,8 @@ import { portInUseOr } from './free-port.js';
 import { PORT_VARIABLES } from './local-ports.js';
 
 /** What the local stack selects: machines tagged as a team would tag its own. */
-const LOCAL_TAG = { key: 'mcp:tool', value: 'true' };
-export const LOCAL_DISCOVERY: DiscoverySelection = { tag: LOCAL_TAG };
+const LOCAL_TAG = EXAMPLE_DISCOVERY.tag;
+export const LOCAL_DISCOVERY: DiscoverySelection = EXAMPLE_DISCOVERY;
 
 const EXAMPLE_MACHINE = 'greet-discovered';
 const EXAMPLE_REGISTRY = 'mcp-examples';
@@ -75,7 +76,7 @@ export async function startLocalDiscovery(options: {
         },
       }),
       tags: [
-        { key: 'mcp:tool', value: 'true' },
+        { key: LOCAL_TAG.key, value: LOCAL_TAG.value },
         { key: DISCOVERY_TAGS.inputSchemaArn, value: registry.schemaArn(EXAMPLE_REGISTRY, EXAMPLE_SCHEMA) },
       ],
     }),

@@ -30,6 +30,18 @@ describe('the example stack on a fresh account', () => {
     });
   });
 
+  it('discovers the account’s machines tagged mcp:tool=true only when asked, as npm start does', () => {
+    const refresherRules = (template: ReturnType<typeof exampleStack>['template']) =>
+      Object.values(template.findResources('AWS::Events::Rule')).filter((rule) =>
+        JSON.stringify(rule).includes('AWS API Call via CloudTrail'),
+      );
+    expect(exampleStack().stack.endpoint.toolDiscovery).toBeUndefined();
+    const { stack, template } = exampleStack({ props: { discoverTools: true } });
+    expect(stack.endpoint.toolDiscovery).toBeDefined();
+    expect(refresherRules(template)).toHaveLength(1);
+    expect(JSON.stringify(template.toJSON())).toContain('aws:ResourceTag/mcp:tool');
+  });
+
   it('leaves the account role alone when told the account has one', () => {
     const { template: withoutRole } = exampleStack({
       props: { endpoint: { machineClient: true, createApiGatewayAccountRole: false } },
