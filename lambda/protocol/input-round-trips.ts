@@ -7,8 +7,7 @@
 import type { CallToolResult, RequestStateCodec, ServerContext } from '@modelcontextprotocol/server';
 import { CAPABILITY_OF_METHOD, awaitsAnswers, openInputRequests } from '../core/input-request.js';
 import type { TaskRecord } from '../core/task.js';
-import type { DirectOutcome, DirectWaitOptions, PlainOutcome } from '../service/direct-calls.js';
-import type { ToolResult } from '../core/tool-result.js';
+import type { DirectOutcome, DirectWaitOptions } from '../service/direct-calls.js';
 import { requestStateCodecFor, type PendingCallState } from './request-state.js';
 import { PROCESS_LOCAL_REQUEST_STATE_KEY } from './request-state-keys.js';
 import { declaredCapabilities, missingCapabilities, requireCapabilities } from './client-capabilities.js';
@@ -17,7 +16,7 @@ import type { McpServerDependencies } from './mcp-dependencies.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { ProtocolError } from './protocol-errors.js';
 import { toCreateTaskResult, toInputRequests } from './tasks-extension.js';
-import { handoffResult } from './task-handle-text.js';
+import { plainCallAnswer } from './task-handle-text.js';
 
 export interface InputRoundTrip {
   readonly owner: string;
@@ -106,7 +105,7 @@ export async function callWithInput(deps: McpServerDependencies, call: InputRoun
     case 'task':
       return toCreateTaskResult(round.task) as unknown as CallToolResult;
     case 'handoff':
-      return plainAnswer(deps, round) as CallToolResult;
+      return plainCallAnswer(round, deps.settings.directCallTimeoutMs) as CallToolResult;
     case 'standing':
       return followOutcomeResult(deps, round) as CallToolResult;
     case 'input':
@@ -131,7 +130,9 @@ async function questionsFor(
     if (call.follows !== undefined)
       return followOutcomeResult(deps, { kind: 'standing', task }) as unknown as Record<string, unknown>;
     if (deps.settings.handOffPlainCalls && !call.becomeTask)
-      return { ...plainAnswer(deps, await deps.service.handOffPlainCall(call.owner, task)) };
+      return {
+        ...plainCallAnswer(await deps.service.handOffPlainCall(call.owner, task), deps.settings.directCallTimeoutMs),
+      };
   }
   try {
     requireCapabilities(call.ctx, needed);
@@ -152,13 +153,6 @@ async function questionsFor(
     inputRequests: toInputRequests(task),
     requestState: await codec.mint(state, call.ctx),
   };
-}
-
-/** A plain call's answer: the tool's result, or the handle of the task it was handed off as. */
-function plainAnswer(deps: McpServerDependencies, outcome: PlainOutcome): ToolResult {
-  return outcome.kind === 'result'
-    ? outcome.result
-    : handoffResult(outcome.task, Date.now(), deps.settings.directCallTimeoutMs);
 }
 
 function pick(responses: Readonly<Record<string, unknown>>, keys: readonly string[]): Record<string, unknown> {

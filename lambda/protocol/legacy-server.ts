@@ -48,7 +48,7 @@ import { isAtLeast, ProtocolVersion } from './protocol-version.js';
 import { inputRequestSender, type ClientInputRequest } from './client-input-requests.js';
 import { toolListing } from './tool-listing.js';
 import { callStatusTool, isStatusTool, statusToolListing } from './status-tools.js';
-import { handoffResult } from './task-handle-text.js';
+import { plainCallAnswer } from './task-handle-text.js';
 import { readTaskViewResource, TASK_VIEW_RESOURCE } from './task-view-resource.js';
 import { callTaskViewTool, isTaskViewTool, taskViewToolListing } from './task-view-tools.js';
 
@@ -296,11 +296,7 @@ export function createLegacyMcpServer(deps: McpServerDependencies, context: Requ
         progressFor(_meta, extra),
         inputsFor(extra),
       );
-      return (
-        outcome.kind === 'result'
-          ? outcome.result
-          : handoffResult(outcome.task, Date.now(), settings.directCallTimeoutMs)
-      ) as CallToolResult;
+      return plainCallAnswer(outcome, settings.directCallTimeoutMs) as CallToolResult;
     }),
   );
 

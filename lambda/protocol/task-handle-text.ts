@@ -3,11 +3,13 @@
 // task names, and end their turn saying they are "waiting". So the text names the task id exactly, says which tool to
 // call next with which arguments, and that a question waits for a person, never for the model.
 import { STATUS_TOOL_NAMES } from '../contract/tool-definition.js';
+import { SYSTEM_CLOCK } from '../core/clock.js';
 import { openInputRequests, type InputRequest } from '../core/input-request.js';
 import { activityText } from '../core/task-progress.js';
 import type { TaskRecord, TaskSummary } from '../core/task.js';
 import { isTerminal, TaskStatus } from '../core/task-status.js';
 import { textResult, type ToolResult } from '../core/tool-result.js';
+import type { PlainOutcome } from '../service/direct-calls.js';
 import { RELATED_TASK_META_KEY_2025 } from './mcp-2025-11-25.js';
 
 /** How a person answers a task's question where the client cannot ask: the task view, or the project's CLI. */
@@ -74,6 +76,11 @@ export function handoffResult(task: TaskRecord, now: number, waitMs: number): Ha
     nextSteps(task, waitMs),
   ].join('\n');
   return { ...textResult(text), _meta: relatedTaskMeta(task.taskId) };
+}
+
+/** A plain call's answer: the tool's result, or the handle of the task it was handed off as. */
+export function plainCallAnswer(outcome: PlainOutcome, waitMs: number): ToolResult {
+  return outcome.kind === 'result' ? outcome.result : handoffResult(outcome.task, SYSTEM_CLOCK.now(), waitMs);
 }
 
 /** task_status's answer, and task_result's while the task still runs. */
