@@ -55,12 +55,35 @@ export function parseToolArgs(text: string | undefined): Record<string, unknown>
   return parsed as Record<string, unknown>;
 }
 
+export interface CallOptions {
+  readonly args?: string;
+  readonly wait?: boolean;
+  readonly ttl?: number;
+  /** Print the task's id alone, for `id=$(mcp-tasks call … --quiet)`. */
+  readonly quiet?: boolean;
+}
+
+/**
+ * `--quiet` promises one thing on stdout, the id, so it refuses what would print something else: `--wait` (whose stdout
+ * is already the result alone) and `--json` (the task as an object).
+ */
+function checkQuiet(output: Output, options: CallOptions): void {
+  if (!options.quiet) return;
+  if (options.wait)
+    throw new UsageError(
+      '--quiet prints the task id and returns at once; --wait follows the task and prints its result. Use one: ' +
+        'with --wait, stdout already holds only the result (the status lines go to stderr).',
+    );
+  if (output.json) throw new UsageError('--quiet prints the bare task id; --json prints the task as JSON. Use one.');
+}
+
 export async function callCommand(
   client: TaskClient,
   output: Output,
   name: string,
-  options: { args?: string; wait?: boolean; ttl?: number },
+  options: CallOptions,
 ): Promise<ExitCode> {
+  checkQuiet(output, options);
   const args = parseToolArgs(options.args);
   const tools = await endpointTools(client);
   const tool = tools.find((candidate) => candidate.name === name);
@@ -69,15 +92,38 @@ export async function callCommand(
       name,
       tools.map((candidate) => candidate.name),
     );
-  if (tool.taskSupport === 'forbidden') return printDirect(output, await client.callDirect(name, args));
+  if (tool.taskSupport === 'forbidden') {
+    // Refused before the call: a script waiting for an id must not get a result it would take for one.
+    if (options.quiet)
+      throw new UsageError(
+        `Tool '${name}' does not run as a task (task support: forbidden), so there is no task id to print. ` +
+          'Call it without --quiet for its result.',
+      );
+    return printDirect(output, await client.callDirect(name, args));
+  }
 
-  const view = new LiveView(client, { interactive: output.interactive, quiet: output.json });
+  const view = new LiveView(client, {
+    interactive: output.interactive && !options.quiet,
+    quiet: output.json || options.quiet === true,
+  });
   const started = await client.startTask(name, args, {
     ...(options.ttl !== undefined ? { ttlMs: options.ttl } : {}),
     onProgress: (update) => view.progress(update),
   });
-  if (started.kind === 'immediate') return printDirect(output, started.result);
+  if (started.kind === 'immediate') {
+    if (options.quiet) {
+      // The tool has run: its result is not lost, but it goes to stderr, and the exit code says no id came.
+      output.err(`Tool '${name}' answered at once, without a task: there is no task id to print. Its result:`);
+      output.err(renderResult(started.result));
+      return EXIT.usage;
+    }
+    return printDirect(output, started.result);
+  }
   const { task } = started;
+  if (options.quiet) {
+    output.out(task.taskId);
+    return EXIT.ok;
+  }
   if (!options.wait) {
     output.out(output.json ? JSON.stringify({ task }) : renderTask(task));
     if (!output.json) output.err(`Follow it with: mcp-tasks watch ${task.taskId}`);

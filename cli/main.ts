@@ -9,6 +9,7 @@ import {
   resultCommand,
   toolsCommand,
   watchCommand,
+  type CallOptions,
   type Output,
 } from './commands.js';
 import { connectTaskClient, PROTOCOLS, type ProtocolChoice } from './connect.js';
@@ -145,14 +146,25 @@ export function buildProgram(): Command {
     .action(() => run(program, toolsCommand));
   program
     .command('call')
-    .description('call a tool as a task; prints the task at once, or with --wait follows it and prints the result')
+    .description(
+      'call a tool as a task; prints the task at once (--quiet: its id alone), or with --wait follows it and prints ' +
+        'the result',
+    )
     .argument('<tool>', 'tool name')
     .option('--args <json>', 'tool arguments as a JSON object', '{}')
     .option('--wait', 'follow the task live and print its result')
     .option('--ttl <ms>', 'ask the server to keep the task this long after it ends', positiveInteger)
-    .action((tool: string, options: { args?: string; wait?: boolean; ttl?: number }) =>
-      run(program, (client, output) => callCommand(client, output, tool, options)),
-    );
+    .option(
+      '-q, --quiet',
+      'print only the task id on stdout, for id=$(mcp-tasks call ...); not with --wait or --json, ' +
+        'and exit 2 (nothing on stdout) for a tool that answers without a task',
+    )
+    .option('--id-only', 'the same as --quiet')
+    .action((tool: string, options: CallOptions & { idOnly?: boolean }) => {
+      const { idOnly, ...callOptions } = options;
+      const quiet = callOptions.quiet === true || idOnly === true;
+      return run(program, (client, output) => callCommand(client, output, tool, { ...callOptions, quiet }));
+    });
   program
     .command('get')
     .description("show a task's status")

@@ -4,8 +4,12 @@
 // advertises) and `--protocol 2025-11-25` (the 1.x SDK's tasks). Stdout is a pipe here, so output is plain text.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EXAMPLE_TOOLS } from '../../lambda/example-tools/example-tool-catalog.js';
-import { GENEROUS_WAIT, startTestServer, TOKENS, type TestServer } from '../support/local-backend.js';
-import { buildCliBundle, runCli, type CliRun } from '../support/cli-process.js';
+import { connectClient, GENEROUS_WAIT, startTestServer, TOKENS, type TestServer } from '../support/local-backend.js';
+import { buildCliBundle, runCli, runShell, shellQuote, type CliRun } from '../support/cli-process.js';
+import { connectModernClient } from '../support/modern-client.js';
+import { STATUS_TOOL_NAMES } from '../../lambda/contract/tool-definition.js';
+
+const STATUS_TOOLS: ReadonlySet<string> = new Set(Object.values(STATUS_TOOL_NAMES));
 
 /** The local stack serves the example catalog, in its order. */
 const EXAMPLE_TOOL_NAMES = EXAMPLE_TOOLS.map((tool) => tool.name);
@@ -62,15 +66,64 @@ describe.each([
     ).toEqual(EXAMPLE_TOOL_NAMES);
   });
 
-  it("tools shows each tool's task support as tools/list gives it, and its whole description", async () => {
-    const run = await cli(['tools']);
+  /** The server's own tools/list, read with the official client of the era the CLI speaks, less the status tools. */
+  async function serverToolList(): Promise<{ name: string; description?: string; taskSupport: string }[]> {
+    const client = declaresTaskSupport ? await connectClient(server.url) : await connectModernClient(server.url);
+    try {
+      const { tools } = await client.listTools();
+      return tools
+        .filter((tool) => !STATUS_TOOLS.has(tool.name))
+        .map((tool) => ({
+          name: tool.name,
+          ...(tool.description !== undefined ? { description: tool.description } : {}),
+          // 2025-11-25: absent is forbidden, as the spec says; the Tasks extension declares nothing per tool.
+          taskSupport: tool.execution?.taskSupport ?? (declaresTaskSupport ? 'forbidden' : 'undeclared'),
+        }));
+    } finally {
+      await client.close();
+    }
+  }
+
+  it("tools shows each tool's task support as the server's tools/list gives it, and its whole description", async () => {
+    const [run, listed] = await Promise.all([cli(['tools']), serverToolList()]);
     const lines = run.stdout.trim().split('\n');
-    for (const [index, tool] of EXAMPLE_TOOLS.entries()) {
-      const support = declaresTaskSupport ? (tool.taskSupport ?? 'optional') : 'undeclared';
-      expect(lines[index]).toMatch(new RegExp(`^${tool.name} +task: ${support} +(.*)$`));
+    expect(lines.map((line) => line.split(/\s+/)[0])).toEqual(listed.map((tool) => tool.name));
+    for (const [index, tool] of listed.entries()) {
+      expect(lines[index]).toMatch(new RegExp(`^${tool.name} +task: ${tool.taskSupport} +(.*)$`));
       expect(lines[index]!.endsWith(`  ${tool.description}`)).toBe(true);
     }
+    // What this server declares today, so a change to it is seen here: refund_order may run either way.
+    const refund = lines.find((line) => line.startsWith('refund_order '));
+    expect(refund).toMatch(declaresTaskSupport ? /task: optional / : /task: undeclared /);
     expect(run.stdout).toContain('Runs for tens of seconds: call it as a task.');
+  });
+
+  it('call --quiet prints the task id alone, which a script hands to get', async () => {
+    const args = JSON.stringify({ text: 'one two two' });
+    const flags = extra.map(shellQuote).join(' ');
+    const script =
+      `id=$(mcp-tasks ${flags} call text_stats --args ${shellQuote(args)} --quiet) || exit $?\n` +
+      `printf 'id=%s\\n' "$id"\n` +
+      `mcp-tasks ${flags} get "$id"`;
+    const run = await runShell(bundle, script, { MCP_TASKS_URL: server.url, MCP_TASKS_TOKEN: TOKENS.alice });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const taskId = /^id=([0-9a-f]+)$/m.exec(run.stdout)![1]!;
+    expect(run.stdout).toMatch(new RegExp(`^task:\\s+${taskId}\\nstatus:\\s+(working|completed)$`, 'm'));
+  });
+
+  it('call --id-only prints exactly the id and a newline; with --wait it is refused and starts nothing', async () => {
+    const run = await cli(['call', 'text_stats', '--args', '{"text":"a b"}', '--id-only']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^[0-9a-f]{32}\n$/);
+    expect(run.stderr).toBe('');
+
+    const before = json(await cli(['--json', 'list']))['tasks'].length as number;
+    const refused = await cli(['call', 'text_stats', '--args', '{"text":"a b"}', '--quiet', '--wait']);
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toMatch(/^--quiet prints the task id and returns at once; --wait follows the task/);
+    expect(json(await cli(['--json', 'list']))['tasks']).toHaveLength(before);
   });
 
   it('call returns a working task at once, and prints how to follow it', async () => {

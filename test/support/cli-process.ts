@@ -1,9 +1,9 @@
 // The mcp-tasks CLI as a real child process: the esbuild bundle the package's bin points at, run with plain node,
 // once with pipes (what scripts see) and once inside tmux (a real pseudo-terminal, what a person sees).
 import { execFile, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { buildCli } from '../../cli/build-cli.js';
 
@@ -45,6 +45,31 @@ export function runCli(
       stderr += chunk.toString();
       onStderr?.(stderr);
     });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/**
+ * Runs `script` with `sh -c`, as a user's script runs the CLI: `mcp-tasks` on the PATH is a wrapper that starts the
+ * bundle with this node. `env` is added as in {@link runCli}.
+ */
+export async function runShell(bundle: string, script: string, env: Record<string, string> = {}): Promise<CliRun> {
+  const bin = join(dirname(bundle), 'bin');
+  await mkdir(bin, { recursive: true });
+  const wrapper = join(bin, 'mcp-tasks');
+  await writeFile(wrapper, `#!/bin/sh\nexec ${shellQuote(process.execPath)} ${shellQuote(bundle)} "$@"\n`);
+  await chmod(wrapper, 0o755);
+  const { CI: _ci, MCP_TASKS_URL: _url, MCP_TASKS_TOKEN: _token, ...inherited } = process.env;
+  return new Promise((resolve, reject) => {
+    const child = spawn('sh', ['-c', script], {
+      env: { ...inherited, PATH: `${bin}:${process.env['PATH'] ?? ''}`, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
