@@ -2,7 +2,14 @@
 // would be (tagged, its input schema in the registry, no addTool), and the catalog refresher run on a timer in place
 // of the deployed refresher's schedule and CloudTrail trigger. A machine created or tagged by hand on the emulator
 // (the AWS CLI with --endpoint-url) becomes a tool within a refresh and the MCP function's catalog read.
-import { CreateSchemaCommand, SchemasClient } from '@aws-sdk/client-schemas';
+import {
+  ConflictException,
+  CreateRegistryCommand,
+  CreateSchemaCommand,
+  DescribeSchemaCommand,
+  SchemasClient,
+  UpdateSchemaCommand,
+} from '@aws-sdk/client-schemas';
 import { CreateStateMachineCommand, type SFNClient } from '@aws-sdk/client-sfn';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Logger } from '../lambda/core/logger.js';
@@ -39,10 +46,13 @@ export async function startLocalDiscovery(options: {
   readonly logger: Logger;
   /** The Schema Registry stand-in's port. @default any free port */
   readonly schemaRegistryPort?: number;
+  /** The file the stand-in keeps its registries and schemas in across restarts. @default none: in memory */
+  readonly schemaRegistryStateFile?: string;
 }): Promise<LocalDiscovery> {
-  const registry = await startSchemaRegistryStandIn(
-    options.schemaRegistryPort ? { port: options.schemaRegistryPort } : {},
-  ).catch((error: unknown) =>
+  const registry = await startSchemaRegistryStandIn({
+    ...(options.schemaRegistryPort ? { port: options.schemaRegistryPort } : {}),
+    ...(options.schemaRegistryStateFile !== undefined ? { stateFile: options.schemaRegistryStateFile } : {}),
+  }).catch((error: unknown) =>
     Promise.reject(portInUseOr(error, options.schemaRegistryPort ?? 0, '127.0.0.1', PORT_VARIABLES.schemaRegistry)),
   );
   const schemas = new SchemasClient({
@@ -50,18 +60,14 @@ export async function startLocalDiscovery(options: {
     region: LOCAL_REGION,
     credentials: LOCAL_CREDENTIALS,
   });
-  await schemas.send(
-    new CreateSchemaCommand({
-      RegistryName: EXAMPLE_REGISTRY,
-      SchemaName: EXAMPLE_SCHEMA,
-      Type: 'JSONSchemaDraft4',
-      Content: JSON.stringify({
-        $schema: 'http://json-schema.org/draft-04/schema#',
-        type: 'object',
-        properties: { name: { type: 'string', minLength: 1, description: 'Who to greet.' } },
-        required: ['name'],
-        additionalProperties: false,
-      }),
+  await putExampleSchema(
+    schemas,
+    JSON.stringify({
+      $schema: 'http://json-schema.org/draft-04/schema#',
+      type: 'object',
+      properties: { name: { type: 'string', minLength: 1, description: 'Who to greet.' } },
+      required: ['name'],
+      additionalProperties: false,
     }),
   );
   await options.stepFunctions.send(
@@ -102,4 +108,24 @@ export async function startLocalDiscovery(options: {
       await registry.stop();
     },
   };
+}
+
+/**
+ * The example's registry and schema, as a team would create them. With kept state they may be there from a previous
+ * run: the registry is then left as it is, and the schema too unless its content has changed since.
+ */
+async function putExampleSchema(schemas: SchemasClient, content: string): Promise<void> {
+  const alreadyThere = (error: unknown): undefined => {
+    if (error instanceof ConflictException) return undefined;
+    throw error;
+  };
+  await schemas.send(new CreateRegistryCommand({ RegistryName: EXAMPLE_REGISTRY })).catch(alreadyThere);
+  const schema = { RegistryName: EXAMPLE_REGISTRY, SchemaName: EXAMPLE_SCHEMA };
+  const created = await schemas
+    .send(new CreateSchemaCommand({ ...schema, Type: 'JSONSchemaDraft4', Content: content }))
+    .catch(alreadyThere);
+  if (created !== undefined) return;
+  const { Content } = await schemas.send(new DescribeSchemaCommand(schema));
+  if (Content !== content)
+    await schemas.send(new UpdateSchemaCommand({ ...schema, Type: 'JSONSchemaDraft4', Content: content }));
 }

@@ -5,7 +5,7 @@
 // it, while a task started before finishes and stays readable.
 import { randomUUID } from 'node:crypto';
 import { CreateStateMachineCommand, UntagResourceCommand } from '@aws-sdk/client-sfn';
-import { CreateSchemaCommand, SchemasClient } from '@aws-sdk/client-schemas';
+import { CreateRegistryCommand, CreateSchemaCommand, SchemasClient } from '@aws-sdk/client-schemas';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -61,6 +61,7 @@ beforeAll(async () => {
     { dynamoDb: localAwsClients().dynamoDb, stepFunctions, schemas },
     silentLogger,
   );
+  await schemas.send(new CreateRegistryCommand({ RegistryName: 'tools' }));
   // The tool's input schema, kept in the registry (Draft 4, as EventBridge writes them) and named by the machine's tag.
   await schemas.send(
     new CreateSchemaCommand({

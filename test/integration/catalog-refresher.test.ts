@@ -2,7 +2,12 @@
 // stand-in, and the catalog item on DynamoDB Local. Machines are created and tagged at run time, as a team would with
 // the AWS CLI; a refresh turns the selected ones into tools, follows a new schema version, and drops an untagged one.
 import { randomUUID } from 'node:crypto';
-import { CreateSchemaCommand, SchemasClient, UpdateSchemaCommand } from '@aws-sdk/client-schemas';
+import {
+  CreateRegistryCommand,
+  CreateSchemaCommand,
+  SchemasClient,
+  UpdateSchemaCommand,
+} from '@aws-sdk/client-schemas';
 import { CreateStateMachineCommand, TagResourceCommand, UntagResourceCommand } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,6 +51,7 @@ async function createMachine(name: string, tags: Record<string, string>, type: '
 beforeAll(async () => {
   registry = await startSchemaRegistryStandIn();
   schemas = new SchemasClient({ endpoint: registry.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  await schemas.send(new CreateRegistryCommand({ RegistryName: 'orders' }));
   const tableName = await createTestTable();
   // The catalog as the MCP function reads it.
   store = new DynamoDbDiscoveredCatalog({ client: DynamoDBDocumentClient.from(localAwsClients().dynamoDb), tableName });
