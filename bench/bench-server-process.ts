@@ -14,7 +14,10 @@ export interface BenchServerProcess {
 
 /** Spawns one bench server configured by `config`; resolves once it serves, rejects if it exits first. */
 export async function spawnBenchServer(config: BenchServerConfig): Promise<BenchServerProcess> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bench/bench-server.ts'], {
+  // Node refuses --cpu-prof in NODE_OPTIONS, so a profile of the servers alone is asked for by BENCH_CPU_PROF=<dir>.
+  const profile = process.env['BENCH_CPU_PROF'];
+  const profiling = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [];
+  const child: ChildProcess = spawn(process.execPath, [...profiling, '--import', 'tsx', 'bench/bench-server.ts'], {
     env: { ...process.env, BENCH_SERVER: JSON.stringify(config) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -57,6 +57,7 @@ export async function alternate(
   const per = (key: 'ours' | 'anchor', field: keyof BenchServerStats) =>
     (after[key][field] - before[key][field]) / rounds;
   return {
+    samples,
     ours: {
       median: median(samples.ours),
       worst: worst(samples.ours),
@@ -66,6 +67,51 @@ export async function alternate(
     },
     anchor: { median: median(samples.anchor), worst: worst(samples.anchor), cpuMs: per('anchor', 'cpuMicros') / 1000 },
   };
+}
+
+/**
+ * Several pairs of runs against the same two servers, measured in interleaved blocks: each block runs every pair
+ * (`alternate`), in an order reversed from one block to the next. A server's cost per request drifts during a run (its
+ * JIT, the machine's load), so two pairs measured one after the other see different anchors; interleaved, every pair's
+ * ratio is against the anchor measured beside it.
+ */
+export async function interleave<Pair extends string>(
+  servers: Servers,
+  rounds: number,
+  pairs: Record<Pair, { ours: () => Promise<unknown>; anchor: () => Promise<unknown> }>,
+  warmups: number,
+  blocks = 10,
+): Promise<Record<Pair, Awaited<ReturnType<typeof alternate>>>> {
+  const names = Object.keys(pairs) as Pair[];
+  for (const name of names) await alternate(servers, 1, pairs[name], warmups);
+  const measured = new Map<Pair, Awaited<ReturnType<typeof alternate>>[]>(names.map((name) => [name, []]));
+  const perBlock = Math.max(1, Math.round(rounds / blocks));
+  for (let block = 0; block < blocks; block++) {
+    for (const name of block % 2 === 0 ? names : [...names].reverse())
+      measured.get(name)!.push(await alternate(servers, perBlock, pairs[name], 0));
+  }
+  const combined = {} as Record<Pair, Awaited<ReturnType<typeof alternate>>>;
+  for (const name of names) {
+    const parts = measured.get(name)!;
+    const samples = {
+      ours: parts.flatMap((part) => part.samples.ours),
+      anchor: parts.flatMap((p) => p.samples.anchor),
+    };
+    const mean = (value: (part: (typeof parts)[number]) => number) =>
+      parts.reduce((sum, part) => sum + value(part), 0) / parts.length;
+    combined[name] = {
+      samples,
+      ours: {
+        median: median(samples.ours),
+        worst: worst(samples.ours),
+        cpuMs: mean((part) => part.ours.cpuMs),
+        dynamoDb: mean((part) => part.ours.dynamoDb),
+        stepFunctions: mean((part) => part.ours.stepFunctions),
+      },
+      anchor: { median: median(samples.anchor), worst: worst(samples.anchor), cpuMs: mean((p) => p.anchor.cpuMs) },
+    };
+  }
+  return combined;
 }
 
 /** Requests per second that `pollers` concurrent callers of `run` complete in `durationMs`. */

@@ -10,7 +10,7 @@ import type { McpServerDependencies } from './mcp-dependencies.js';
 import { progressTokenOf } from './progress-notifications.js';
 import { sep1686TaskRequestOf } from './sep-1686.js';
 import { ProtocolError, toMcpError } from './protocol-errors.js';
-import { eraOf } from './era-router.js';
+import { eraOf, isSurelyLegacy } from './era-router.js';
 import { sessionDeclaresApps, sessionDeclaresTasks, sessionIdForInitialize } from './declared-task-support.js';
 import { isEventsMessage } from './events-extension.js';
 import { isAtLeast, ProtocolVersion } from './protocol-version.js';
@@ -99,12 +99,18 @@ export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
     (await import('./modern-endpoint.js')).createModernEndpoint(options, streams),
   );
   const modernTaskPoll = onceLoaded(() => import('./modern-task-poll.js'));
-  /** The modern era (2026-07-28): the 2.x SDK's per-request server, but for a plain poll. */
-  const serveModern = async (request: Request, parsedBody: unknown, owner: string): Promise<Response> => {
-    // The request a polling client repeats, answered as the SDK would answer it without building a server for it.
+  /**
+   * The request a modern polling client repeats, answered as the SDK would answer it without building a server for
+   * it; undefined for any other request. modernTaskPollOf takes only what the SDK's own classifyInboundRequest calls
+   * modern, the rule isLegacyRequest applies, so such a request needs no era rule after it: classified once.
+   */
+  const answerModernPoll = async (request: Request, parsedBody: unknown, owner: string) => {
     const { modernTaskPollOf, answerModernTaskPoll } = await modernTaskPoll();
     const poll = modernTaskPollOf(request, parsedBody);
-    if (poll !== undefined) return answerModernTaskPoll(options, owner, poll, request.signal);
+    return poll === undefined ? undefined : answerModernTaskPoll(options, owner, poll, request.signal);
+  };
+  /** The modern era (2026-07-28): the 2.x SDK's per-request server. */
+  const serveModern = async (request: Request, parsedBody: unknown, owner: string): Promise<Response> => {
     const answer = await (await modernEndpoint()).serve(request, parsedBody, owner);
     return answer instanceof ProtocolError
       ? jsonRpcError(requestIdOf(parsedBody), 200, answer.code, answer.message)
@@ -224,6 +230,9 @@ export function createMcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
         return jsonRpcError(requestIdOf(parsedBody), 500, refused.code, refused.message);
       }
       await options.discoveredTools?.freshen();
+      if (isSurelyLegacy(request, parsedBody)) return serveLegacy(request, parsedBody, owner);
+      const poll = await answerModernPoll(request, parsedBody, owner);
+      if (poll !== undefined) return poll;
       const sdkRule = async () => (await modernEndpoint()).isLegacy;
       if ((await eraOf(request, parsedBody, sdkRule)) === 'legacy') return serveLegacy(request, parsedBody, owner);
       return serveModern(request, parsedBody, owner);
