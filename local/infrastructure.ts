@@ -2,13 +2,19 @@
 // tool, the local runner of durable functions, with the given tool catalogs registered.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { LambdaClient } from '@aws-sdk/client-lambda';
-import { CreateStateMachineCommand, SFNClient } from '@aws-sdk/client-sfn';
+import {
+  CreateStateMachineCommand,
+  DeleteStateMachineCommand,
+  SFNClient,
+  StateMachineAlreadyExists,
+} from '@aws-sdk/client-sfn';
 import { definitionWithArns, toolDescription, type StateMachineTool } from '../lambda/tools/state-machine-tool.js';
 import type { ToolDefinition } from '../lambda/contract/tool-definition.js';
 import { expressWrapperDefinition } from '../lambda/contract/express-wrapper.js';
 import { startDynamoDbLocal } from './dynamodb-local.js';
 import { PortInUseError, portInUseOr } from './free-port.js';
 import { PORT_VARIABLES } from './local-ports.js';
+import { localStatePaths } from './local-state.js';
 import { LOCAL_ACCOUNT, LOCAL_CREDENTIALS, LOCAL_REGION, localAwsEnvironment } from './local-aws.js';
 import { startStepFunctionsEmulator } from './step-functions/emulator.js';
 import type { StepFunctionsQuotaOptions } from './step-functions/api-quotas.js';
@@ -51,7 +57,7 @@ export interface LocalInfrastructure<Name extends string = string> {
    * EventBridge's status-change events, to a listener in this process); returns what stops the calls.
    */
   onExecutionEnded(listener: (executionArn: string) => void): () => void;
-  /** A new, empty task table. */
+  /** A task table (one kept from an earlier run, with `stateDir`, is taken as it is). */
   createTable(tableName: string): Promise<void>;
   stop(): Promise<void>;
 }
@@ -77,6 +83,7 @@ async function loadLambdaHandlers(tools: readonly StateMachineTool[]): Promise<R
 }
 
 const LOCAL_STEP_FUNCTIONS_ROLE = `arn:aws:iam::${LOCAL_ACCOUNT}:role/local-step-functions`;
+const machineArnOf = (name: string): string => `arn:aws:states:${LOCAL_REGION}:${LOCAL_ACCOUNT}:stateMachine:${name}`;
 
 async function createMachine(
   stepFunctions: SFNClient,
@@ -84,15 +91,20 @@ async function createMachine(
   definition: string,
   type: 'STANDARD' | 'EXPRESS',
 ): Promise<string> {
-  const { stateMachineArn } = await stepFunctions.send(
-    new CreateStateMachineCommand({ name, definition, type, roleArn: LOCAL_STEP_FUNCTIONS_ROLE }),
-  );
-  return stateMachineArn!;
+  const create = new CreateStateMachineCommand({ name, definition, type, roleArn: LOCAL_STEP_FUNCTIONS_ROLE });
+  const created = await stepFunctions.send(create).catch(async (error: unknown) => {
+    // State kept from an earlier run (LOCAL_STATE_DIR) may hold the tool's machine with another definition: the code's
+    // wins, as a deployment's update would.
+    if (!(error instanceof StateMachineAlreadyExists)) throw error;
+    await stepFunctions.send(new DeleteStateMachineCommand({ stateMachineArn: machineArnOf(name) }));
+    return stepFunctions.send(create);
+  });
+  return created.stateMachineArn!;
 }
 
 /**
  * A tool's machine on the emulator. An EXPRESS tool also gets the STANDARD wrapper its tasks run, from the same ASL
- * the CDK construct deploys (lib/express-wrapper.ts).
+ * the CDK construct deploys (lib/tools/express-wrapper.ts).
  */
 async function registerTool(stepFunctions: SFNClient, tool: StateMachineTool): Promise<ToolDefinition> {
   const name = tool.name.replace(/_/g, '-');
@@ -167,6 +179,11 @@ export async function startLocalInfrastructure<Name extends string>(
     stepFunctionsQuotas?: StepFunctionsQuotaOptions;
     /** Fixed ports for the Step Functions emulator and DynamoDB Local. @default any free port */
     ports?: { readonly stepFunctions?: number; readonly dynamoDb?: number };
+    /**
+     * A directory DynamoDB Local's tables and the emulator's machines and executions are kept in across restarts
+     * (local-state.ts). @default none: in memory
+     */
+    stateDir?: string;
   } = {},
 ): Promise<LocalInfrastructure<Name>> {
   const names = Object.keys(catalogs) as Name[];
@@ -189,13 +206,16 @@ export async function startLocalInfrastructure<Name extends string>(
       );
     return reportProgress(event);
   };
-  const dynamoDb = await startDynamoDbLocal(options.ports?.dynamoDb ? { port: options.ports.dynamoDb } : {}).catch(
-    (error: unknown) =>
-      Promise.reject(
-        options.ports?.dynamoDb && /BindException|Address already in use/.test(String(error))
-          ? new PortInUseError(options.ports.dynamoDb, '0.0.0.0', PORT_VARIABLES.dynamoDb)
-          : error,
-      ),
+  const state = options.stateDir === undefined ? undefined : localStatePaths(options.stateDir);
+  const dynamoDb = await startDynamoDbLocal({
+    ...(options.ports?.dynamoDb ? { port: options.ports.dynamoDb } : {}),
+    ...(state ? { dbPath: state.dynamoDb } : {}),
+  }).catch((error: unknown) =>
+    Promise.reject(
+      options.ports?.dynamoDb && /BindException|Address already in use/.test(String(error))
+        ? new PortInUseError(options.ports.dynamoDb, '0.0.0.0', PORT_VARIABLES.dynamoDb)
+        : error,
+    ),
   );
   const endedListeners = new Set<(executionArn: string) => void>();
   const stepFunctions = await startStepFunctionsEmulator({
@@ -205,6 +225,7 @@ export async function startLocalInfrastructure<Name extends string>(
     onExecutionEnded: (executionArn) => endedListeners.forEach((listener) => listener(executionArn)),
     ...(options.stepFunctionsQuotas === undefined ? {} : { quotas: options.stepFunctionsQuotas }),
     ...(options.ports?.stepFunctions ? { port: options.ports.stepFunctions } : {}),
+    ...(state ? { stateFile: state.stepFunctions } : {}),
   }).catch(async (error: unknown) => {
     await dynamoDb.stop();
     throw portInUseOr(error, options.ports?.stepFunctions ?? 0, '127.0.0.1', PORT_VARIABLES.stepFunctions);

@@ -1,6 +1,6 @@
 // `npm start`: the whole product on local stand-ins. Starts DynamoDB Local, the Step Functions emulator and the local
 // runner of durable functions, registers the example tools, serves MCP and prints its URL; Ctrl-C stops everything it
-// started.
+// started. With LOCAL_STATE_DIR, tables, machines, executions and schemas are kept there across restarts.
 // `npm run start:conformance` (`--conformance`) serves the MCP conformance suite's fixture tools instead.
 // `npm run start:oauth` (`--oauth`) puts the endpoint's own authorization server in front, as deployed, with a local
 // OpenID provider standing in for Cognito; it prints the test user's credentials.
@@ -25,6 +25,8 @@ import { startLocalDiscovery } from './discovery-stack.js';
 import { startLocalStatusEvents } from './status-events-stand-in.js';
 import { DEFAULT_RECONCILER_MAX_CHECKS } from '../lambda/service/execution-reconciler.js';
 import { writeDeclaredCatalog } from './declared-tool-catalog.js';
+import { keptKey, localStatePaths, stateDirFrom, STATE_DIR_VARIABLE } from './local-state.js';
+import { randomSealingKey } from '../lambda/store/secret-sealer.js';
 
 const TABLE_NAME = 'mcp-tasks-local';
 const EVENT_TABLE_NAME = 'mcp-tasks-events-local';
@@ -50,6 +52,8 @@ async function main(): Promise<void> {
   const port = ports.mcp;
   const conformance = process.argv.includes('--conformance');
   const withOAuth = process.argv.includes('--oauth');
+  const stateDir = stateDirFrom(process.env);
+  const state = stateDir === undefined ? undefined : localStatePaths(stateDir);
   // A port already taken fails here, before anything starts, in one line (and again at the listen, if it was taken
   // meanwhile: then what was started is stopped).
   if (port !== 0) await ensurePortFree(port);
@@ -63,7 +67,11 @@ async function main(): Promise<void> {
     : [...EXAMPLE_TOOLS, ...EXAMPLE_EXPRESS_TOOLS, ...EXAMPLE_DURABLE_TOOLS];
   const infrastructure = await startLocalInfrastructure(
     { served },
-    { progressTableName: TABLE_NAME, ports: { stepFunctions: ports.stepFunctions, dynamoDb: ports.dynamoDb } },
+    {
+      progressTableName: TABLE_NAME,
+      ports: { stepFunctions: ports.stepFunctions, dynamoDb: ports.dynamoDb },
+      ...(stateDir !== undefined ? { stateDir } : {}),
+    },
   );
   const tools = infrastructure.tools.served;
   let stopping = false;
@@ -108,6 +116,7 @@ async function main(): Promise<void> {
       eventTableName: EVENT_TABLE_NAME,
       allowLoopbackHttp: true,
       logger: localLogger,
+      ...(state ? { sealingKey: keptKey(state.webhookSealingKey, randomSealingKey) } : {}),
     });
     stopAll.push(events.stop);
     // The team's own machines as tools, found by their tags (not in conformance mode: the suite expects its fixtures).
@@ -121,6 +130,7 @@ async function main(): Promise<void> {
           intervalMs: LOCAL_DISCOVERY_REFRESH_MS,
           logger: localLogger,
           schemaRegistryPort: ports.schemaRegistry,
+          ...(state ? { schemaRegistryStateFile: state.schemaRegistry } : {}),
         });
     if (discovery) stopAll.push(discovery.stop);
     if (discovery) process.env[ENV.discoveredTools] = 'true';
@@ -189,6 +199,11 @@ async function main(): Promise<void> {
       console.log(tokens ? 'Auth: bearer tokens from LOCAL_TOKENS' : "Auth: off (every request is owner 'local')");
     }
     console.log('Events: task.events (poll, push, webhook), tasks.updated (webhook); try `mcp-tasks webhook listen`');
+    console.log(
+      stateDir !== undefined
+        ? `State: kept in ${stateDir} across restarts (${STATE_DIR_VARIABLE})`
+        : `State: in memory, gone when this stops (${STATE_DIR_VARIABLE}=<dir> keeps it)`,
+    );
     console.log('Press Ctrl-C to stop.');
   } catch (error) {
     console.error(error instanceof PortInUseError ? error.message : error);

@@ -1,7 +1,7 @@
 // Task events and webhooks on the local stand-ins, wired as in AWS: the task table's stream (DynamoDB Local's) read by
 // a poller standing in for the event source mapping, the projector recording events in the event table, and an
-// in-memory FIFO queue standing in for SQS and the delivery function. The sealing key is random per run, as nothing
-// outlives the in-memory DynamoDB Local.
+// in-memory FIFO queue standing in for SQS and the delivery function. The sealing key is random per run unless the
+// caller keeps one (with the tables, under LOCAL_STATE_DIR), so subscriptions kept across a restart stay deliverable.
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SYSTEM_CLOCK } from '../lambda/core/clock.js';
@@ -40,6 +40,8 @@ export interface LocalTaskEventsOptions {
   readonly lookup?: LookupFunction;
   /** @default FAST_DELIVERY_SCHEDULE */
   readonly schedule?: DeliverySchedule;
+  /** The key webhook secrets are sealed with. @default a random one */
+  readonly sealingKey?: Buffer;
   /** Wrappers around the pipeline's parts, for tests that inject faults (a failed send, a failed write). */
   readonly faults?: {
     /** The queue the projector sends to. */
@@ -66,7 +68,7 @@ export async function startLocalTaskEvents(options: LocalTaskEventsOptions): Pro
   const clock = SYSTEM_CLOCK;
   const client = DynamoDBDocumentClient.from(options.dynamoDb, { marshallOptions: { removeUndefinedValues: true } });
   const events = new DynamoDbTaskEventStore({ client, tableName: options.eventTableName, clock });
-  const key = randomSealingKey();
+  const key = options.sealingKey ?? randomSealingKey();
   const subscriptions = new DynamoDbWebhookSubscriptions({
     client,
     tableName: options.eventTableName,

@@ -7,6 +7,8 @@ import { ApiQuotas, type StepFunctionsQuotaOptions } from './api-quotas.js';
 import type { LambdaHandler } from './lambda-tasks.js';
 import { createOperations } from './operations.js';
 import { Registry } from './registry.js';
+import { restoreRegistry, savedRegistry, type SavedRegistry } from './persisted-registry.js';
+import { jsonStateFile } from '../state-file.js';
 
 export interface StepFunctionsEmulatorOptions {
   /** 0 or undefined picks a free port. */
@@ -32,6 +34,11 @@ export interface StepFunctionsEmulatorOptions {
    * what EventBridge's status-change events would say, for a stand-in of them in the same process.
    */
   onExecutionEnded?: (executionArn: string) => void;
+  /**
+   * A JSON file the machines (definitions, tags) and STANDARD executions are kept in across restarts: loaded at start,
+   * written on each change (persisted-registry.ts says what a running execution becomes). @default none: in memory
+   */
+  stateFile?: string;
 }
 
 export interface StepFunctionsEmulator {
@@ -95,6 +102,17 @@ export async function startStepFunctionsEmulator(
     { ...options.lambdaHandlers },
     options.onExecutionEnded,
   );
+  const state =
+    options.stateFile === undefined
+      ? undefined
+      : jsonStateFile<SavedRegistry>(options.stateFile, () => savedRegistry(registry));
+  const saved = state?.load();
+  if (saved !== undefined) restoreRegistry(registry, saved);
+  if (state !== undefined) {
+    registry.changed = state.changed;
+    // What a restart changed (executions that were running, now ended) is written at once.
+    if (saved !== undefined) state.changed();
+  }
   const operations = createOperations(registry);
   const quotas = options.quotas === undefined ? undefined : new ApiQuotas(options.quotas);
 
@@ -138,6 +156,10 @@ export async function startStepFunctionsEmulator(
 
   let closing: Promise<void> | undefined;
   const close = async (): Promise<void> => {
+    // Kept as they stood: an execution still running is saved RUNNING and restored as interrupted, not as stopped by
+    // this close.
+    state?.flush();
+    registry.changed = () => {};
     await registry.stopAll();
     await new Promise<void>((resolve, reject) => {
       server.close((error) => (error === undefined ? resolve() : reject(error)));

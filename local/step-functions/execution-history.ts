@@ -83,6 +83,11 @@ export class ExecutionHistory {
     return this.recorded;
   }
 
+  /** Events kept from an earlier run (persisted-registry.ts), after which new ones are numbered. */
+  restore(events: readonly HistoryEvent[]): void {
+    this.recorded.push(...events);
+  }
+
   record(event: EventLog): void {
     const translated = translate(event, this.roleArn);
     if (translated === null) return;

@@ -179,6 +179,7 @@ export function createOperations(registry: Registry): Readonly<Record<string, Op
     TagResource: (body) => {
       const { tags } = registry.machine(resourceArnOf(body));
       for (const [key, value] of tagsOf(body)) tags.set(key, value);
+      registry.changed();
       return {};
     },
 
@@ -188,6 +189,7 @@ export function createOperations(registry: Registry): Readonly<Record<string, Op
       if (!Array.isArray(keys) || keys.some((key) => typeof key !== 'string'))
         throw new SfnApiError('ValidationException', 'tagKeys must be a list of strings');
       for (const key of keys as string[]) tags.delete(key);
+      registry.changed();
       return {};
     },
 

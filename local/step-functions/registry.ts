@@ -60,6 +60,8 @@ export interface CreateMachineRequest {
   readonly roleArn: string;
   readonly type: StateMachineType;
   readonly tags?: ReadonlyMap<string, string>;
+  /** Set only for a machine kept from an earlier run (persisted-registry.ts). @default now */
+  readonly creationDate?: Date;
 }
 
 export interface StartExecutionRequest {
@@ -143,6 +145,8 @@ export class Registry {
    * Task tokens of `.waitForTaskToken` states, answered through SendTaskSuccess / SendTaskFailure / SendTaskHeartbeat.
    */
   readonly tokens = new TaskTokens();
+  /** Called after each change to a machine (its tags included) or an execution: where a state file hooks in. */
+  changed: () => void = () => {};
 
   constructor(
     private readonly scope: AccountScope,
@@ -165,12 +169,13 @@ export class Registry {
       ...request,
       seq: ++this.seq,
       arn,
-      creationDate: new Date(),
+      creationDate: request.creationDate ?? new Date(),
       runnable,
       taskResources,
       tags: new Map(request.tags),
     };
     this.machines.set(arn, record);
+    this.changed();
     return record;
   }
 
@@ -188,7 +193,7 @@ export class Registry {
 
   /** AWS deletes asynchronously and lets running executions finish; so does the emulator. Unknown ARNs succeed. */
   deleteStateMachine(arn: string): void {
-    this.machines.delete(arn);
+    if (this.machines.delete(arn)) this.changed();
   }
 
   /**
@@ -250,6 +255,7 @@ export class Registry {
     };
     this.executions.set(arn, record);
     this.executionsStarted += 1;
+    this.changed();
     const scope = {
       executionArn: arn,
       lambdas: this.lambdas,
@@ -278,6 +284,7 @@ export class Registry {
     this.tokens.closeExecution(record.arn);
     if (record.status !== 'RUNNING') return; // already stopped; the stop decided the final state
     Object.assign(record, outcome, { stopDate: new Date() });
+    this.changed();
     this.onEnded(record.arn);
   }
 
@@ -311,8 +318,21 @@ export class Registry {
       if (cause !== undefined) record.cause = cause;
       this.tokens.closeExecution(arn);
       record.stop?.();
+      this.changed();
     }
     return record.stopDate ?? new Date();
+  }
+
+  /** Every STANDARD execution, oldest first: what a state file keeps (EXPRESS ones are never described). */
+  standardExecutions(): ExecutionRecord[] {
+    return [...this.executions.values()].filter((e) => e.machine.type === 'STANDARD').sort((a, b) => a.seq - b.seq);
+  }
+
+  /** An ended execution kept from an earlier run (persisted-registry.ts); one whose machine is gone is dropped. */
+  restoreExecution(saved: Omit<ExecutionRecord, 'seq' | 'machine' | 'stop' | 'settled'>, machineArn: string): void {
+    const machine = this.machines.get(machineArn);
+    if (machine === undefined) return;
+    this.executions.set(saved.arn, { ...saved, seq: ++this.seq, machine, settled: Promise.resolve() });
   }
 
   /** Aborts every running execution; returns once their runs have let go of timers. */

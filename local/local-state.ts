@@ -1,0 +1,46 @@
+// The local stack's opt-in to keep its state across restarts: LOCAL_STATE_DIR names a directory, and each stand-in
+// keeps what it holds in a place of its own there (docs/local-stack.md). Unset, everything is in memory.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+
+export const STATE_DIR_VARIABLE = 'LOCAL_STATE_DIR';
+
+/** Where each stand-in keeps its state, under the directory. */
+export interface LocalStatePaths {
+  /** DynamoDB Local's database directory (tasks, events, catalog items, OAuth records). */
+  readonly dynamoDb: string;
+  /** The Step Functions emulator's machines and executions. */
+  readonly stepFunctions: string;
+  /** The Schema Registry stand-in's registries and schemas. */
+  readonly schemaRegistry: string;
+  /** The key webhook subscriptions' secrets are sealed with, so kept subscriptions can still be delivered to. */
+  readonly webhookSealingKey: string;
+}
+
+/** The directory `env` names, made absolute; `undefined` when the variable is unset or empty. */
+export function stateDirFrom(env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const dir = env[STATE_DIR_VARIABLE]?.trim();
+  return dir ? resolve(dir) : undefined;
+}
+
+export function localStatePaths(dir: string): LocalStatePaths {
+  return {
+    dynamoDb: join(dir, 'dynamodb'),
+    stepFunctions: join(dir, 'step-functions.json'),
+    schemaRegistry: join(dir, 'schema-registry.json'),
+    webhookSealingKey: join(dir, 'webhook-sealing-key'),
+  };
+}
+
+/** The key kept at `path`, made (from `create`) and written there, readable by its owner only, the first time. */
+export function keptKey(path: string, create: () => Buffer): Buffer {
+  try {
+    return Buffer.from(readFileSync(path, 'utf8').trim(), 'base64');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const key = create();
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, key.toString('base64'), { mode: 0o600 });
+  return key;
+}
