@@ -193,6 +193,22 @@ export function buildProgram(): Command {
     .argument('<taskId>')
     .action((taskId: string) => run(program, (client, output) => watchCommand(client, output, taskId)));
 
+  program
+    .command('discovery')
+    .description(
+      'for the operator: the state machines tool discovery last looked at, and why each is or is not a tool; ' +
+        'read from the task table with your AWS credentials, not through MCP',
+    )
+    .addOption(new Option('--table <name>', "the endpoint's task table").env('MCP_TASKS_TABLE').makeOptionMandatory())
+    .addHelpText(
+      'after',
+      '\nRegion and credentials come from the AWS environment, as for the AWS CLI. Against npm start, set\n' +
+        'AWS_ENDPOINT_URL_DYNAMODB to its DynamoDB Local (DYNAMODB_PORT fixes the port); its table is mcp-tasks-local.',
+    )
+    .action((options: { table: string }) =>
+      runLocal(program, async (output) => (await import('./discovery-command.js')).discoveryCommand(output, options)),
+    );
+
   const webhook = program
     .command('webhook')
     .description("receive the Events extension's signed webhooks on this machine, and subscribe to them");

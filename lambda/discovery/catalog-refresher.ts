@@ -5,7 +5,8 @@
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { DISCOVERY_TAGS, nameIsSelected, type DiscoverySelection } from '../contract/discovery-selection.js';
-import type { DiscoveredCatalogStore } from '../store/discovered-catalog-store.js';
+import type { ToolDefinition } from '../contract/tool-definition.js';
+import type { DiscoveredCatalogStore, MachineDecision } from '../store/discovered-catalog-store.js';
 import { discoveredCatalog, type DiscoveredMachine, type SkippedMachine } from './discovered-tools.js';
 import type { RegistrySchemaType } from './registry-schema.js';
 
@@ -53,17 +54,49 @@ export class CatalogRefresher {
    */
   private readonly reported = new Map<string, string>();
 
+  /** The refresh under way, and the one asked for meanwhile, which starts when it ends. */
+  private running: Promise<RefreshReport> | undefined;
+  private queued: Promise<RefreshReport> | undefined;
+
   constructor(private readonly options: CatalogRefresherOptions) {}
 
-  async refresh(): Promise<RefreshReport> {
+  /**
+   * Reads the account and stores the catalog and the report. One at a time per refresher: a refresh asked for while one
+   * runs starts after it (those asked meanwhile share it), so an older refresh never ends after a newer one and
+   * overwrites what it found, or forgets a reason it had logged and so logs it twice (a timer shorter than a slow
+   * refresh, locally). Each caller gets a refresh that started after it asked.
+   */
+  refresh(): Promise<RefreshReport> {
+    if (this.running === undefined) return this.start();
+    this.queued ??= this.running
+      .catch(() => undefined)
+      .then(() => {
+        this.queued = undefined;
+        return this.start();
+      });
+    return this.queued;
+  }
+
+  private start(): Promise<RefreshReport> {
+    const run = this.refreshOnce().finally(() => {
+      if (this.running === run) this.running = undefined;
+    });
+    this.running = run;
+    return run;
+  }
+
+  private async refreshOnce(): Promise<RefreshReport> {
     const { machines, store, selection, reservedNames, clock, logger } = this.options;
     const named = (await machines.list()).filter((machine) => nameIsSelected(selection, machine.name));
     const refused: SkippedMachine[] = [];
+    // Passed over by their tag, on purpose or not: listed to the operator after the rest, never logged.
+    const untagged: SkippedMachine[] = [];
     const described = await inBatches(named, async (machine): Promise<DiscoveredMachine | undefined> => {
       const tags = await machines.tags(machine.arn);
       if (selection.tag !== undefined && tags[selection.tag.key] !== selection.tag.value) {
         const near = nearTagValueReason(selection.tag, tags[selection.tag.key]);
         if (near !== undefined) refused.push({ arn: machine.arn, reason: near });
+        else untagged.push({ arn: machine.arn, reason: untaggedReason(selection.tag, tags[selection.tag.key]) });
         return undefined;
       }
       const definition = await machines.definition(machine.arn);
@@ -74,9 +107,11 @@ export class CatalogRefresher {
     });
     const selected = described.filter((machine): machine is DiscoveredMachine => machine !== undefined);
     const catalog = discoveredCatalog(selected, selection, reservedNames);
-    const { changed } = await store.write(catalog.tools, clock.now());
+    const at = clock.now();
+    const { changed } = await store.write(catalog.tools, at);
     const skipped = [...refused, ...catalog.skipped].sort((a, b) => (a.arn < b.arn ? -1 : a.arn > b.arn ? 1 : 0));
     this.logNewReasons(skipped);
+    await store.writeReport(decisions(named, skipped, catalog.tools, untagged), at);
     logger.info('Tool catalog refreshed', { tools: catalog.tools.length, skipped: skipped.length, changed });
     return { tools: catalog.tools.length, skipped, changed };
   }
@@ -110,6 +145,37 @@ function nearTagValueReason(tag: { key: string; value: string }, value: string |
     `its tag ${tag.key} is '${value}', not '${tag.value}': tag values are compared exactly, case included ` +
     `(as IAM's aws:ResourceTag condition compares them), so set it to '${tag.value}'`
   );
+}
+
+/**
+ * What the operator's listing shows, the machines that most need a look first (so the report's cap cuts the least
+ * interesting): those refused, then the tools, then those passed over by their tag; by name within each.
+ */
+function decisions(
+  named: ReadonlyArray<Pick<DiscoveredMachine, 'name' | 'arn'>>,
+  skipped: readonly SkippedMachine[],
+  tools: readonly ToolDefinition[],
+  untagged: readonly SkippedMachine[],
+): MachineDecision[] {
+  const nameOf = new Map(named.map((machine) => [machine.arn, machine.name]));
+  const decided = (arn: string, decision: { tool: string } | { reason: string }): MachineDecision => ({
+    arn,
+    name: nameOf.get(arn) ?? arn,
+    ...decision,
+  });
+  const byName = (a: MachineDecision, b: MachineDecision) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  return [
+    ...skipped.map(({ arn, reason }) => decided(arn, { reason })).sort(byName),
+    ...tools.map((tool) => decided(tool.stateMachineArn ?? '', { tool: tool.name })).sort(byName),
+    ...untagged.map(({ arn, reason }) => decided(arn, { reason })).sort(byName),
+  ];
+}
+
+/** Why a machine without the selection's tag value is not a tool: the tag is absent, or has another value. */
+function untaggedReason(tag: { key: string; value: string }, value: string | undefined): string {
+  return value === undefined
+    ? `it has no tag ${tag.key} (the selection takes ${tag.key}=${tag.value})`
+    : `its tag ${tag.key} is '${value}', not '${tag.value}'`;
 }
 
 /** `work` over every item, {@link READS_AT_ONCE} at a time, in order. */

@@ -2,15 +2,22 @@
 // changed the tools replaces the item with one conditional PutItem (its condition: another digest, or no item), which
 // also records when they changed; one that found the same tools is refused by that condition and moves only
 // `refreshedAt`. One GetItem reads it. A catalog of dozens of tools with their schemas is tens of KB, well inside
-// DynamoDB's 400 KB item. The task event stream sees the item and passes over it, as over every item that is not a
-// task.
+// DynamoDB's 400 KB item. The report (`catalog#discovered#report`), the decisions on each machine, is an item of its
+// own, replaced by one PutItem per refresh and capped to fit (cappedReport). The task event stream sees both items and
+// passes over them, as over every item that is not a task.
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { ToolDefinition } from '../contract/tool-definition.js';
 import { PARTITION_KEY } from '../contract/task-table-schema.js';
 import { catalogDigest } from './catalog-digest.js';
-import type { DiscoveredCatalogStore, StoredCatalog } from './discovered-catalog-store.js';
-import { discoveredCatalogKey } from './task-table-keys.js';
+import {
+  cappedReport,
+  type DiscoveredCatalogStore,
+  type DiscoveryReport,
+  type MachineDecision,
+  type StoredCatalog,
+} from './discovered-catalog-store.js';
+import { discoveredCatalogKey, discoveryReportKey } from './task-table-keys.js';
 
 export interface DynamoDbDiscoveredCatalogOptions {
   readonly client: DynamoDBDocumentClient;
@@ -60,5 +67,32 @@ export class DynamoDbDiscoveredCatalog implements DiscoveredCatalogStore {
       }),
     );
     return { changed: false };
+  }
+
+  async writeReport(machines: readonly MachineDecision[], at: number): Promise<void> {
+    const report = cappedReport(machines, at);
+    await this.options.client.send(
+      new PutCommand({
+        TableName: this.options.tableName,
+        Item: {
+          [PARTITION_KEY]: discoveryReportKey(),
+          machines: JSON.stringify(report.machines),
+          omitted: report.omitted,
+          refreshedAt: at,
+        },
+      }),
+    );
+  }
+
+  async readReport(): Promise<DiscoveryReport | null> {
+    const { Item } = await this.options.client.send(
+      new GetCommand({ TableName: this.options.tableName, Key: { [PARTITION_KEY]: discoveryReportKey() } }),
+    );
+    if (Item === undefined) return null;
+    return {
+      machines: JSON.parse(Item['machines'] as string) as MachineDecision[],
+      omitted: Item['omitted'] as number,
+      refreshedAt: Item['refreshedAt'] as number,
+    };
   }
 }

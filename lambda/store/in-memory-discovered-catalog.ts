@@ -1,11 +1,18 @@
 // DiscoveredCatalogStore in memory, for fast unit tests: the contract suite (test/contract) holds it to the same
 // guarantees as the DynamoDB store. Not for production: one process only.
 import { catalogDigest } from './catalog-digest.js';
-import type { DiscoveredCatalogStore, StoredCatalog } from './discovered-catalog-store.js';
+import {
+  cappedReport,
+  type DiscoveredCatalogStore,
+  type DiscoveryReport,
+  type MachineDecision,
+  type StoredCatalog,
+} from './discovered-catalog-store.js';
 import type { ToolDefinition } from '../contract/tool-definition.js';
 
 export class InMemoryDiscoveredCatalog implements DiscoveredCatalogStore {
   #stored: StoredCatalog | null = null;
+  #report: DiscoveryReport | null = null;
 
   async read(): Promise<StoredCatalog | null> {
     return this.#stored === null ? null : structuredClone(this.#stored);
@@ -18,5 +25,13 @@ export class InMemoryDiscoveredCatalog implements DiscoveredCatalogStore {
       ? { tools: structuredClone(tools), digest, refreshedAt: at, changedAt: at }
       : { ...this.#stored!, refreshedAt: at };
     return { changed };
+  }
+
+  async writeReport(machines: readonly MachineDecision[], at: number): Promise<void> {
+    this.#report = structuredClone(cappedReport(machines, at));
+  }
+
+  async readReport(): Promise<DiscoveryReport | null> {
+    return this.#report === null ? null : structuredClone(this.#report);
   }
 }

@@ -25,6 +25,11 @@ export function discoveredCatalogKey(): string {
   return 'catalog#discovered';
 }
 
+/** Key of the item holding the last refresh's decision on each machine it looked at (operator information). */
+export function discoveryReportKey(): string {
+  return 'catalog#discovered#report';
+}
+
 /** Key of the item counting an owner's task creations in the minute window starting at `windowStart` (epoch ms). */
 export function creationsKey(owner: string, windowStart: number): string {
   return `creations#${taskKey(owner, String(windowStart))}`;

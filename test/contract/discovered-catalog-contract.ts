@@ -3,7 +3,12 @@
 // (test/unit/store/in-memory-discovered-catalog.test.ts).
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { StepFunctionsToolDefinition } from '../../lambda/contract/tool-definition.js';
-import type { DiscoveredCatalogStore } from '../../lambda/store/discovered-catalog-store.js';
+import {
+  MAX_REASON_LENGTH,
+  MAX_REPORTED_MACHINES,
+  type DiscoveredCatalogStore,
+  type MachineDecision,
+} from '../../lambda/store/discovered-catalog-store.js';
 import type { MakeFixture } from './task-fixtures.js';
 
 const tool = (name: string, extra: Partial<StepFunctionsToolDefinition> = {}): StepFunctionsToolDefinition => ({
@@ -14,6 +19,8 @@ const tool = (name: string, extra: Partial<StepFunctionsToolDefinition> = {}): S
   taskSupport: 'optional',
   ...extra,
 });
+
+const ARN = 'arn:aws:states:us-east-1:123456789012:stateMachine:';
 
 export function discoveredCatalogContract(name: string, make: MakeFixture<DiscoveredCatalogStore>): void {
   describe(`${name} (DiscoveredCatalogStore contract)`, () => {
@@ -55,6 +62,48 @@ export function discoveredCatalogContract(name: string, make: MakeFixture<Discov
       await store.write([tool('invoice')], 3_000);
       await store.write([tool('invoice')], 4_000);
       expect(await store.read()).toMatchObject({ refreshedAt: 4_000, changedAt: 3_000 });
+    });
+
+    it('reads no report before the first, then the decisions as written, each write replacing the last', async () => {
+      expect(await store.readReport()).toBeNull();
+      const first: MachineDecision[] = [
+        {
+          arn: `${ARN}bad`,
+          name: 'bad',
+          reason: 'the registry schema its tag mcp:input-schema-arn names could not be read',
+        },
+        { arn: `${ARN}refund`, name: 'refund', tool: 'refund' },
+      ];
+      await store.writeReport(first, 1_000);
+      expect(await store.readReport()).toEqual({ machines: first, omitted: 0, refreshedAt: 1_000 });
+      await store.writeReport([first[1]!], 2_000);
+      expect(await store.readReport()).toEqual({ machines: [first[1]], omitted: 0, refreshedAt: 2_000 });
+    });
+
+    it('keeps the report apart from the tools: writing one leaves the other as it was', async () => {
+      await store.write([tool('refund')], 1_000);
+      const catalog = await store.read();
+      await store.writeReport([{ arn: `${ARN}refund`, name: 'refund', tool: 'refund' }], 2_000);
+      expect(await store.read()).toEqual(catalog);
+      await store.write([tool('invoice')], 3_000);
+      expect(await store.readReport()).toMatchObject({ refreshedAt: 2_000, machines: [{ name: 'refund' }] });
+    });
+
+    it('caps the report to fit one item, saying how many decisions it left out, and cuts long reasons', async () => {
+      // The largest a decision gets: an 80-character machine name in a long region's ARN, a reason far too long.
+      const name = 'm'.repeat(76);
+      const machines = Array.from({ length: MAX_REPORTED_MACHINES + 25 }, (_, index) => ({
+        arn: `arn:aws:states:ap-southeast-4:123456789012:stateMachine:${name}${String(index).padStart(4, '0')}`,
+        name: `${name}${String(index).padStart(4, '0')}`,
+        reason: 'x'.repeat(5_000),
+      }));
+      await store.writeReport(machines, 1_000);
+      const report = (await store.readReport())!;
+      expect(report.omitted).toBe(25);
+      expect(report.machines).toHaveLength(MAX_REPORTED_MACHINES);
+      expect(report.machines[0]).toMatchObject({ arn: machines[0]!.arn, name: machines[0]!.name });
+      expect(report.machines.every((decision) => decision.reason!.length === MAX_REASON_LENGTH)).toBe(true);
+      expect(report.machines[0]!.reason!.endsWith('…')).toBe(true);
     });
   });
 }

@@ -1,6 +1,6 @@
 // The catalog refresher on in-memory parts: it reads only what the selection needs, stores the catalog, tells a
 // change from a refresh that found the same tools, and leaves the stored catalog alone when a read fails.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { DISCOVERY_TAGS } from '../../../lambda/contract/discovery-selection.js';
 import {
   CatalogRefresher,
@@ -166,6 +166,58 @@ describe('CatalogRefresher', () => {
     expect(reads.definition).toEqual([]);
   });
 
+  it("keeps for the operator each machine's decision: refused ones first with why, then the tools, then the untagged", async () => {
+    const { source } = account({
+      'orders-refund': { tags: { 'mcp:tool': 'true' }, definition: ASL },
+      'orders-bad': { tags: { 'mcp:tool': 'true', [DISCOVERY_TAGS.inputSchemaArn]: 'arn:missing' }, definition: ASL },
+      'orders-capital': { tags: { 'mcp:tool': 'True' }, definition: ASL },
+      'orders-opted-out': { tags: { 'mcp:tool': 'false' }, definition: ASL },
+      'orders-internal': { tags: {}, definition: ASL },
+      'billing-run': { tags: { 'mcp:tool': 'true' }, definition: ASL },
+    });
+    const { refresh, store } = refresher(source);
+    await refresh.refresh();
+    expect(await store.readReport()).toEqual({
+      machines: [
+        { arn: `${ARN}orders-bad`, name: 'orders-bad', reason: expect.stringContaining('could not be read') },
+        {
+          arn: `${ARN}orders-capital`,
+          name: 'orders-capital',
+          reason: expect.stringContaining("is 'True', not 'true'"),
+        },
+        { arn: `${ARN}orders-refund`, name: 'orders-refund', tool: 'orders-refund' },
+        { arn: `${ARN}orders-internal`, name: 'orders-internal', reason: expect.stringMatching(/no tag mcp:tool/) },
+        { arn: `${ARN}orders-opted-out`, name: 'orders-opted-out', reason: "its tag mcp:tool is 'false', not 'true'" },
+      ],
+      omitted: 0,
+      refreshedAt: 1_000,
+    });
+  });
+
+  it('runs one refresh at a time: those asked for during one share a single refresh after it', async () => {
+    const { source } = account({ 'orders-refund': { tags: { 'mcp:tool': 'true' }, definition: ASL } });
+    let listings = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const gated: StateMachineSource = {
+      ...source,
+      list: async () => {
+        listings += 1;
+        if (listings === 1) await gate;
+        return source.list();
+      },
+    };
+    const { refresh } = refresher(gated);
+    const first = refresh.refresh();
+    const during = [refresh.refresh(), refresh.refresh()];
+    await vi.waitFor(() => expect(listings).toBe(1));
+    release();
+    await Promise.all([first, ...during]);
+    expect(listings).toBe(2);
+    await refresh.refresh();
+    expect(listings).toBe(3);
+  });
+
   it('fails whole when a read fails, leaving the stored catalog as it was', async () => {
     const { source, failTagsFromNowOn } = account({
       'orders-refund': { tags: { 'mcp:tool': 'true' }, definition: ASL },
@@ -174,7 +226,9 @@ describe('CatalogRefresher', () => {
     await refresh.refresh();
     const before = await store.read();
     failTagsFromNowOn();
+    const report = await store.readReport();
     await expect(refresh.refresh()).rejects.toThrow('ThrottlingException');
     expect(await store.read()).toEqual(before);
+    expect(await store.readReport()).toEqual(report);
   });
 });
