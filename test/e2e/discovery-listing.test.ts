@@ -1,7 +1,8 @@
 // npm start's tool discovery as an operator meets it: the local stack's refresher on its timer, over the shared Step
 // Functions emulator and its own Schema Registry stand-in. A machine whose schema tag names a schema there is none of
 // is warned about once however many refreshes see it, and `mcp-tasks discovery` (the CLI bundle, reading the task
-// table with AWS credentials, not through MCP) lists it with why it is not a tool, beside the tool the example became.
+// table with AWS credentials, not through MCP) lists it with why it is not a tool, beside the tool the example became,
+// while an MCP client of the same table is never shown it.
 import { randomUUID } from 'node:crypto';
 import { CreateStateMachineCommand } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -12,7 +13,14 @@ import { startLocalDiscovery, type LocalDiscovery } from '../../local/discovery-
 import { localAwsEnvironment } from '../../local/local-aws.js';
 import { buildCliBundle, runCli } from '../support/cli-process.js';
 import { RecordingLogger } from '../support/in-memory-backend.js';
-import { createTestTable, exampleTools, GENEROUS_WAIT, localAwsClients } from '../support/local-backend.js';
+import {
+  connectClient,
+  createTestTable,
+  exampleTools,
+  GENEROUS_WAIT,
+  localAwsClients,
+  startTestServer,
+} from '../support/local-backend.js';
 
 const MACHINE = `bad-schema-${randomUUID().slice(0, 8)}`;
 /** A schema ARN in a registry the stand-in does not hold: DescribeSchema answers NotFoundException. */
@@ -110,6 +118,19 @@ describe('a machine tagged with a schema ARN that names no schema', () => {
         refreshedAt: expect.any(Number),
       },
     });
+  });
+
+  it('is nowhere in what an MCP client of the same table is shown', async () => {
+    const server = await startTestServer({}, { tableName, discoveredTools: true });
+    const client = await connectClient(server.url);
+    try {
+      const shown = JSON.stringify([await client.listTools(), await client.listResources()]);
+      expect(shown).toContain('greet-discovered');
+      expect(shown).not.toContain(MACHINE);
+    } finally {
+      await client.close();
+      await server.close();
+    }
   });
 
   it('names the table when it holds no report, and exits 2', async () => {
