@@ -1,6 +1,8 @@
-// `npm start` in a child process of its own, as a person runs it: `tsx local/start.ts` with the environment given,
-// ready once it prints its last start-up line, stopped with Ctrl-C's SIGINT and waited for (DynamoDB Local with it).
+// `npm start` in a child process of its own, as a person runs it: `tsx local/start.ts` with the environment given
+// (tsx's own command line, which runs the durable functions' worker thread as TypeScript too), ready once it prints its
+// last start-up line, stopped with Ctrl-C's SIGINT and waited for (DynamoDB Local with it).
 import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 
 export interface LocalStackProcess {
   /** What it has printed so far, stdout and stderr together. */
@@ -19,7 +21,8 @@ export async function startLocalStackProcess(
   env: Record<string, string>,
   args: string[] = [],
 ): Promise<LocalStackProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts', ...args], {
+  const tsx = createRequire(import.meta.url).resolve('tsx/cli');
+  const child = spawn(process.execPath, [tsx, 'local/start.ts', ...args], {
     env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
