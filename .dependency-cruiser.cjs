@@ -2,7 +2,8 @@
 // Inner to outer: contract (names both sides agree on) and core (the pure task model and its ports); then tools,
 // store, executor and the workflow steps' logic (input, progress); then service (the use cases); then the protocol
 // adapters (protocol, oauth, prompts) and finally the Lambda entry points (handlers). lib/ (the CDK construct) may
-// reach into lambda/ only for contract/.
+// reach into lambda/ only for contract/; within lib/, the construct (lib/mcp-task-endpoint.ts) composes its rooms, and
+// the rooms point inward too, to the props and the parts every function is built from.
 /** A folder of lambda/ may import only itself and the folders listed. */
 const LAYERS = {
   contract: [],
@@ -23,6 +24,31 @@ const LAYERS = {
   'conformance-tools': ['example-tools', 'progress', 'prompts', 'tools', 'core', 'contract'],
 };
 
+/**
+ * A room of lib/ may import only itself and the rooms listed. None may import a file at the top of lib/ (the
+ * construct and the package's entry point): the construct composes the rooms, never the reverse.
+ */
+const LIB_ROOMS = {
+  props: [],
+  operations: [],
+  tables: [],
+  handlers: ['operations'],
+  steps: ['handlers', 'props'],
+  events: ['handlers', 'tables', 'props'],
+  schedules: ['handlers', 'operations', 'props'],
+  auth: ['handlers', 'tables', 'operations', 'props'],
+  api: ['auth', 'handlers', 'props'],
+  tools: ['events', 'schedules', 'handlers', 'operations', 'props'],
+};
+
+const libRoomRules = Object.entries(LIB_ROOMS).map(([room, allowed]) => ({
+  name: `lib-${room}-points-inward`,
+  comment: `lib/${room} may import only ${['itself', ...allowed].join(', ')} of lib/.`,
+  severity: 'error',
+  from: { path: `^lib/${room}/` },
+  to: { path: '^lib/', pathNot: [`^lib/${room}/`, ...allowed.map((each) => `^lib/${each}/`)] },
+}));
+
 const layerRules = Object.entries(LAYERS).map(([layer, allowed]) => ({
   name: `lambda-${layer}-points-inward`,
   comment: `lambda/${layer} may import only ${['itself', ...allowed].join(', ')}.`,
@@ -41,6 +67,19 @@ module.exports = {
       to: { circular: true },
     },
     ...layerRules,
+    ...libRoomRules,
+    {
+      name: 'lib-has-only-rooms',
+      comment:
+        'Of lib/, only the entry point (index.ts) and the construct that composes the rooms (mcp-task-endpoint.ts) ' +
+        'sit at the top; every other file is in the room its rule above names.',
+      severity: 'error',
+      from: { path: '^lib/' },
+      to: {
+        path: '^lib/',
+        pathNot: [`^lib/(${Object.keys(LIB_ROOMS).join('|')})/`, '^lib/(index|mcp-task-endpoint)\\.ts$'],
+      },
+    },
     {
       name: 'lambda-never-imports-outward',
       comment: 'Runtime code never imports the construct, the local stack, the CLI or the tests.',

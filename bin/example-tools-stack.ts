@@ -12,9 +12,9 @@ import { EXAMPLE_DURABLE_TOOLS, type DurableFunctionTool } from '../lambda/examp
 import { EXAMPLE_DISCOVERY } from '../lambda/example-tools/example-discovery.js';
 import { toolDescription, type StateMachineTool } from '../lambda/tools/state-machine-tool.js';
 import { isProgressStep } from '../lambda/progress/progress-lambda-step.js';
-import { HandlerFunction } from '../lib/handler-function.js';
+import { HandlerFunction } from '../lib/handlers/handler-function.js';
 import { McpTaskEndpoint } from '../lib/mcp-task-endpoint.js';
-import type { McpTaskEndpointProps } from '../lib/mcp-task-endpoint-props.js';
+import type { McpTaskEndpointProps } from '../lib/props/mcp-task-endpoint-props.js';
 
 export interface ExampleToolsStackProps extends StackProps {
   /**

@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions } from 'esbuild';
-import { assetDirectory, ESM_REQUIRE_BANNER, PACKAGE_ROOT } from '../lib/handler-asset.js';
+import { assetDirectory, ESM_REQUIRE_BANNER, PACKAGE_ROOT } from '../lib/handlers/handler-asset.js';
 
 /**
  * Minified ESM for Node 22 with linked source maps: an entry file, index.mjs, and chunks. What a handler reaches only

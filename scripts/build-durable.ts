@@ -11,7 +11,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
-import { PACKAGE_ROOT } from '../lib/handler-asset.js';
+import { PACKAGE_ROOT } from '../lib/handlers/handler-asset.js';
 import { BUNDLE_OPTIONS } from './build-assets.js';
 
 /** The subpath's source module: its exports are the subpath's. */

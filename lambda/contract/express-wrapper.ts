@@ -1,7 +1,7 @@
 // The STANDARD wrapper an EXPRESS tool's tasks run. EXPRESS machines have no DescribeExecution, no StopExecution, no
 // status events and last 5 minutes at most, and a task needs the first three; a STANDARD machine whose one working
 // state runs the EXPRESS machine with `states:startExecution.sync:2` has them all. Its ASL is made here, so that the
-// CDK construct (lib/express-wrapper.ts) and the local stack (local/infrastructure.ts) deploy the same wrapper.
+// CDK construct (lib/tools/express-wrapper.ts) and the local stack (local/infrastructure.ts) deploy the same wrapper.
 //
 // What the definition guarantees, and why:
 // - The task's result is exactly the EXPRESS machine's: the input goes through unchanged (`Input.$: $`), and the output

@@ -4,7 +4,7 @@
 /** The namespace when POWERTOOLS_METRICS_NAMESPACE is unset; the construct sets it to this too. */
 export const METRICS_NAMESPACE = 'McpTasks';
 
-/** Metric names, shared with the construct's dashboard and alarms (lib/endpoint-operations.ts). */
+/** Metric names, shared with the construct's dashboard and alarms (lib/operations/endpoint-operations.ts). */
 export const METRIC = {
   TasksCreated: 'TasksCreated',
   TasksRefused: 'TasksRefused',

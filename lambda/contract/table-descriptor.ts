@@ -1,6 +1,6 @@
 // A DynamoDB table's layout as plain data: its keys, its TTL attribute and its global secondary indexes. The CDK
-// construct (lib/task-table.ts) and the local stack (local/dynamodb-local-tables.ts) both create their tables from one,
-// so each layout is written once (task-table-schema.ts, oauth-table-schema.ts).
+// construct (lib/tables/task-table.ts) and the local stack (local/dynamodb-local-tables.ts) both create their tables
+// from one, so each layout is written once (task-table-schema.ts, oauth-table-schema.ts).
 
 /** A key attribute: its name and DynamoDB scalar type (`S` string, `N` number). */
 export interface KeyAttribute {

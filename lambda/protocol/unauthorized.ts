@@ -1,5 +1,5 @@
 // The 401 the function answers (api-gateway.ts, the local dev server): the JSON-RPC error of
-// contract/unauthorized-error.ts, which API Gateway's own 401 carries too (lib/mcp-rest-api.ts).
+// contract/unauthorized-error.ts, which API Gateway's own 401 carries too (lib/api/mcp-rest-api.ts).
 import { UNAUTHORIZED_ERROR_CODE, UNAUTHORIZED_MESSAGE } from '../contract/unauthorized-error.js';
 
 /** The MCP authorization spec's 401: a JSON-RPC error, and a `WWW-Authenticate` challenge that says where to start. */

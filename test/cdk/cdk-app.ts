@@ -3,10 +3,10 @@ import { readFileSync } from 'node:fs';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { ExampleToolsStack, type ExampleToolsStackProps } from '../../bin/example-tools-stack.js';
-import { AWS_CUSTOM_RESOURCE_PROVIDER_ID } from '../../lib/nag-acknowledgements.js';
+import { AWS_CUSTOM_RESOURCE_PROVIDER_ID } from '../../lib/operations/nag-acknowledgements.js';
 import { DECLARED_CATALOG_ATTRIBUTE, unpackToolCatalog } from '../../lambda/contract/declared-tool-catalog.js';
 import type { ToolDefinition } from '../../lambda/contract/tool-definition.js';
-import type { DiscoverToolsProps } from '../../lib/tool-discovery.js';
+import type { DiscoverToolsProps } from '../../lib/tools/tool-discovery.js';
 
 const CDK_JSON = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
   context: Record<string, unknown>;

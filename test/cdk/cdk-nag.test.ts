@@ -6,7 +6,7 @@ import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
 import { exampleStack } from './cdk-app.js';
 import type { ExampleToolsStackProps } from '../../bin/example-tools-stack.js';
-import type { DiscoverToolsProps } from '../../lib/tool-discovery.js';
+import type { DiscoverToolsProps } from '../../lib/tools/tool-discovery.js';
 
 type Finding = `${string} ${string}`;
 

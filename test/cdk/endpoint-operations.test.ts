@@ -9,8 +9,11 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import { describe, expect, it } from 'vitest';
 import { DIMENSION, METRIC, METRICS_ENV, METRICS_NAMESPACE } from '../../lambda/contract/metric-names.js';
 import { McpTaskEndpoint } from '../../lib/mcp-task-endpoint.js';
-import type { McpTaskEndpointProps } from '../../lib/mcp-task-endpoint-props.js';
-import { API_5XX_RATE_THRESHOLD, DESCRIBE_EXECUTION_THROTTLE_THRESHOLD } from '../../lib/endpoint-operations.js';
+import type { McpTaskEndpointProps } from '../../lib/props/mcp-task-endpoint-props.js';
+import {
+  API_5XX_RATE_THRESHOLD,
+  DESCRIBE_EXECUTION_THROTTLE_THRESHOLD,
+} from '../../lib/operations/endpoint-operations.js';
 import { logicalId, testStack } from './cdk-app.js';
 
 function synth(props: McpTaskEndpointProps = {}, withTopic = false) {

@@ -3,7 +3,7 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { expect } from 'vitest';
 import { McpTaskEndpoint } from '../../lib/mcp-task-endpoint.js';
-import type { McpTaskEndpointProps } from '../../lib/mcp-task-endpoint-props.js';
+import type { McpTaskEndpointProps } from '../../lib/props/mcp-task-endpoint-props.js';
 import { testStack } from './cdk-app.js';
 import { resources, type Resource } from './endpoint-template.js';
 

@@ -2,12 +2,14 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { handlerEntries } from '../../scripts/build-assets.js';
-import { assetDirectory, PACKAGE_ROOT, prebuiltAsset, projectPath } from '../../lib/handler-asset.js';
+import { assetDirectory, PACKAGE_ROOT, prebuiltAsset, projectPath } from '../../lib/handlers/handler-asset.js';
 
 describe('handler assets', () => {
   it('finds the package root from the module itself: this repository when run from source', () => {
     expect(projectPath('package.json')).toBe(join(PACKAGE_ROOT, 'package.json'));
-    expect(projectPath('lib/handler-asset.ts')).toBe(join(PACKAGE_ROOT, 'lib', 'handler-asset.ts'));
+    expect(projectPath('lib/handlers/handler-asset.ts')).toBe(
+      join(PACKAGE_ROOT, 'lib', 'handlers', 'handler-asset.ts'),
+    );
   });
 
   it('keep each handler in a folder of its own under dist/assets, named by its module path', () => {

@@ -5,8 +5,8 @@ import { Duration } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { DISCOVERY_ENV, ENV } from '../../lambda/contract/environment-names.js';
-import type { DiscoverToolsProps } from '../../lib/tool-discovery.js';
-import { MACHINE_CHANGE_EVENT_NAMES } from '../../lib/tool-discovery.js';
+import type { DiscoverToolsProps } from '../../lib/tools/tool-discovery.js';
+import { MACHINE_CHANGE_EVENT_NAMES } from '../../lib/tools/tool-discovery.js';
 import { exampleStack, joined, logicalId, statementsOf, TEST_ENV, type Statement } from './cdk-app.js';
 
 const ARN = `arn:aws:states:${TEST_ENV.region}:${TEST_ENV.account}`;

@@ -12,7 +12,10 @@ import {
   LAMBDA_EVENT_SOURCE,
 } from '../../lambda/contract/durable-execution-status-events.js';
 import { DECLARED_CATALOG_ATTRIBUTE } from '../../lambda/contract/declared-tool-catalog.js';
-import { STATUS_EVENT_MAX_AGE, STATUS_EVENT_TARGET_RETRY_ATTEMPTS } from '../../lib/mcp-task-endpoint-defaults.js';
+import {
+  STATUS_EVENT_MAX_AGE,
+  STATUS_EVENT_TARGET_RETRY_ATTEMPTS,
+} from '../../lib/props/mcp-task-endpoint-defaults.js';
 import { McpTaskEndpoint, type McpToolProps } from '../../lib/mcp-task-endpoint.js';
 import {
   declaredCatalogResource,

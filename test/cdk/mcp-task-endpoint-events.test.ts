@@ -7,8 +7,11 @@ import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { describe, expect, it } from 'vitest';
 import { ENV, EVENTS_ENV } from '../../lambda/contract/environment-names.js';
 import { EVENT_PARTITION_KEY, EVENT_SORT_KEY, EVENT_TTL_ATTRIBUTE } from '../../lambda/contract/event-table-schema.js';
-import { TASK_EVENT_ITERATOR_AGE_THRESHOLD, WEBHOOK_DELIVERY_AGE_THRESHOLD } from '../../lib/endpoint-operations.js';
-import { EVENT_TABLE_ACTIONS } from '../../lib/task-events.js';
+import {
+  TASK_EVENT_ITERATOR_AGE_THRESHOLD,
+  WEBHOOK_DELIVERY_AGE_THRESHOLD,
+} from '../../lib/operations/endpoint-operations.js';
+import { EVENT_TABLE_ACTIONS } from '../../lib/events/task-events.js';
 import { dynamoDbActionsOf, logicalId, ownResources } from './cdk-app.js';
 import { mappingOf, queuePolicyOf, variablesOf } from './events-template.js';
 import { ids, policyStatements, resource, sorted, stack, template, useEndpointTemplate } from './endpoint-template.js';

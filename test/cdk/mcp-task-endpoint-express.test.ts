@@ -7,7 +7,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { describe, expect, it } from 'vitest';
 import { expressWrapperDefinition } from '../../lambda/contract/express-wrapper.js';
-import { EXPRESS_WRAPPER_TIMEOUT } from '../../lib/mcp-task-endpoint-defaults.js';
+import { EXPRESS_WRAPPER_TIMEOUT } from '../../lib/props/mcp-task-endpoint-defaults.js';
 import { McpTaskEndpoint, type McpToolProps } from '../../lib/mcp-task-endpoint.js';
 import {
   declaredCatalogResource,

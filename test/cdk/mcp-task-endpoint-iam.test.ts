@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { EXAMPLE_TOOLS } from '../../lambda/example-tools/example-tool-catalog.js';
 import { OWNER_INDEX } from '../../lambda/contract/task-table-schema.js';
-import { EVENT_TABLE_ACTIONS } from '../../lib/task-events.js';
+import { EVENT_TABLE_ACTIONS } from '../../lib/events/task-events.js';
 import { dynamoDbActionsOf, isCustomResourceProvider, logicalId, ownResources } from './cdk-app.js';
 import {
   executionsOf,

@@ -143,7 +143,7 @@ describe('functions', () => {
     expect(fn['Environment'].Variables).toEqual({
       [ENV.tableName]: { Ref: ids.table },
       NODE_OPTIONS: '--enable-source-maps',
-      // Where its task metrics go (see lib/endpoint-operations.ts).
+      // Where its task metrics go (see lib/operations/endpoint-operations.ts).
       [METRICS_ENV.namespace]: METRICS_NAMESPACE,
       [METRICS_ENV.serviceName]: expect.any(String),
     });

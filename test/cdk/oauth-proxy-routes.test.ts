@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { createOAuthProxyFromConfig, oauthProxyConfigFromEnvironment } from '../../lambda/handlers/oauth-proxy-core.js';
 import { OAUTH_ENV } from '../../lambda/contract/environment-names.js';
 import { OAUTH_PATHS } from '../../lambda/contract/oauth-paths.js';
-import { OAUTH_PROXY_ROUTES } from '../../lib/oauth-proxy.js';
+import { OAUTH_PROXY_ROUTES } from '../../lib/auth/oauth-proxy.js';
 import { joined, exampleStack, logicalId, TEST_ENV } from './cdk-app.js';
 import { environmentOf, ids, resources, stack, template, useOAuthProxyTemplate } from './oauth-proxy-template.js';
 

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../lambda/contract/environment-names.js';
-import { PACKAGE_ROOT } from '../../lib/handler-asset.js';
+import { PACKAGE_ROOT } from '../../lib/handlers/handler-asset.js';
 import { buildDurable } from '../../scripts/build-durable.js';
 import { declaredCatalogResource, declaredCatalogTools, isCustomResourceProvider } from './cdk-app.js';
 

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it, vi } from 'vitest';
-import { assetDirectory, projectPath } from '../../lib/handler-asset.js';
+import { assetDirectory, projectPath } from '../../lib/handlers/handler-asset.js';
 import { ENV } from '../../lambda/contract/environment-names.js';
 import { localAwsEnvironment } from '../../local/local-aws.js';
 import { writeDeclaredCatalog } from '../../local/declared-tool-catalog.js';

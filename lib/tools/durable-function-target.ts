@@ -2,13 +2,11 @@
 // its executions belong to, and, when it is made in this app, the function itself (whose configuration synth reads).
 import { Arn, ArnFormat, Token } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import type { DurableFunctionRef } from '../props/mcp-task-endpoint-props.js';
 
 /** A Lambda function ARN: partition, region, account, name and, when qualified, the version or alias. */
 export const FUNCTION_ARN =
   /^(arn:aws[a-z-]*:lambda:([a-z0-9-]+):(\d{12}):function:([A-Za-z0-9_-]{1,64}))(?::([A-Za-z0-9_$.-]{1,128}))?$/;
-
-/** What a tool registers as its durable function: a version, an alias, or a qualified ARN. */
-export type DurableFunctionRef = lambda.IVersion | lambda.IAlias | string;
 
 export interface DurableFunctionTarget {
   /** The version's or alias's ARN: what the MCP function invokes. */

@@ -4,9 +4,9 @@
 import { Stack, Token } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
-import { toolDefinitionProblems } from '../lambda/contract/tool-definition.js';
+import { toolDefinitionProblems } from '../../lambda/contract/tool-definition.js';
 import { FUNCTION_ARN, isQualifiedFunction, underlyingFunction } from './durable-function-target.js';
-import type { McpToolProps } from './mcp-task-endpoint-props.js';
+import type { McpToolProps } from '../props/mcp-task-endpoint-props.js';
 
 /** An unqualified state machine ARN (a version or alias ARN would break the execution ARNs the backend derives). */
 const STATE_MACHINE_ARN = /^arn:aws[a-z-]*:states:([a-z0-9-]+):(\d{12}):stateMachine:[0-9A-Za-z_-]{1,80}$/;

@@ -3,7 +3,7 @@
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { Construct } from 'constructs';
-import type { HandlerFunction } from './handler-function.js';
+import type { HandlerFunction } from '../handlers/handler-function.js';
 import { createTaskItemWriter, type TaskItemWriterProps } from './task-item-writer.js';
 
 /** What a progress step reports. Numbers may be JSONPath values (`sfn.JsonPath.numberAt('$.done')`). */

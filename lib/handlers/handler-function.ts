@@ -7,8 +7,8 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { acknowledgeWildcardResource } from './nag-acknowledgements.js';
-import { ENV } from '../lambda/contract/environment-names.js';
+import { acknowledgeWildcardResource } from '../operations/nag-acknowledgements.js';
+import { ENV } from '../../lambda/contract/environment-names.js';
 import { prebuiltAsset } from './handler-asset.js';
 
 export { ESM_REQUIRE_BANNER, projectPath } from './handler-asset.js';

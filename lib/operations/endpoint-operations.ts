@@ -8,7 +8,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { DIMENSION, METRIC, METRICS_ENV, METRICS_NAMESPACE } from '../lambda/contract/metric-names.js';
+import { DIMENSION, METRIC, METRICS_ENV, METRICS_NAMESPACE } from '../../lambda/contract/metric-names.js';
 
 /** The endpoint's functions, by role: each gets an error and a throttle alarm and a line on the dashboard. */
 export interface OperatedFunctions {

@@ -5,8 +5,8 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
-import { ENV } from '../lambda/contract/environment-names.js';
-import { HandlerFunction, type HandlerFunctionProps } from './handler-function.js';
+import { ENV } from '../../lambda/contract/environment-names.js';
+import { HandlerFunction, type HandlerFunctionProps } from '../handlers/handler-function.js';
 
 export interface TaskItemWriterProps extends Pick<
   HandlerFunctionProps,

@@ -1,6 +1,6 @@
 // Where a Lambda handler's prebuilt asset lives. One layout for both ways this code runs: from source in this
-// repository (lib/*.ts) and compiled in an installed package (dist/lib/*.js), the assets are
-// <package root>/dist/assets.
+// repository (lib/handlers/*.ts) and compiled in an installed package (dist/lib/handlers/*.js), the assets are
+// <package root>/dist/assets; the root is found by walking up, so this module's depth under it does not matter.
 import { existsSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -13,14 +13,17 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { discoverySelectionProblems, type DiscoverySelection } from '../lambda/contract/discovery-selection.js';
-import { DISCOVERY_ENV, ENV } from '../lambda/contract/environment-names.js';
-import { STEP_FUNCTIONS_EVENT_SOURCE } from '../lambda/contract/execution-status-events.js';
-import { EXECUTION_NAME_PREFIX } from '../lambda/contract/execution-name.js';
-import { HandlerFunction, projectPath } from './handler-function.js';
-import { DEFAULT_DISCOVERY_REFRESH_RATE, DISCOVERY_REFRESH_FUNCTION_TIMEOUT } from './mcp-task-endpoint-defaults.js';
-import { acknowledgeWildcardResource } from './nag-acknowledgements.js';
-import { createStatusRuleMatching } from './status-events.js';
+import { discoverySelectionProblems, type DiscoverySelection } from '../../lambda/contract/discovery-selection.js';
+import { DISCOVERY_ENV, ENV } from '../../lambda/contract/environment-names.js';
+import { STEP_FUNCTIONS_EVENT_SOURCE } from '../../lambda/contract/execution-status-events.js';
+import { EXECUTION_NAME_PREFIX } from '../../lambda/contract/execution-name.js';
+import { HandlerFunction, projectPath } from '../handlers/handler-function.js';
+import {
+  DEFAULT_DISCOVERY_REFRESH_RATE,
+  DISCOVERY_REFRESH_FUNCTION_TIMEOUT,
+} from '../props/mcp-task-endpoint-defaults.js';
+import { acknowledgeWildcardResource } from '../operations/nag-acknowledgements.js';
+import { createStatusRuleMatching } from '../events/status-events.js';
 import type { ToolBindingParts } from './tool-bindings.js';
 
 /** Which of the account's state machines become tools, and how broadly the endpoint may reach them. */

@@ -1,8 +1,8 @@
 // Checks of McpTaskEndpoint's props (the tools' are in tool-problems.ts). Each check collects every problem, so one
 // synth reports them all.
 import { Token } from 'aws-cdk-lib';
-import { MAX_ACTIVE_TASKS_LIMIT } from '../lambda/contract/active-tasks-limit.js';
-import { redirectUriPatternProblem } from '../lambda/contract/redirect-uri-policy.js';
+import { MAX_ACTIVE_TASKS_LIMIT } from '../../lambda/contract/active-tasks-limit.js';
+import { redirectUriPatternProblem } from '../../lambda/contract/redirect-uri-policy.js';
 import {
   DEFAULT_DYNAMIC_CLIENT_REGISTRATION,
   DEFAULT_OAUTH_PROXY,

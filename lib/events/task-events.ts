@@ -20,8 +20,8 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { ENV, EVENTS_ENV } from '../lambda/contract/environment-names.js';
-import { HandlerFunction, projectPath } from './handler-function.js';
+import { ENV, EVENTS_ENV } from '../../lambda/contract/environment-names.js';
+import { HandlerFunction, projectPath } from '../handlers/handler-function.js';
 import {
   DEFAULT_TASK_EVENT_STREAM_PARALLELIZATION_FACTOR,
   DEFAULT_WEBHOOK_DELIVERY_MAX_CONCURRENCY,
@@ -34,8 +34,8 @@ import {
   WEBHOOK_DELIVERY_MAX_RECEIVE_COUNT,
   WEBHOOK_DELIVERY_VISIBILITY_TIMEOUT,
   WEBHOOK_SEALING_KEY_LENGTH,
-} from './mcp-task-endpoint-defaults.js';
-import { createEventTable } from './task-table.js';
+} from '../props/mcp-task-endpoint-defaults.js';
+import { createEventTable } from '../tables/task-table.js';
 
 /**
  * What the event and subscription stores do to the events table: appends, reads after a position, subscriptions put,

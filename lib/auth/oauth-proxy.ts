@@ -14,10 +14,10 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { OAUTH_ENV } from '../lambda/contract/environment-names.js';
-import { OAUTH_PATHS } from '../lambda/contract/oauth-paths.js';
-import { awaitCustomResourceLogGroup } from './custom-resource-log-group.js';
-import { HandlerFunction, projectPath } from './handler-function.js';
+import { OAUTH_ENV } from '../../lambda/contract/environment-names.js';
+import { OAUTH_PATHS } from '../../lambda/contract/oauth-paths.js';
+import { awaitCustomResourceLogGroup } from '../operations/custom-resource-log-group.js';
+import { HandlerFunction, projectPath } from '../handlers/handler-function.js';
 import {
   DEFAULT_ALLOWED_REDIRECT_URIS,
   DEFAULT_CLIENT_ID_METADATA_DOCUMENTS,
@@ -28,9 +28,9 @@ import {
   DEFAULT_REMOVAL_POLICY,
   OAUTH_PROXY_UPSTREAM_REFRESH_TOKEN_VALIDITY,
   OAUTH_SIGNING_KEY_LENGTH,
-} from './mcp-task-endpoint-defaults.js';
-import { createOAuthTable } from './task-table.js';
-import { acknowledgeCustomResourceProvider } from './nag-acknowledgements.js';
+} from '../props/mcp-task-endpoint-defaults.js';
+import { createOAuthTable } from '../tables/task-table.js';
+import { acknowledgeCustomResourceProvider } from '../operations/nag-acknowledgements.js';
 
 /** A path of the runtime's OAUTH_PATHS as API Gateway names a resource: relative to the stage, no leading '/'. */
 const resourcePath = (path: string): string => path.slice(1);

@@ -1,20 +1,20 @@
 // The OAuth side of the endpoint: a Cognito user pool (new or existing), a resource server whose scope machine tokens
 // carry, an optional machine client, and a hosted domain for the OAuth endpoints and the sign-in page. Without the
 // OAuth proxy (`oauthProxy: false`), also the interactive PKCE client MCP clients use directly and the API Gateway
-// authorizer that checks their tokens; with it, the proxy (lib/oauth-proxy.ts) signs people in through its own client
+// authorizer that checks their tokens; with it, the proxy (oauth-proxy.ts) signs people in through its own client
 // and the MCP function checks tokens.
 import { Aws, Duration, Names, Validations, type RemovalPolicy } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
-import type { McpTaskEndpointProps } from './mcp-task-endpoint-props.js';
+import type { McpTaskEndpointProps } from '../props/mcp-task-endpoint-props.js';
 import {
   DEFAULT_OAUTH_CALLBACK_URLS,
   DEFAULT_OAUTH_PROXY,
   DEFAULT_RESOURCE_SERVER_IDENTIFIER,
   defaultUserPoolProps,
   OAUTH_SCOPE_NAME,
-} from './mcp-task-endpoint-defaults.js';
+} from '../props/mcp-task-endpoint-defaults.js';
 
 /** The endpoint's auth props (documented there), plus the removal policy it settled on. */
 export type CognitoAuthProps = Pick<

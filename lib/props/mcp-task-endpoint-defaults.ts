@@ -2,7 +2,7 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import { DEFAULT_ALLOWED_REDIRECT_URIS } from '../lambda/contract/redirect-uri-policy.js';
+import { DEFAULT_ALLOWED_REDIRECT_URIS } from '../../lambda/contract/redirect-uri-policy.js';
 
 export const DEFAULT_REMOVAL_POLICY = RemovalPolicy.RETAIN;
 export const DEFAULT_STAGE_NAME = 'prod';
@@ -31,7 +31,7 @@ export const DEFAULT_OAUTH_CALLBACK_URLS: readonly string[] = [
   'http://localhost:6274/oauth/callback/debug',
 ];
 
-/** The endpoint is its own OAuth authorization server in front of the user pool (see lib/oauth-proxy.ts). */
+/** The endpoint is its own OAuth authorization server in front of the user pool (see lib/auth/oauth-proxy.ts). */
 export const DEFAULT_OAUTH_PROXY = true;
 /** Clients may name themselves by the URL of their Client ID Metadata Document (claude.ai, VS Code). */
 export const DEFAULT_CLIENT_ID_METADATA_DOCUMENTS = true;
@@ -121,7 +121,7 @@ export const WEBHOOK_DELIVERY_VISIBILITY_TIMEOUT = Duration.minutes(6);
 export const WEBHOOK_DELIVERY_MAX_RECEIVE_COUNT = 10;
 /**
  * Characters of the generated webhook sealing key: letters and digits, about 380 bits. The runtime derives the
- * AES-256 key as sha256 of this string (see lib/task-events.ts).
+ * AES-256 key as sha256 of this string (see lib/events/task-events.ts).
  */
 export const WEBHOOK_SEALING_KEY_LENGTH = 64;
 

@@ -8,11 +8,11 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { ENV } from '../lambda/contract/environment-names.js';
-import { ACTIVE_EXPIRY_INDEX } from '../lambda/contract/task-table-schema.js';
-import { HandlerFunction, projectPath, type HandlerFunctionProps } from './handler-function.js';
-import { EXPIRY_SWEEP_FUNCTION_TIMEOUT } from './mcp-task-endpoint-defaults.js';
-import { acknowledgeWildcardResource, LIST_BY_FUNCTION_REASON } from './nag-acknowledgements.js';
+import { ENV } from '../../lambda/contract/environment-names.js';
+import { ACTIVE_EXPIRY_INDEX } from '../../lambda/contract/task-table-schema.js';
+import { HandlerFunction, projectPath, type HandlerFunctionProps } from '../handlers/handler-function.js';
+import { EXPIRY_SWEEP_FUNCTION_TIMEOUT } from '../props/mcp-task-endpoint-defaults.js';
+import { acknowledgeWildcardResource, LIST_BY_FUNCTION_REASON } from '../operations/nag-acknowledgements.js';
 
 export interface ExpirySweepScheduleProps extends Pick<
   HandlerFunctionProps,

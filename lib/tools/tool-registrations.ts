@@ -6,9 +6,9 @@ import type * as events from 'aws-cdk-lib/aws-events';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
-import { stateMachineEntry } from '../lambda/contract/declared-tool-catalog.js';
+import { stateMachineEntry } from '../../lambda/contract/declared-tool-catalog.js';
 import { ExpressWrapper } from './express-wrapper.js';
-import type { McpToolProps } from './mcp-task-endpoint-props.js';
+import type { McpToolProps } from '../props/mcp-task-endpoint-props.js';
 import { durableFunctionTarget, type DurableFunctionTarget } from './durable-function-target.js';
 import {
   bindDurableFunction,

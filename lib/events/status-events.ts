@@ -12,14 +12,14 @@ import {
   ExecutionStatus,
   EXECUTION_STATUS_CHANGE,
   STEP_FUNCTIONS_EVENT_SOURCE,
-} from '../lambda/contract/execution-status-events.js';
-import { EXECUTION_NAME_PREFIX } from '../lambda/contract/execution-name.js';
+} from '../../lambda/contract/execution-status-events.js';
+import { EXECUTION_NAME_PREFIX } from '../../lambda/contract/execution-name.js';
 import {
   DURABLE_EXECUTION_STATUS_CHANGE,
   FOLLOWED_DURABLE_STATUSES,
   LAMBDA_EVENT_SOURCE,
-} from '../lambda/contract/durable-execution-status-events.js';
-import { STATUS_EVENT_MAX_AGE, STATUS_EVENT_TARGET_RETRY_ATTEMPTS } from './mcp-task-endpoint-defaults.js';
+} from '../../lambda/contract/durable-execution-status-events.js';
+import { STATUS_EVENT_MAX_AGE, STATUS_EVENT_TARGET_RETRY_ATTEMPTS } from '../props/mcp-task-endpoint-defaults.js';
 
 /**
  * RUNNING moves a task from `submitted` to `working`; the terminal statuses finish it. PENDING_REDRIVE is left out:

@@ -5,8 +5,8 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
 import { ExecutionReconcilerSchedule } from './execution-reconciler-schedule.js';
 import { ExpirySweepSchedule } from './expiry-sweep-schedule.js';
-import type { HandlerFunctionProps } from './handler-function.js';
-import * as defaults from './mcp-task-endpoint-defaults.js';
+import type { HandlerFunctionProps } from '../handlers/handler-function.js';
+import * as defaults from '../props/mcp-task-endpoint-defaults.js';
 
 export interface TaskSchedulesProps extends Pick<HandlerFunctionProps, 'tracing' | 'logRetention' | 'removalPolicy'> {
   readonly table: dynamodb.ITable;

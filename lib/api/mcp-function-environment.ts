@@ -3,7 +3,7 @@
 // fits Lambda's 4 KB.
 import type { Duration } from 'aws-cdk-lib';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import { ENV, EVENTS_ENV, MCP_HTTP_ENV, OAUTH_ENV } from '../lambda/contract/environment-names.js';
+import { ENV, EVENTS_ENV, MCP_HTTP_ENV, OAUTH_ENV } from '../../lambda/contract/environment-names.js';
 import {
   environmentBytesUpperBound,
   LAMBDA_ENVIRONMENT_LIMIT_BYTES,
@@ -12,9 +12,9 @@ import {
   MAX_TOKEN_BYTES,
   MAX_USER_POOL_CLIENT_ID_BYTES,
   MAX_USER_POOL_ID_BYTES,
-} from './function-environment.js';
-import * as defaults from './mcp-task-endpoint-defaults.js';
-import type { McpTaskEndpointProps } from './mcp-task-endpoint-props.js';
+} from '../handlers/function-environment.js';
+import * as defaults from '../props/mcp-task-endpoint-defaults.js';
+import type { McpTaskEndpointProps } from '../props/mcp-task-endpoint-props.js';
 
 export interface McpFunctionEnvironmentProps {
   readonly tableName: string;

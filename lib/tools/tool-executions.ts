@@ -2,8 +2,8 @@
 // carry lambda/contract's EXECUTION_NAME_PREFIX), of the tool's own state machine or durable function.
 import { Arn, ArnFormat, Stack, Token } from 'aws-cdk-lib';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
-import { EXECUTION_NAME_PREFIX } from '../lambda/contract/execution-name.js';
-import type { McpToolProps } from './mcp-task-endpoint-props.js';
+import { EXECUTION_NAME_PREFIX } from '../../lambda/contract/execution-name.js';
+import type { McpToolProps } from '../props/mcp-task-endpoint-props.js';
 
 /**
  * The ARN of the tool's workflow as registered: its state machine's, or its durable function's version or alias (an

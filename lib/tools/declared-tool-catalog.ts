@@ -11,16 +11,16 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
-import { ENV } from '../lambda/contract/environment-names.js';
+import { ENV } from '../../lambda/contract/environment-names.js';
 import {
   DECLARED_CATALOG_ATTRIBUTE,
   declaredCatalogKey,
   packToolDescriptions,
-} from '../lambda/contract/declared-tool-catalog.js';
-import { PARTITION_KEY } from '../lambda/contract/task-table-schema.js';
-import { awaitCustomResourceLogGroup } from './custom-resource-log-group.js';
-import type { McpToolProps } from './mcp-task-endpoint-props.js';
-import { acknowledgeCustomResourceProvider } from './nag-acknowledgements.js';
+} from '../../lambda/contract/declared-tool-catalog.js';
+import { PARTITION_KEY } from '../../lambda/contract/task-table-schema.js';
+import { awaitCustomResourceLogGroup } from '../operations/custom-resource-log-group.js';
+import type { McpToolProps } from '../props/mcp-task-endpoint-props.js';
+import { acknowledgeCustomResourceProvider } from '../operations/nag-acknowledgements.js';
 
 export interface DeclaredToolCatalogProps {
   readonly table: dynamodb.ITable;

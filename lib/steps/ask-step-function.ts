@@ -5,9 +5,9 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { Construct } from 'constructs';
-import { inputRequestProblems } from '../lambda/contract/input-request-problems.js';
-import { projectPath, type HandlerFunction } from './handler-function.js';
-import { throwIfProblems } from './mcp-task-endpoint-validation.js';
+import { inputRequestProblems } from '../../lambda/contract/input-request-problems.js';
+import { projectPath, type HandlerFunction } from '../handlers/handler-function.js';
+import { throwIfProblems } from '../props/mcp-task-endpoint-validation.js';
 import { createTaskItemWriter, type TaskItemWriterProps } from './task-item-writer.js';
 
 export interface AskStepProps {

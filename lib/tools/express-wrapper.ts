@@ -7,9 +7,9 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { expressWrapperDefinition } from '../lambda/contract/express-wrapper.js';
-import { EXPRESS_WRAPPER_TIMEOUT } from './mcp-task-endpoint-defaults.js';
-import { acknowledgeWildcardResource } from './nag-acknowledgements.js';
+import { expressWrapperDefinition } from '../../lambda/contract/express-wrapper.js';
+import { EXPRESS_WRAPPER_TIMEOUT } from '../props/mcp-task-endpoint-defaults.js';
+import { acknowledgeWildcardResource } from '../operations/nag-acknowledgements.js';
 import { executionsOf } from './tool-executions.js';
 
 export interface ExpressWrapperProps {

@@ -6,10 +6,10 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
-import { EVENT_TABLE } from '../lambda/contract/event-table-schema.js';
-import { OAUTH_TABLE } from '../lambda/contract/oauth-table-schema.js';
-import type { KeyAttribute, TableDescriptor } from '../lambda/contract/table-descriptor.js';
-import { OWNER_INDEX, TASK_TABLE } from '../lambda/contract/task-table-schema.js';
+import { EVENT_TABLE } from '../../lambda/contract/event-table-schema.js';
+import { OAUTH_TABLE } from '../../lambda/contract/oauth-table-schema.js';
+import type { KeyAttribute, TableDescriptor } from '../../lambda/contract/table-descriptor.js';
+import { OWNER_INDEX, TASK_TABLE } from '../../lambda/contract/task-table-schema.js';
 
 export interface TaskTableProps {
   readonly removalPolicy: RemovalPolicy;

@@ -6,12 +6,15 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import type { ExecutionReconcilerSchedule } from './execution-reconciler-schedule.js';
-import type { ExpirySweepSchedule } from './expiry-sweep-schedule.js';
-import type { HandlerFunction } from './handler-function.js';
+import type { ExecutionReconcilerSchedule } from '../schedules/execution-reconciler-schedule.js';
+import type { ExpirySweepSchedule } from '../schedules/expiry-sweep-schedule.js';
+import type { HandlerFunction } from '../handlers/handler-function.js';
 import type { DurableFunctionTarget } from './durable-function-target.js';
-import { acknowledgeWildcardResource as acknowledge, LIST_BY_FUNCTION_REASON } from './nag-acknowledgements.js';
-import { createDurableStatusRule, createStatusRule } from './status-events.js';
+import {
+  acknowledgeWildcardResource as acknowledge,
+  LIST_BY_FUNCTION_REASON,
+} from '../operations/nag-acknowledgements.js';
+import { createDurableStatusRule, createStatusRule } from '../events/status-events.js';
 import { durableExecutionsOf, executionsOf } from './tool-executions.js';
 
 /** The endpoint's parts a tool's state machine is bound to. */

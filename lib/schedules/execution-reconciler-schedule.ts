@@ -10,11 +10,11 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { ENV } from '../lambda/contract/environment-names.js';
-import { CHECK_DUE_INDEX } from '../lambda/contract/task-table-schema.js';
-import { HandlerFunction, projectPath, type HandlerFunctionProps } from './handler-function.js';
-import { acknowledgeWildcardResource, LIST_BY_FUNCTION_REASON } from './nag-acknowledgements.js';
-import { pick } from './pick-props.js';
+import { ENV } from '../../lambda/contract/environment-names.js';
+import { CHECK_DUE_INDEX } from '../../lambda/contract/task-table-schema.js';
+import { HandlerFunction, projectPath, type HandlerFunctionProps } from '../handlers/handler-function.js';
+import { acknowledgeWildcardResource, LIST_BY_FUNCTION_REASON } from '../operations/nag-acknowledgements.js';
+import { pick } from '../props/pick-props.js';
 
 /** The reconciler runs this often; its budget is spent over this period. */
 export const RECONCILER_RATE = Duration.minutes(1);

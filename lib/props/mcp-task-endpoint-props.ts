@@ -3,11 +3,14 @@ import type { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigateway';
 import type * as cognito from 'aws-cdk-lib/aws-cognito';
 import type * as kms from 'aws-cdk-lib/aws-kms';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
-import type { JsonSchema, TaskSupport } from '../lambda/contract/tool-definition.js';
-import type { DurableFunctionRef } from './durable-function-target.js';
+import type { JsonSchema, TaskSupport } from '../../lambda/contract/tool-definition.js';
+
+/** What a tool registers as its durable function: a version, an alias, or a qualified ARN. */
+export type DurableFunctionRef = lambda.IVersion | lambda.IAlias | string;
 
 /**
  * One MCP tool: the workflow that runs it (a state machine or a Lambda durable function: exactly one), and what
@@ -109,7 +112,7 @@ export interface McpTaskEndpointProps {
 
   /**
    * Make the endpoint its own OAuth 2.1 authorization server in front of the user pool (an "OAuth proxy", see
-   * lib/oauth-proxy.ts): it publishes RFC 8414 metadata with PKCE, registers clients (Dynamic Client Registration,
+   * lib/auth/oauth-proxy.ts): it publishes RFC 8414 metadata with PKCE, registers clients (Dynamic Client Registration,
    * Client ID Metadata Documents), signs people in through the user pool's hosted login, and issues its own tokens
    * for the MCP URL, which the MCP function checks. That is what claude.ai, ChatGPT, Cursor and VS Code need to
    * connect by OAuth; Cognito alone publishes no registration endpoint and no PKCE support. `false` keeps API

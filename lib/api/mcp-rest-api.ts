@@ -1,16 +1,16 @@
 // The REST API in front of the MCP function: /mcp (POST, GET, DELETE) as a streaming Lambda proxy, stage throttling
 // and JSON access logs. With Cognito auth, also the authorizer on /mcp, the RFC 9728 metadata route and the 401 that
 // points at it; with the OAuth proxy, /mcp is open at API Gateway (the function checks tokens and answers 401) and
-// the proxy adds its own routes, the metadata among them (lib/oauth-proxy.ts).
+// the proxy adds its own routes, the metadata among them (lib/auth/oauth-proxy.ts).
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { OAUTH_PATHS } from '../lambda/contract/oauth-paths.js';
-import { UNAUTHORIZED_ERROR_CODE } from '../lambda/contract/unauthorized-error.js';
-import type { CognitoAuth } from './cognito-auth.js';
+import { OAUTH_PATHS } from '../../lambda/contract/oauth-paths.js';
+import { UNAUTHORIZED_ERROR_CODE } from '../../lambda/contract/unauthorized-error.js';
+import type { CognitoAuth } from '../auth/cognito-auth.js';
 
 export const MCP_PATH = 'mcp';
 /** RFC 9728's document, relative to the stage (where the OAuth proxy serves it too). */
