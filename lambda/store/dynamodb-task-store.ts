@@ -1,5 +1,6 @@
 // TaskStore over one DynamoDB table: conditional writes, TTL with read-time expiry, owner-scoped keys and a sparse
-// owner index.
+// owner index. What each update of a task item sets, and under which condition, is in task-item-updates.ts; here is
+// what a lost condition means.
 import {
   ConditionalCheckFailedException,
   GetItemCommand,
@@ -11,7 +12,6 @@ import {
   PutCommand,
   QueryCommand,
   TransactWriteCommand,
-  UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { TASK_ATTRIBUTE as A } from '../contract/task-item-attributes.js';
@@ -33,11 +33,17 @@ import {
   TaskExpiredError,
   TaskNotFoundError,
 } from '../core/errors.js';
-import { TaskOrigin, type TaskRecord, type TaskSummary } from '../core/task.js';
-import { statusesExecutionNewsMayMove } from '../core/task-status.js';
+import type { TaskRecord, TaskSummary } from '../core/task.js';
 import { taskKey } from '../core/task-key.js';
-import { STATUS_IS_ACTIVE, statusIn, updateIfAllowed } from './dynamodb-conditions.js';
-import { taskChangeUpdate } from './task-change-update.js';
+import { updateIfAllowed } from './dynamodb-conditions.js';
+import {
+  activeTaskUpdate,
+  checkClaim,
+  currentStepWrite,
+  handOffWrite,
+  taskChangeCommand,
+  type ActiveTaskWrite,
+} from './task-item-updates.js';
 import { summaryFromItem, taskFromItem, taskToItem, withoutUndefined, type Item } from './task-item-codec.js';
 import { decodeCursor, encodeCursor } from './task-list-cursor.js';
 import type { TaskChange, TaskPage, TaskStore } from './task-store.js';
@@ -58,8 +64,6 @@ export interface DynamoDbTaskStoreOptions {
 }
 
 const DEFAULT_MAX_UNFINISHED_LIFETIME_MS = 366 * 24 * 60 * 60 * 1000;
-/** The names every conditional write on a task item uses: it exists, it is the same execution's, its status. */
-const PINNED_NAMES = { '#pk': PARTITION_KEY, '#executionArn': A.executionArn, '#status': A.status };
 
 export class DynamoDbTaskStore implements TaskStore {
   private readonly client: DynamoDBDocumentClient;
@@ -164,39 +168,8 @@ export class DynamoDbTaskStore implements TaskStore {
   }
 
   async update(task: TaskRecord, change: TaskChange): Promise<TaskRecord> {
-    const { updateExpression, names, values } = taskChangeUpdate(task, change);
-    // Execution news never takes a task out of input_required: only the answer path does
-    // (store/dynamodb-input-requests).
-    const allowed = statusIn(statusesExecutionNewsMayMove(change.status), 'from');
-    const now = this.clock.now();
     try {
-      const { Attributes } = await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { [PARTITION_KEY]: taskKey(task.owner, task.taskId) },
-          UpdateExpression: updateExpression,
-          // executionArn pins the very task read: a task created anew under the same ID is another task.
-          ConditionExpression:
-            `attribute_exists(#pk) AND #executionArn = :executionArn AND ` +
-            `(attribute_not_exists(#ttl) OR #ttl > :nowSeconds) AND (attribute_not_exists(#expiresAtMs) OR ` +
-            `#expiresAtMs > :nowMs) AND ${allowed.expression}`,
-          ExpressionAttributeNames: {
-            ...names,
-            ...PINNED_NAMES,
-            '#ttl': TTL_ATTRIBUTE,
-            '#expiresAtMs': EXPIRY_MS_ATTRIBUTE,
-          },
-          ExpressionAttributeValues: {
-            ...values,
-            ...allowed.values,
-            ':executionArn': task.executionArn,
-            ':nowSeconds': Math.floor(now / 1000),
-            ':nowMs': now,
-          },
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
+      const { Attributes } = await this.client.send(taskChangeCommand(this.tableName, task, change, this.clock.now()));
       return taskFromItem(Attributes!);
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
@@ -220,51 +193,20 @@ export class DynamoDbTaskStore implements TaskStore {
   }
 
   claimCheck(task: TaskRecord, now: number, next: number): Promise<boolean> {
-    return this.updateActive(task, {
-      set: `#${A.lastCheckedAt} = :now, #${A.nextCheckAt} = :next`,
-      condition:
-        task.nextCheckAt === undefined ? `attribute_not_exists(#${A.nextCheckAt})` : `#${A.nextCheckAt} = :dueAt`,
-      names: { [`#${A.lastCheckedAt}`]: A.lastCheckedAt, [`#${A.nextCheckAt}`]: A.nextCheckAt },
-      values: { ':now': now, ':next': next, ...(task.nextCheckAt === undefined ? {} : { ':dueAt': task.nextCheckAt }) },
-    });
+    return this.updateActive(task, checkClaim(task, now, next));
   }
 
   async recordCurrentStep(task: TaskRecord, step: string): Promise<void> {
-    await this.updateActive(task, {
-      set: `#${A.currentStep} = :step`,
-      names: { [`#${A.currentStep}`]: A.currentStep },
-      values: { ':step': step },
-    });
+    await this.updateActive(task, currentStepWrite(step));
   }
 
   handOff(task: TaskRecord): Promise<boolean> {
-    // Into the owner index (listed) as it becomes an ordinary task: the item codec keeps plain calls out of it.
-    return this.updateActive(task, {
-      set: `#origin = :handoff, #listOwner = :owner`,
-      condition: '#origin = :direct',
-      names: { '#origin': A.origin, '#listOwner': OWNER_INDEX_PARTITION_KEY },
-      values: { ':handoff': TaskOrigin.Handoff, ':direct': TaskOrigin.Direct, ':owner': task.owner },
-    });
+    return this.updateActive(task, handOffWrite(task));
   }
 
-  /** A SET on the very task read (same execution) while it is active; false when that condition refused it. */
-  private updateActive(
-    task: TaskRecord,
-    write: { set: string; condition?: string; names: Record<string, string>; values: Record<string, unknown> },
-  ): Promise<boolean> {
-    return updateIfAllowed(
-      this.client,
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: { [PARTITION_KEY]: taskKey(task.owner, task.taskId) },
-        UpdateExpression: `SET ${write.set}`,
-        ConditionExpression:
-          `attribute_exists(#pk) AND #executionArn = :executionArn AND ${STATUS_IS_ACTIVE.expression}` +
-          (write.condition === undefined ? '' : ` AND ${write.condition}`),
-        ExpressionAttributeNames: { ...write.names, ...PINNED_NAMES },
-        ExpressionAttributeValues: { ...write.values, ...STATUS_IS_ACTIVE.values, ':executionArn': task.executionArn },
-      }),
-    );
+  /** `write` on the very task read while it is active; false when that condition (or the write's own) refused it. */
+  private updateActive(task: TaskRecord, write: ActiveTaskWrite): Promise<boolean> {
+    return updateIfAllowed(this.client, activeTaskUpdate(this.tableName, task, write));
   }
 
   async list(owner: string, options: { cursor?: string; limit: number }): Promise<TaskPage> {
