@@ -44,8 +44,9 @@ export const LIST_BY_FUNCTION_REASON =
 export const AWS_CUSTOM_RESOURCE_PROVIDER_ID = 'AWS679f53fac002430cb0da5b7982bd2287';
 
 /**
- * Acknowledges the managed policy of CDK's shared AwsCustomResource provider in `scope`'s stack, once an
- * AwsCustomResource has made it; each resource's own calls are allowed by a policy of its own, scoped to its resource.
+ * Acknowledges the managed policy and the runtime of CDK's shared AwsCustomResource provider in `scope`'s stack, once
+ * an AwsCustomResource has made it; each resource's own calls are allowed by a policy of its own, scoped to its
+ * resource.
  */
 export function acknowledgeCustomResourceProvider(scope: IConstruct): void {
   const provider = Stack.of(scope).node.tryFindChild(AWS_CUSTOM_RESOURCE_PROVIDER_ID);
@@ -55,5 +56,13 @@ export function acknowledgeCustomResourceProvider(scope: IConstruct): void {
     reason:
       "CDK's AwsCustomResource provider, which makes this stack's deploy-time calls (the tool catalog's write, the " +
       "Cognito client secret's read): AWS maintains this managed policy for writing its logs.",
+  });
+  // aws-cdk-lib picks the provider's runtime (the region's latest Node.js runtime fact, nodejs24.x where it has none),
+  // with no property to set it; cdk-nag's newest runtime is the newest aws-cdk-lib knows (nodejs26.x since 2.278).
+  Validations.of(provider).acknowledge({
+    id: 'AwsSolutions-L1',
+    reason:
+      "CDK's AwsCustomResource provider, whose runtime aws-cdk-lib chooses (the region's latest Node.js runtime " +
+      'it has deployed) and offers no property to change; it moves when aws-cdk-lib does.',
   });
 }
