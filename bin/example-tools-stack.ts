@@ -211,6 +211,10 @@ export class ExampleToolsStack extends Stack {
     }
     if (endpoint.restApi.resourceMetadataUrl)
       new CfnOutput(this, 'ResourceMetadataUrl', { value: endpoint.restApi.resourceMetadataUrl });
+    new CfnOutput(this, 'TaskTableName', {
+      value: endpoint.table.tableName,
+      description: "The task table, for operators' commands: mcp-tasks discovery --table, the AWS CLI",
+    });
   }
 }
 

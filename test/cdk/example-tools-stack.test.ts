@@ -91,6 +91,10 @@ describe('the example stack on a fresh account', () => {
       );
     });
 
+    it('give the task table’s name, which operators’ commands take (mcp-tasks discovery --table)', () => {
+      expect(outputs['TaskTableName']!.Value).toEqual({ Ref: logicalId(stack, stack.endpoint.table) });
+    });
+
     it('give the authorization server clients are sent to: the OAuth proxy, at the stage’s base URL', () => {
       expect(joined(outputs['AuthorizationServerUrl']!.Value)).toBe(mcpUrl.replace(/\/mcp$/, ''));
       expect(outputs).not.toHaveProperty('InteractiveClientId');
