@@ -67,7 +67,8 @@ export interface CallOptions {
  * `--quiet` promises one thing on stdout, the id, so it refuses what would print something else: `--wait` (whose stdout
  * is already the result alone) and `--json` (the task as an object).
  */
-function checkQuiet(output: Output, options: CallOptions): void {
+/** Refuses what --quiet cannot be combined with; main.ts asks before connecting, and callCommand again. */
+export function checkQuiet(output: Pick<Output, 'json'>, options: CallOptions): void {
   if (!options.quiet) return;
   if (options.wait)
     throw new UsageError(

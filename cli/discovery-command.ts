@@ -51,6 +51,8 @@ export function renderReport(report: DiscoveryReport): string {
       (machine.tool !== undefined ? `tool ${machine.tool}` : `not a tool: ${machine.reason ?? 'no reason given'}`),
   );
   if (omitted > 0)
-    lines.push(`(${omitted} more not listed: the report keeps the first ${MAX_REPORTED_MACHINES}, refused ones first)`);
+    lines.push(
+      `(${omitted} more not listed: a report keeps what fits one item, up to ${MAX_REPORTED_MACHINES}, refused first)`,
+    );
   return [head, ...lines].join('\n');
 }

@@ -4,6 +4,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import {
   cancelCommand,
   callCommand,
+  checkQuiet,
   getCommand,
   listCommand,
   resultCommand,
@@ -14,7 +15,7 @@ import {
 } from './commands.js';
 import { connectTaskClient, PROTOCOLS, type ProtocolChoice } from './connect.js';
 import { CLIENT_INFO } from './endpoint.js';
-import { CliError, EXIT } from './cli-errors.js';
+import { CliError, EXIT, type UsageError } from './cli-errors.js';
 import type { TaskClient } from './task-client.js';
 import { webhookListenCommand, webhookSubscribeCommand } from './webhook-commands.js';
 
@@ -163,6 +164,13 @@ export function buildProgram(): Command {
     .action((tool: string, options: CallOptions & { idOnly?: boolean }) => {
       const { idOnly, ...callOptions } = options;
       const quiet = callOptions.quiet === true || idOnly === true;
+      // Refused before connecting, and on stderr even with --json: a script reading the id from stdout gets nothing.
+      try {
+        checkQuiet({ json: program.opts<GlobalOptions>().json === true }, { ...callOptions, quiet });
+      } catch (error) {
+        process.stderr.write(`${(error as Error).message}\n`);
+        process.exit((error as UsageError).exitCode);
+      }
       return run(program, (client, output) => callCommand(client, output, tool, { ...callOptions, quiet }));
     });
   program

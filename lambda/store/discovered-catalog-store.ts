@@ -33,32 +33,46 @@ export interface MachineDecision {
 export interface DiscoveryReport {
   /** At most {@link MAX_REPORTED_MACHINES}, in the order the refresher gave them. */
   readonly machines: readonly MachineDecision[];
-  /** How many decisions were left out past {@link MAX_REPORTED_MACHINES}, so the report fits one item. */
+  /** How many decisions were left out so that the report fits one item ({@link cappedReport}). */
   readonly omitted: number;
   /** Epoch ms of the refresh that made it. */
   readonly refreshedAt: number;
 }
 
-/**
- * The most decisions a report keeps. Each is at most about 600 bytes (an ARN, a name of 80, a reason of
- * {@link MAX_REASON_LENGTH}), so 400 stay well inside DynamoDB's 400 KB item.
- */
+/** The most decisions a report keeps, the refused ones first. */
 export const MAX_REPORTED_MACHINES = 400;
 export const MAX_REASON_LENGTH = 300;
+/**
+ * The most UTF-8 bytes a report's decisions take as JSON. Names and tag values (which reasons quote) may be any
+ * Unicode, up to 3 bytes a character, so a count of machines alone does not keep the item inside DynamoDB's 400 KB:
+ * this leaves room for the key and the other attributes.
+ */
+export const MAX_REPORT_BYTES = 350_000;
 
-/** `machines` cut to what a report holds: the first {@link MAX_REPORTED_MACHINES}, each reason cut to its length. */
+/** A reason cut to {@link MAX_REASON_LENGTH} characters, whole code points, ending in an ellipsis when cut. */
+function cutReason(decision: MachineDecision): MachineDecision {
+  if (decision.reason === undefined) return decision;
+  const characters = Array.from(decision.reason);
+  if (characters.length <= MAX_REASON_LENGTH) return decision;
+  return { ...decision, reason: `${characters.slice(0, MAX_REASON_LENGTH - 1).join('')}…` };
+}
+
+/**
+ * `machines` cut to what a report holds: in their order, each reason cut to its length, as many as fit both
+ * {@link MAX_REPORTED_MACHINES} and {@link MAX_REPORT_BYTES}; `omitted` counts the rest.
+ */
 export function cappedReport(machines: readonly MachineDecision[], refreshedAt: number): DiscoveryReport {
-  return {
-    machines: machines
-      .slice(0, MAX_REPORTED_MACHINES)
-      .map((decision) =>
-        decision.reason !== undefined && decision.reason.length > MAX_REASON_LENGTH
-          ? { ...decision, reason: `${decision.reason.slice(0, MAX_REASON_LENGTH - 1)}…` }
-          : decision,
-      ),
-    omitted: Math.max(0, machines.length - MAX_REPORTED_MACHINES),
-    refreshedAt,
-  };
+  const kept: MachineDecision[] = [];
+  let bytes = 2; // the JSON array's brackets
+  for (const decision of machines) {
+    if (kept.length === MAX_REPORTED_MACHINES) break;
+    const cut = cutReason(decision);
+    const size = Buffer.byteLength(JSON.stringify(cut), 'utf8') + 1; // and its comma
+    if (bytes + size > MAX_REPORT_BYTES) break;
+    kept.push(cut);
+    bytes += size;
+  }
+  return { machines: kept, omitted: machines.length - kept.length, refreshedAt };
 }
 
 export interface DiscoveredCatalogStore {

@@ -5,6 +5,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { StepFunctionsToolDefinition } from '../../lambda/contract/tool-definition.js';
 import {
   MAX_REASON_LENGTH,
+  MAX_REPORT_BYTES,
   MAX_REPORTED_MACHINES,
   type DiscoveredCatalogStore,
   type MachineDecision,
@@ -104,6 +105,22 @@ export function discoveredCatalogContract(name: string, make: MakeFixture<Discov
       expect(report.machines[0]).toMatchObject({ arn: machines[0]!.arn, name: machines[0]!.name });
       expect(report.machines.every((decision) => decision.reason!.length === MAX_REASON_LENGTH)).toBe(true);
       expect(report.machines[0]!.reason!.endsWith('…')).toBe(true);
+    });
+
+    it('keeps a report of names and reasons in three-byte characters inside one item, by bytes, not by count', async () => {
+      // Machine names and the tag values reasons quote may be any Unicode: 400 such decisions are over 500 KB.
+      const name = '機'.repeat(76);
+      const machines = Array.from({ length: MAX_REPORTED_MACHINES }, (_, index) => ({
+        arn: `arn:aws:states:ap-southeast-4:123456789012:stateMachine:${name}${String(index).padStart(4, '0')}`,
+        name: `${name}${String(index).padStart(4, '0')}`,
+        reason: '値'.repeat(5_000),
+      }));
+      await store.writeReport(machines, 1_000);
+      const report = (await store.readReport())!;
+      expect(Buffer.byteLength(JSON.stringify(report.machines), 'utf8')).toBeLessThanOrEqual(MAX_REPORT_BYTES);
+      expect(report.machines.length).toBeGreaterThan(100);
+      expect(report.omitted).toBe(MAX_REPORTED_MACHINES - report.machines.length);
+      expect(report.machines.every((decision) => Array.from(decision.reason!).length === MAX_REASON_LENGTH)).toBe(true);
     });
   });
 }

@@ -124,6 +124,12 @@ describe.each([
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toMatch(/^--quiet prints the task id and returns at once; --wait follows the task/);
     expect(json(await cli(['--json', 'list']))['tasks']).toHaveLength(before);
+
+    // With --json too the refusal goes to stderr, and before any connection: no server answers at this URL.
+    const unreachable = ['--url', 'http://127.0.0.1:9/mcp', '--json', 'call', 'text_stats', '--quiet'];
+    const refusedJson = await cli(unreachable);
+    expect({ code: refusedJson.code, stdout: refusedJson.stdout }).toEqual({ code: 2, stdout: '' });
+    expect(refusedJson.stderr).toMatch(/^--quiet prints the bare task id; --json prints the task as JSON/);
   });
 
   it('call returns a working task at once, and prints how to follow it', async () => {

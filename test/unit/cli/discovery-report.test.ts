@@ -29,6 +29,8 @@ describe('renderReport', () => {
       refreshedAt: 0,
     });
     expect(text).toMatch(/^Refresh of 1970-01-01T00:00:00\.000Z: 13 machines looked at; tools: 1\./);
-    expect(text.split('\n').at(-1)).toBe('(12 more not listed: the report keeps the first 400, refused ones first)');
+    expect(text.split('\n').at(-1)).toBe(
+      '(12 more not listed: a report keeps what fits one item, up to 400, refused first)',
+    );
   });
 });
