@@ -12,6 +12,7 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
+import { jsonStateFile } from './state-file.js';
 
 export type StreamBatchHandler = (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse>;
 
@@ -24,6 +25,17 @@ export interface StreamPollerOptions {
   /** The pause before a failed record is tried again. @default 500 */
   readonly retryAfterMs?: number;
   readonly onError?: (error: unknown) => void;
+  /**
+   * A file that keeps, per shard, the last record handled, so that a stack restarted on a kept database (whose stream
+   * DynamoDB Local keeps too) goes on after it instead of reading the stream again from its start. @default none
+   */
+  readonly positionFile?: string;
+}
+
+/** What the position file holds: the stream it is for (a table made anew has another), each shard's last record. */
+interface KeptPosition {
+  readonly streamArn: string;
+  readonly handled: Record<string, string>;
 }
 
 export interface StreamPoller {
@@ -59,8 +71,22 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
   const roundWaiters: Array<() => void> = [];
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
 
-  /** Per shard, the last record handled: where reading resumes when an iterator is lost. */
+  /** Per shard, the last record handled: where reading resumes when an iterator is lost, or the stack restarts. */
   const handled = new Map<string, string>();
+  const position =
+    options.positionFile === undefined
+      ? undefined
+      : jsonStateFile<KeptPosition>(options.positionFile, () => ({
+          streamArn: options.streamArn,
+          handled: Object.fromEntries(handled),
+        }));
+  const kept = position?.load();
+  if (kept?.streamArn === options.streamArn)
+    for (const [shard, last] of Object.entries(kept.handled)) handled.set(shard, last);
+  const handledUpTo = (shardId: string, sequenceNumber: string): void => {
+    handled.set(shardId, sequenceNumber);
+    position?.changed();
+  };
 
   const iteratorAt = async (
     shardId: string,
@@ -78,13 +104,21 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
     return ShardIterator;
   };
 
-  /** A fresh iterator after the last record handled (or from the start). */
-  const resumeIterator = (shardId: string): Promise<string | undefined> => {
+  /**
+   * A fresh iterator after the last record handled (or from the start). A kept position the stream no longer has
+   * (its records trimmed, or a database made anew under the same name) is dropped for the shard's start.
+   */
+  const resumeIterator = async (shardId: string): Promise<string | undefined> => {
     const last = handled.get(shardId);
-    return iteratorAt(
-      shardId,
-      last === undefined ? undefined : { type: 'AFTER_SEQUENCE_NUMBER', sequenceNumber: last },
-    );
+    if (last === undefined) return iteratorAt(shardId);
+    try {
+      return await iteratorAt(shardId, { type: 'AFTER_SEQUENCE_NUMBER', sequenceNumber: last });
+    } catch (error) {
+      const name = (error as { name?: string }).name;
+      if (name !== 'ValidationException' && name !== 'TrimmedDataAccessException') throw error;
+      handled.delete(shardId);
+      return iteratorAt(shardId);
+    }
   };
 
   /**
@@ -124,11 +158,11 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
       const { batchItemFailures } = await options.handle(eventOf(Records, options.streamArn));
       const failed = batchItemFailures[0]?.itemIdentifier;
       if (failed === undefined) {
-        handled.set(shardId, Records.at(-1)!.dynamodb!.SequenceNumber!);
+        handledUpTo(shardId, Records.at(-1)!.dynamodb!.SequenceNumber!);
         iterators.set(shardId, NextShardIterator);
       } else {
         const before = Records.findIndex((record) => record.dynamodb?.SequenceNumber === failed) - 1;
-        if (before >= 0) handled.set(shardId, Records[before]!.dynamodb!.SequenceNumber!);
+        if (before >= 0) handledUpTo(shardId, Records[before]!.dynamodb!.SequenceNumber!);
         iterators.set(shardId, await iteratorAt(shardId, { type: 'AT_SEQUENCE_NUMBER', sequenceNumber: failed }));
         await sleep(retryAfterMs);
       }
@@ -158,6 +192,7 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
     stop: async () => {
       stopped = true;
       await loop;
+      position?.flush();
       for (const done of roundWaiters.splice(0)) done();
       client.destroy();
     },

@@ -15,6 +15,8 @@ export interface LocalStatePaths {
   readonly schemaRegistry: string;
   /** The key webhook subscriptions' secrets are sealed with, so kept subscriptions can still be delivered to. */
   readonly webhookSealingKey: string;
+  /** Where the task-event stream reader stopped, so a restart does not project and deliver old changes again. */
+  readonly taskEventStream: string;
 }
 
 /** The directory `env` names, made absolute; `undefined` when the variable is unset or empty. */
@@ -29,6 +31,7 @@ export function localStatePaths(dir: string): LocalStatePaths {
     stepFunctions: join(dir, 'step-functions.json'),
     schemaRegistry: join(dir, 'schema-registry.json'),
     webhookSealingKey: join(dir, 'webhook-sealing-key'),
+    taskEventStream: join(dir, 'task-event-stream.json'),
   };
 }
 

@@ -116,7 +116,12 @@ async function main(): Promise<void> {
       eventTableName: EVENT_TABLE_NAME,
       allowLoopbackHttp: true,
       logger: localLogger,
-      ...(state ? { sealingKey: keptKey(state.webhookSealingKey, randomSealingKey) } : {}),
+      ...(state
+        ? {
+            sealingKey: keptKey(state.webhookSealingKey, randomSealingKey),
+            streamPositionFile: state.taskEventStream,
+          }
+        : {}),
     });
     stopAll.push(events.stop);
     // The team's own machines as tools, found by their tags (not in conformance mode: the suite expects its fixtures).

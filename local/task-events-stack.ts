@@ -42,6 +42,11 @@ export interface LocalTaskEventsOptions {
   readonly schedule?: DeliverySchedule;
   /** The key webhook secrets are sealed with. @default a random one */
   readonly sealingKey?: Buffer;
+  /**
+   * Where the task table's stream reader keeps its place across restarts (with a kept database), so that events
+   * already projected are not projected, nor their webhooks sent, again. @default none: read from the start
+   */
+  readonly streamPositionFile?: string;
   /** Wrappers around the pipeline's parts, for tests that inject faults (a failed send, a failed write). */
   readonly faults?: {
     /** The queue the projector sends to. */
@@ -105,6 +110,7 @@ export async function startLocalTaskEvents(options: LocalTaskEventsOptions): Pro
     streamArn: await streamArnOf(options.dynamoDb, options.taskTableName),
     handle: project,
     onError: (error) => logger.warn('Task table stream read failed', { error: String(error) }),
+    ...(options.streamPositionFile !== undefined ? { positionFile: options.streamPositionFile } : {}),
   });
   return {
     config: {
