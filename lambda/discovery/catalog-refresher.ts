@@ -67,6 +67,8 @@ export class CatalogRefresher {
    * refresh, locally). Each caller gets a refresh that started after it asked.
    */
   refresh(): Promise<RefreshReport> {
+    // A queued refresh has not started yet even when the running one has just ended: join it, not start a second.
+    if (this.queued !== undefined) return this.queued;
     if (this.running === undefined) return this.start();
     this.queued ??= this.running
       .catch(() => undefined)

@@ -218,6 +218,36 @@ describe('CatalogRefresher', () => {
     expect(listings).toBe(3);
   });
 
+  it('joins the queued refresh when asked just as the one before it ends, rather than starting a second beside it', async () => {
+    const { source } = account({ 'orders-refund': { tags: { 'mcp:tool': 'true' }, definition: ASL } });
+    let listing = 0;
+    let mostAtOnce = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const counted: StateMachineSource = {
+      ...source,
+      list: async () => {
+        listing += 1;
+        mostAtOnce = Math.max(mostAtOnce, listing);
+        try {
+          if (mostAtOnce === 1 && listing === 1) await gate;
+          return await source.list();
+        } finally {
+          listing -= 1;
+        }
+      },
+    };
+    const { refresh } = refresher(counted);
+    const first = refresh.refresh();
+    const queued = refresh.refresh();
+    release();
+    await first;
+    // The first has ended, the queued one has not started yet: a refresh asked for now must be that one.
+    const asked = refresh.refresh();
+    await Promise.all([queued, asked]);
+    expect(mostAtOnce).toBe(1);
+  });
+
   it('fails whole when a read fails, leaving the stored catalog as it was', async () => {
     const { source, failTagsFromNowOn } = account({
       'orders-refund': { tags: { 'mcp:tool': 'true' }, definition: ASL },
