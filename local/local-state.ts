@@ -1,6 +1,6 @@
 // The local stack's opt-in to keep its state across restarts: LOCAL_STATE_DIR names a directory, and each stand-in
 // keeps what it holds in a place of its own there (docs/local-stack.md). Unset, everything is in memory.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 
 export const STATE_DIR_VARIABLE = 'LOCAL_STATE_DIR';
@@ -35,15 +35,32 @@ export function localStatePaths(dir: string): LocalStatePaths {
   };
 }
 
-/** The key kept at `path`, made (from `create`) and written there, readable by its owner only, the first time. */
+/**
+ * The key kept at `path`, made (from `create`) and written there, readable by its owner only, the first time. Written
+ * to a temporary file and renamed, so a stack killed mid-write leaves no half key; a file that is not a key of the
+ * length `create` makes is refused with its path named.
+ */
 export function keptKey(path: string, create: () => Buffer): Buffer {
+  let text: string | undefined;
   try {
-    return Buffer.from(readFileSync(path, 'utf8').trim(), 'base64');
+    text = readFileSync(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
+  if (text !== undefined) {
+    const kept = Buffer.from(text.trim(), 'base64');
+    const expected = create().length;
+    if (kept.length !== expected)
+      throw new Error(
+        `${path} holds ${kept.length} bytes of key, not ${expected}; the kept webhook subscriptions need their key: ` +
+          'delete the state directory to start afresh',
+      );
+    return kept;
+  }
   const key = create();
   mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, key.toString('base64'), { mode: 0o600 });
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, key.toString('base64'), { mode: 0o600 });
+  renameSync(temporary, path);
   return key;
 }
