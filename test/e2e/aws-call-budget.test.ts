@@ -223,13 +223,17 @@ describe('AWS calls of a durable function’s task (the local runner of durable 
     expect(durableCounter.calls).toEqual({ GetItemCommand: 3 });
     durableCounter.reset();
     expect((await durableClient.experimental.tasks.cancelTask(task.taskId)).status).toBe('cancelled');
-    // Read the task, stop its execution, read what it ended as; record the end and free the owner's active slot.
-    expect(durableCounter.calls).toEqual({
-      GetItemCommand: 1,
+    // Read the task, stop its execution, read what it ended as; record the end and free the owner's active slot. The
+    // local runner's status event of the stop may record the cancellation first: then the cancel's conditional record
+    // loses, and it reads the task as recorded instead of freeing the slot a second time.
+    const recordedByTheCancel = { GetItemCommand: 1, UpdateItemCommand: 2 };
+    const recordedByTheStatusEvent = { GetItemCommand: 2, UpdateItemCommand: 1 };
+    const { StopDurableExecutionCommand, GetDurableExecutionCommand, ...tableCalls } = durableCounter.calls;
+    expect({ StopDurableExecutionCommand, GetDurableExecutionCommand }).toEqual({
       StopDurableExecutionCommand: 1,
       GetDurableExecutionCommand: 1,
-      UpdateItemCommand: 2,
     });
+    expect([recordedByTheCancel, recordedByTheStatusEvent]).toContainEqual(tableCalls);
     expect(durableCounter.total('lambda')).toBe(2);
     expect(await durableExecutionOf(task.taskId)).toMatchObject({ status: 'STOPPED' });
   });
