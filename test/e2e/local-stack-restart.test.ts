@@ -62,27 +62,47 @@ async function startTask(mcp: Client, name: string, args: Record<string, unknown
   return task;
 }
 
+/**
+ * Starts the stack on `env`'s ports. A port found free a moment ago can be held by another process by then (on a busy
+ * machine, another test's listener or an outgoing connection's local port): the first start then takes new ports, a
+ * restart (which must keep its ports) waits for the holder to let go.
+ */
+async function startStack(options: { samePorts: boolean }): Promise<LocalStackProcess> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startLocalStackProcess(env);
+    } catch (error) {
+      if (attempt === 5 || !(error as Error).message.includes('is already in use')) throw error;
+      if (options.samePorts) await new Promise((resolve) => setTimeout(resolve, 1_000));
+      else env = { ...env, ...(await freePorts()) };
+    }
+  }
+}
+
+async function freePorts(): Promise<Record<string, string>> {
+  const names = Object.values(PORT_VARIABLES);
+  return Object.fromEntries(await Promise.all(names.map(async (name) => [name, String(await freePort())])));
+}
+
 async function restart(): Promise<void> {
   await client?.close();
   await stack?.stop();
-  stack = await startLocalStackProcess(env);
+  stack = await startStack({ samePorts: true });
   client = await connectClient(mcpUrl());
 }
 
 beforeAll(async () => {
   stateDir = mkdtempSync(join(tmpdir(), 'local-stack-state-'));
-  const ports = await Promise.all(Object.values(PORT_VARIABLES).map(async (name) => [name, String(await freePort())]));
   env = {
-    ...Object.fromEntries(ports),
+    ...(await freePorts()),
     [STATE_DIR_VARIABLE]: stateDir,
     POWERTOOLS_LOG_LEVEL: 'SILENT',
     POWERTOOLS_METRICS_DISABLED: 'true',
   };
+  stack = await startStack({ samePorts: false });
   const common = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
   stepFunctions = new SFNClient({ ...common, endpoint: `http://127.0.0.1:${env[PORT_VARIABLES.stepFunctions]}` });
   schemas = new SchemasClient({ ...common, endpoint: `http://127.0.0.1:${env[PORT_VARIABLES.schemaRegistry]}` });
-
-  stack = await startLocalStackProcess(env);
   client = await connectClient(mcpUrl());
   ({ stateMachineArn: machineArn } = (await stepFunctions.send(
     new CreateStateMachineCommand({ name: 'refund-lookup', roleArn: ROLE_ARN, definition: DEFINITION, tags: TAGS }),
