@@ -36,28 +36,23 @@ export async function timed(run: () => Promise<unknown>): Promise<number> {
   return performance.now() - start;
 }
 
-/**
- * Runs `ours` and `anchor` in alternation, `rounds` times each after a warm-up; per-call times, CPU and AWS calls per
- * call.
- */
-export async function alternate(
-  servers: Servers,
-  rounds: number,
-  runs: { ours: () => Promise<unknown>; anchor: () => Promise<unknown> },
-  warmups = 3,
-) {
-  for (let warmup = 0; warmup < warmups; warmup++) await Promise.all([runs.ours(), runs.anchor()]);
-  const before = { ours: await servers.ours.stats(), anchor: await servers.anchor.stats() };
-  const samples = { ours: [] as number[], anchor: [] as number[] };
-  for (let round = 0; round < rounds; round++) {
-    samples.ours.push(await timed(runs.ours));
-    samples.anchor.push(await timed(runs.anchor));
-  }
-  const after = { ours: await servers.ours.stats(), anchor: await servers.anchor.stats() };
-  const per = (key: 'ours' | 'anchor', field: keyof BenchServerStats) =>
-    (after[key][field] - before[key][field]) / rounds;
+type Side = 'ours' | 'anchor';
+/** What each server spent over some rounds: the difference of its stats before and after. */
+type Spent = Record<Side, BenchServerStats>;
+
+const spentBetween = (before: BenchServerStats, after: BenchServerStats): BenchServerStats => ({
+  cpuMicros: after.cpuMicros - before.cpuMicros,
+  dynamoDb: after.dynamoDb - before.dynamoDb,
+  stepFunctions: after.stepFunctions - before.stepFunctions,
+});
+
+/** Per-call times, CPU and AWS calls per call, from the calls' samples and what the servers spent over `rounds`. */
+function perCall(samples: Record<Side, number[]>, spent: Spent, rounds: number) {
+  const per = (side: Side, field: keyof BenchServerStats) => spent[side][field] / rounds;
   return {
     samples,
+    spent,
+    rounds,
     ours: {
       median: median(samples.ours),
       worst: worst(samples.ours),
@@ -67,6 +62,30 @@ export async function alternate(
     },
     anchor: { median: median(samples.anchor), worst: worst(samples.anchor), cpuMs: per('anchor', 'cpuMicros') / 1000 },
   };
+}
+
+type Measured = ReturnType<typeof perCall>;
+
+/**
+ * Runs `ours` and `anchor` in alternation, `rounds` times each after a warm-up; per-call times, CPU and AWS calls per
+ * call.
+ */
+export async function alternate(
+  servers: Servers,
+  rounds: number,
+  runs: { ours: () => Promise<unknown>; anchor: () => Promise<unknown> },
+  warmups = 3,
+): Promise<Measured> {
+  for (let warmup = 0; warmup < warmups; warmup++) await Promise.all([runs.ours(), runs.anchor()]);
+  const before = { ours: await servers.ours.stats(), anchor: await servers.anchor.stats() };
+  const samples = { ours: [] as number[], anchor: [] as number[] };
+  for (let round = 0; round < rounds; round++) {
+    samples.ours.push(await timed(runs.ours));
+    samples.anchor.push(await timed(runs.anchor));
+  }
+  const after = { ours: await servers.ours.stats(), anchor: await servers.anchor.stats() };
+  const spent = { ours: spentBetween(before.ours, after.ours), anchor: spentBetween(before.anchor, after.anchor) };
+  return perCall(samples, spent, rounds);
 }
 
 /**
@@ -81,35 +100,32 @@ export async function interleave<Pair extends string>(
   pairs: Record<Pair, { ours: () => Promise<unknown>; anchor: () => Promise<unknown> }>,
   warmups: number,
   blocks = 10,
-): Promise<Record<Pair, Awaited<ReturnType<typeof alternate>>>> {
+): Promise<Record<Pair, Measured>> {
   const names = Object.keys(pairs) as Pair[];
   for (const name of names) await alternate(servers, 1, pairs[name], warmups);
-  const measured = new Map<Pair, Awaited<ReturnType<typeof alternate>>[]>(names.map((name) => [name, []]));
+  const measured = new Map<Pair, Measured[]>(names.map((name) => [name, []]));
   const perBlock = Math.max(1, Math.round(rounds / blocks));
   for (let block = 0; block < blocks; block++) {
     for (const name of block % 2 === 0 ? names : [...names].reverse())
       measured.get(name)!.push(await alternate(servers, perBlock, pairs[name], 0));
   }
-  const combined = {} as Record<Pair, Awaited<ReturnType<typeof alternate>>>;
+  const zero: BenchServerStats = { cpuMicros: 0, dynamoDb: 0, stepFunctions: 0 };
+  const added = (a: BenchServerStats, b: BenchServerStats): BenchServerStats => ({
+    cpuMicros: a.cpuMicros + b.cpuMicros,
+    dynamoDb: a.dynamoDb + b.dynamoDb,
+    stepFunctions: a.stepFunctions + b.stepFunctions,
+  });
+  const combined = {} as Record<Pair, Measured>;
   for (const name of names) {
     const parts = measured.get(name)!;
-    const samples = {
-      ours: parts.flatMap((part) => part.samples.ours),
-      anchor: parts.flatMap((p) => p.samples.anchor),
-    };
-    const mean = (value: (part: (typeof parts)[number]) => number) =>
-      parts.reduce((sum, part) => sum + value(part), 0) / parts.length;
-    combined[name] = {
-      samples,
-      ours: {
-        median: median(samples.ours),
-        worst: worst(samples.ours),
-        cpuMs: mean((part) => part.ours.cpuMs),
-        dynamoDb: mean((part) => part.ours.dynamoDb),
-        stepFunctions: mean((part) => part.ours.stepFunctions),
+    combined[name] = perCall(
+      { ours: parts.flatMap((part) => part.samples.ours), anchor: parts.flatMap((part) => part.samples.anchor) },
+      {
+        ours: parts.reduce((sum, part) => added(sum, part.spent.ours), zero),
+        anchor: parts.reduce((sum, part) => added(sum, part.spent.anchor), zero),
       },
-      anchor: { median: median(samples.anchor), worst: worst(samples.anchor), cpuMs: mean((p) => p.anchor.cpuMs) },
-    };
+      parts.reduce((sum, part) => sum + part.rounds, 0),
+    );
   }
   return combined;
 }

@@ -27,16 +27,22 @@ export interface DynamoDbDiscoveredCatalogOptions {
 export class DynamoDbDiscoveredCatalog implements DiscoveredCatalogStore {
   constructor(private readonly options: DynamoDbDiscoveredCatalogOptions) {}
 
-  async read(): Promise<StoredCatalog | null> {
+  /** The item stored under `key`, or `undefined`: one read. */
+  private async itemAt(key: string): Promise<Record<string, unknown> | undefined> {
     const { Item } = await this.options.client.send(
-      new GetCommand({ TableName: this.options.tableName, Key: { [PARTITION_KEY]: discoveredCatalogKey() } }),
+      new GetCommand({ TableName: this.options.tableName, Key: { [PARTITION_KEY]: key } }),
     );
-    if (Item === undefined) return null;
+    return Item;
+  }
+
+  async read(): Promise<StoredCatalog | null> {
+    const item = await this.itemAt(discoveredCatalogKey());
+    if (item === undefined) return null;
     return {
-      tools: JSON.parse(Item['tools'] as string) as ToolDefinition[],
-      digest: Item['digest'] as string,
-      refreshedAt: Item['refreshedAt'] as number,
-      changedAt: (Item['changedAt'] as number | undefined) ?? 0,
+      tools: JSON.parse(item['tools'] as string) as ToolDefinition[],
+      digest: item['digest'] as string,
+      refreshedAt: item['refreshedAt'] as number,
+      changedAt: (item['changedAt'] as number | undefined) ?? 0,
     };
   }
 
@@ -85,14 +91,12 @@ export class DynamoDbDiscoveredCatalog implements DiscoveredCatalogStore {
   }
 
   async readReport(): Promise<DiscoveryReport | null> {
-    const { Item } = await this.options.client.send(
-      new GetCommand({ TableName: this.options.tableName, Key: { [PARTITION_KEY]: discoveryReportKey() } }),
-    );
-    if (Item === undefined) return null;
+    const item = await this.itemAt(discoveryReportKey());
+    if (item === undefined) return null;
     return {
-      machines: JSON.parse(Item['machines'] as string) as MachineDecision[],
-      omitted: Item['omitted'] as number,
-      refreshedAt: Item['refreshedAt'] as number,
+      machines: JSON.parse(item['machines'] as string) as MachineDecision[],
+      omitted: item['omitted'] as number,
+      refreshedAt: item['refreshedAt'] as number,
     };
   }
 }
