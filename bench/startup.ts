@@ -11,9 +11,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { build, type Metafile } from 'esbuild';
+import type { Metafile } from 'esbuild';
 import { promisify } from 'node:util';
+import { PACKAGE_ROOT } from '../lib/handlers/handler-asset.js';
 import { BUNDLE_OPTIONS } from '../scripts/build-assets.js';
+import { bundleWithColdStartChunk } from '../scripts/cold-start-chunks.js';
 import { declaredCatalogAttributes } from '../lambda/contract/declared-tool-catalog.js';
 import { PARTITION_KEY } from '../lambda/contract/task-table-schema.js';
 
@@ -98,6 +100,12 @@ interface Sample {
   readonly cpuMs: number;
 }
 
+/** With BENCH_CPU_PROF=<dir>, each cold start writes its CPU profile to <dir>/<bundle> (as `npm run bench` does). */
+function profiled(bundle: Bundle): string[] {
+  const dir = process.env['BENCH_CPU_PROF'];
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, bundle)}`, '--cpu-prof-interval=100'] : [];
+}
+
 async function coldStartMs(bundle: Bundle, file: string, dynamoDbEndpoint: string): Promise<Sample> {
   const script = `const cpu = process.cpuUsage(); const start = performance.now();
     const module = await import(${JSON.stringify(file)}); const imported = performance.now();
@@ -109,7 +117,7 @@ async function coldStartMs(bundle: Bundle, file: string, dynamoDbEndpoint: strin
   // Not spawnSync: the catalog's stand-in answers from this process's event loop.
   const run = await promisify(execFile)(
     process.execPath,
-    ['--enable-source-maps', '--input-type=module', '-e', script],
+    ['--enable-source-maps', ...profiled(bundle), '--input-type=module', '-e', script],
     { env: environment(dynamoDbEndpoint), encoding: 'utf8' },
   );
   return JSON.parse(run.stdout.trim().split('\n').at(-1)!) as Sample;
@@ -139,13 +147,12 @@ async function main(): Promise<void> {
   const files = {} as Record<Bundle, string>;
   const outputs = {} as Record<Bundle, { coldStart: string[]; all: string[] }>;
   for (const [bundle, entry] of Object.entries(ENTRIES) as [Bundle, string][]) {
-    const { metafile } = await build({
-      ...BUNDLE_OPTIONS,
-      entryPoints: [entry],
-      outdir: join(dir, bundle),
-      metafile: true,
-      logLevel: 'error',
-    });
+    const metafile = await bundleWithColdStartChunk(
+      { ...BUNDLE_OPTIONS, logLevel: 'error' },
+      PACKAGE_ROOT,
+      join(PACKAGE_ROOT, entry),
+      join(dir, bundle),
+    );
     outputs[bundle] = bundleFiles(metafile, entry);
     files[bundle] = join(dir, bundle, 'index.mjs');
   }

@@ -6,13 +6,15 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type BuildOptions } from 'esbuild';
+import type { BuildOptions } from 'esbuild';
 import { assetDirectory, ESM_REQUIRE_BANNER, PACKAGE_ROOT } from '../lib/handlers/handler-asset.js';
+import { bundleWithColdStartChunk } from './cold-start-chunks.js';
 
 /**
  * Minified ESM for Node 22 with linked source maps: an entry file, index.mjs, and chunks. What a handler reaches only
  * through `import()` (the AWS SDK for the MCP endpoint, Powertools Tracer when tracing is off) goes into chunks that
- * load when first needed, so a cold start parses only what its first request runs.
+ * load when first needed, so a cold start parses only what its first request runs; what it does load comes in as few
+ * files as esbuild allows (cold-start-chunks.ts).
  */
 export const BUNDLE_OPTIONS = {
   bundle: true,
@@ -61,7 +63,7 @@ export async function buildAssets(entries = handlerEntries()): Promise<string[]>
   return Promise.all(
     entries.map(async (entry) => {
       const outdir = assetDirectory(entry);
-      await build({ ...BUNDLE_OPTIONS, entryPoints: [entry], outdir });
+      await bundleWithColdStartChunk(BUNDLE_OPTIONS, PACKAGE_ROOT, entry, outdir);
       if (!existsSync(join(outdir, 'index.mjs'))) throw new Error(`esbuild wrote no bundle for ${entry}`);
       return outdir;
     }),

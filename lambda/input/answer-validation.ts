@@ -1,33 +1,34 @@
 // Checks a client's answer against the input request it answers: an elicitation answer's action, and an
 // accepted form's content against the request's `requestedSchema`; sampling and roots answers by their result shapes
 // (MCP 2026-07-28 ElicitResult, CreateMessageResult, ListRootsResult). A refused answer leaves the request open.
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { onceLoaded } from '../core/once-loaded.js';
 import type { InputRequestMessage } from '../core/input-request.js';
 
 /**
- * The validator of requested schemas, made by the first answer that needs it, not at import: a new Ajv adds its
- * meta-schemas, which cost a cold start's import several milliseconds of CPU for what few instances ever check.
+ * The validator of requested schemas, loaded and made by the first answer that needs it, not at import: Ajv's
+ * 2020-12 module evaluates its meta-schemas when loaded and a new Ajv adds them, which cost a cold start several
+ * milliseconds of CPU for what few instances ever check.
  */
-let ajv: Ajv2020 | undefined;
-function requestedSchemaValidator(): Ajv2020 {
-  if (ajv === undefined) {
-    ajv = new Ajv2020({ allErrors: true, strict: false });
-    // The string formats an elicitation schema may name: Ajv alone ignores formats, so "not an email" would pass.
-    (addFormats as unknown as (ajv: Ajv2020, formats: string[]) => void)(ajv, ['email', 'uri', 'date', 'date-time']);
-  }
+const requestedSchemaValidator = onceLoaded(async (): Promise<Ajv2020> => {
+  const { Ajv2020: Validator } = await import('ajv/dist/2020.js');
+  const ajv = new Validator({ allErrors: true, strict: false });
+  // The string formats an elicitation schema may name: Ajv alone ignores formats, so "not an email" would pass.
+  (addFormats as unknown as (ajv: Ajv2020, formats: string[]) => void)(ajv, ['email', 'uri', 'date', 'date-time']);
   return ajv;
-}
+});
 /** Requested schemas compiled once per schema text: the same ask step asks with the same schema again and again. */
 const compiled = new Map<string, ValidateFunction>();
 const MAX_COMPILED = 200;
 
-function validatorFor(schema: Record<string, unknown>): ValidateFunction {
+async function validatorFor(schema: Record<string, unknown>): Promise<ValidateFunction> {
   const text = JSON.stringify(schema);
   let validate = compiled.get(text);
   if (validate === undefined) {
+    const ajv = await requestedSchemaValidator();
     if (compiled.size >= MAX_COMPILED) compiled.clear();
-    validate = requestedSchemaValidator().compile(schema);
+    validate = ajv.compile(schema);
     compiled.set(text, validate);
   }
   return validate;
@@ -40,7 +41,7 @@ const ELICIT_VALUE = (value: unknown): boolean =>
   (Array.isArray(value) && value.every((item) => typeof item === 'string'));
 
 /** What is wrong with `answer` as the response to `request`; empty when it is acceptable. */
-export function answerProblems(request: InputRequestMessage, answer: unknown): string[] {
+export async function answerProblems(request: InputRequestMessage, answer: unknown): Promise<string[]> {
   if (!isRecord(answer)) return ['the response must be an object'];
   switch (request.method) {
     case 'elicitation/create': {
@@ -53,7 +54,7 @@ export function answerProblems(request: InputRequestMessage, answer: unknown): s
         .filter(([, value]) => !ELICIT_VALUE(value))
         .map(([name]) => `content.${name} must be a string, number, boolean or array of strings`);
       if (shape.length > 0) return shape;
-      const validate = validatorFor(request.params.requestedSchema);
+      const validate = await validatorFor(request.params.requestedSchema);
       if (validate(content)) return [];
       return (validate.errors ?? []).map(
         (error) => `content${error.instancePath.replace(/\//g, '.')} ${error.message ?? 'is invalid'}`,

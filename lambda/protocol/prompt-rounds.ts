@@ -35,7 +35,11 @@ function inputRequired(ask: PromptAsk, request: InputRequestMessage): Record<str
  * -32602 (MCP prompts: "Invalid prompt name", "Missing required arguments"); a prompt that asks needs a client that
  * declared elicitation (-32021 otherwise, before anything is asked: SEP-2575).
  */
-export function getPrompt(prompts: PromptRegistry, params: PromptGet, ctx: ServerContext): GetPromptResult {
+export async function getPrompt(
+  prompts: PromptRegistry,
+  params: PromptGet,
+  ctx: ServerContext,
+): Promise<GetPromptResult> {
   const prompt = prompts.get(params.name);
   const args = prompts.argumentsFor(prompt, params.arguments ?? {});
   const rendered = (answer?: Readonly<Record<string, unknown>>): GetPromptResult => ({
@@ -51,7 +55,7 @@ export function getPrompt(prompts: PromptRegistry, params: PromptGet, ctx: Serve
   // An answer the form refuses (content off requestedSchema) still lacks that information: asked again, the reason
   // in the message, so the person sees why the form came back.
   if (answer === undefined) return inputRequired(prompt.ask, request) as unknown as GetPromptResult;
-  const problems = answerProblems(request, answer);
+  const problems = await answerProblems(request, answer);
   if (problems.length > 0) {
     const message = `${prompt.ask.message} (The previous answer was refused: ${problems.join('; ')}.)`;
     const again = { ...request, params: { ...request.params, message } } as InputRequestMessage;

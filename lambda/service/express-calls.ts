@@ -51,7 +51,7 @@ export class ExpressCalls {
   ): Promise<ToolResult> {
     const { tools, clock, logger } = this.context;
     try {
-      tools.validateArguments(tool.name, args);
+      await tools.validateArguments(tool.name, args);
     } catch (error) {
       // SEP-1303: arguments the tool refuses are for the model to fix, so they come back as the tool's error.
       if (error instanceof InvalidToolArgumentsError) return textResult(error.message, true);

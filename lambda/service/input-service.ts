@@ -68,7 +68,7 @@ export class InputService {
           entry.request !== undefined && isOpen(entry.request),
       );
     for (const { key, response, request } of open) {
-      const problems = answerProblems(request.request, response);
+      const problems = await answerProblems(request.request, response);
       if (problems.length > 0) throw new InvalidInputResponseError(taskId, key, problems);
     }
     let failure: InputDeliveryError | undefined;

@@ -61,7 +61,7 @@ export class TaskCreation {
   async start(request: CreateTaskRequest): Promise<{ task: TaskRecord; started: boolean }> {
     const { tools, store, executor, settings, logger, metrics, clock } = this.context;
     const tool = tools.get(request.toolName);
-    tools.validateArguments(tool.name, request.arguments);
+    await tools.validateArguments(tool.name, request.arguments);
     const now = clock.now();
     await countCreation(this.context, { ...request, toolName: tool.name }, now);
     const taskId = request.taskId ?? randomBytes(16).toString('hex');

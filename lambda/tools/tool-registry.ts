@@ -1,13 +1,20 @@
 // The registered tools: lookup by name and argument validation against each tool's JSON Schema.
 import { Ajv, type ValidateFunction } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { InvalidToolArgumentsError, ToolNotFoundError } from '../core/errors.js';
+import { onceLoaded } from '../core/once-loaded.js';
 import {
   jsonSchemaDialect,
   toolDefinitionProblems,
   type JsonSchemaDialect,
   type ToolDefinition,
 } from '../contract/tool-definition.js';
+
+/**
+ * Ajv's 2020-12 dialect, loaded with the first call that validates: its module evaluates the 2020-12 meta-schemas when
+ * loaded, several milliseconds of CPU at a cold start whose first requests (initialize, tools/list) validate nothing.
+ */
+const ajv2020 = onceLoaded(async () => (await import('ajv/dist/2020.js')).Ajv2020);
 
 export class ToolRegistry {
   /** The tools written in code, then those discovered among the account's state machines (replaced as a whole). */
@@ -67,11 +74,12 @@ export class ToolRegistry {
   }
 
   /** Checks `args` against the tool's input schema; throws `InvalidToolArgumentsError` listing every problem. */
-  validateArguments(name: string, args: unknown): void {
+  async validateArguments(name: string, args: unknown): Promise<void> {
     const tool = this.get(name);
     let validate = this.validators.get(name);
     if (validate === undefined) {
-      validate = this.ajvFor(jsonSchemaDialect(tool.inputSchema) ?? 'draft2020_12').compile(tool.inputSchema);
+      const ajv = await this.ajvFor(jsonSchemaDialect(tool.inputSchema) ?? 'draft2020_12');
+      validate = ajv.compile(tool.inputSchema);
       this.validators.set(name, validate);
     }
     if (!validate(args)) {
@@ -84,11 +92,11 @@ export class ToolRegistry {
     }
   }
 
-  private ajvFor(dialect: JsonSchemaDialect): Ajv | Ajv2020 {
+  private async ajvFor(dialect: JsonSchemaDialect): Promise<Ajv | Ajv2020> {
     let ajv = this.ajv.get(dialect);
     if (ajv === undefined) {
       const options = { allErrors: true, strict: false };
-      ajv = dialect === 'draft07' ? new Ajv(options) : new Ajv2020(options);
+      ajv = dialect === 'draft07' ? new Ajv(options) : new (await ajv2020())(options);
       this.ajv.set(dialect, ajv);
     }
     return ajv;

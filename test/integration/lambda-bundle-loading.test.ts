@@ -28,6 +28,10 @@ interface Step {
   readonly step: string;
   readonly answer?: string;
   readonly packages: string[];
+  /** The modules the files loaded so far were built from, as their source maps name them. */
+  readonly sources: string[];
+  /** How many of the files loaded so far hold the project's own modules. */
+  readonly projectFiles: number;
 }
 
 function event(method: string, params: Record<string, unknown> = {}, protocolVersion = '2025-11-25') {
@@ -94,6 +98,10 @@ describe('the MCP handler bundle at cold start', () => {
     // The first request that needs the tools reads their catalog, by the short path: no SDK, no @smithy/core.
     expect(steps[3]!.packages).not.toContain('@smithy/core');
     expect(steps[3]!.answer).toContain('"name":"text_stats"');
+    // Ajv's 2020-12 dialect evaluates its meta-schemas when loaded: it waits for the first argument check.
+    for (const step of steps) expect(step.sources.filter((source) => source.includes('ajv/dist/2020'))).toEqual([]);
+    // Every project module the import loads comes from two files: the entry and one chunk (scripts/cold-start-chunks.ts).
+    expect(steps[0]!.projectFiles).toBeLessThanOrEqual(2);
   });
 
   it('reads the catalog through the SDK where a shared config file may configure it, and answers the same', async () => {

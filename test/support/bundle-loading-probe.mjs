@@ -15,19 +15,27 @@ registerHooks({
 });
 
 const [entry, events] = [process.argv[2], JSON.parse(process.argv[3])];
-const packagesLoaded = () => {
+/** What the files loaded so far were built from (read from their source maps): packages, sources, and which hold the project's own modules. */
+const whatLoaded = () => {
   const packages = new Set();
+  const sources = new Set();
+  let projectFiles = 0;
   for (const file of loaded) {
-    for (const source of JSON.parse(readFileSync(`${file}.map`, 'utf8')).sources) {
+    const built = JSON.parse(readFileSync(`${file}.map`, 'utf8')).sources.map((source) =>
+      source.replace(/^(\.\.\/)+/, ''),
+    );
+    for (const source of built) {
+      sources.add(source);
       const match = /node_modules\/((@[^/]+\/)?[^/]+)/.exec(source);
       if (match) packages.add(match[1]);
     }
+    if (built.some((source) => source.startsWith('lambda/'))) projectFiles++;
   }
-  return [...packages].sort();
+  return { packages: [...packages].sort(), sources: [...sources].sort(), projectFiles };
 };
 
 const { handler } = await import(entry);
-const steps = [{ step: 'import', packages: packagesLoaded() }];
+const steps = [{ step: 'import', ...whatLoaded() }];
 for (const event of events) {
   let written = '';
   const stream = Object.assign(
@@ -38,7 +46,7 @@ for (const event of events) {
   steps.push({
     step: JSON.parse(event.body).method,
     answer: written.slice(written.indexOf('\0'.repeat(8)) + 8),
-    packages: packagesLoaded(),
+    ...whatLoaded(),
   });
 }
 console.log(JSON.stringify(steps));

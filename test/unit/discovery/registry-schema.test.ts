@@ -5,10 +5,13 @@ import { inputSchemaFromRegistry, RegistrySchemaError } from '../../../lambda/di
 import { ToolRegistry } from '../../../lambda/tools/tool-registry.js';
 
 /** Whether arguments pass the schema, validated as the tool registry validates every tool's arguments. */
-function accepts(schema: ReturnType<typeof inputSchemaFromRegistry>, args: Record<string, unknown>): boolean {
+async function accepts(
+  schema: ReturnType<typeof inputSchemaFromRegistry>,
+  args: Record<string, unknown>,
+): Promise<boolean> {
   const registry = new ToolRegistry([{ name: 't', description: 'd', inputSchema: schema, stateMachineArn: 'arn' }]);
   try {
-    registry.validateArguments('t', args);
+    await registry.validateArguments('t', args);
     return true;
   } catch {
     return false;
@@ -34,11 +37,11 @@ describe('a JSON Schema Draft 4 registry schema', () => {
     expect(schema).not.toHaveProperty('id');
   });
 
-  it('validates arguments as the schema means them', () => {
+  it('validates arguments as the schema means them', async () => {
     const schema = inputSchemaFromRegistry(draft4, 'JSONSchemaDraft4');
-    expect(accepts(schema, { orderId: 'o-1', amount: 5 })).toBe(true);
-    expect(accepts(schema, { orderId: 'o-1', amount: 0 })).toBe(false);
-    expect(accepts(schema, { amount: 5 })).toBe(false);
+    expect(await accepts(schema, { orderId: 'o-1', amount: 5 })).toBe(true);
+    expect(await accepts(schema, { orderId: 'o-1', amount: 0 })).toBe(false);
+    expect(await accepts(schema, { amount: 5 })).toBe(false);
   });
 });
 
@@ -58,7 +61,7 @@ describe('an OpenAPI 3.0 registry schema', () => {
   };
   const customer = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] };
 
-  it('takes the schema info.title names as the root, its refs pointing into definitions', () => {
+  it('takes the schema info.title names as the root, its refs pointing into definitions', async () => {
     const schema = inputSchemaFromRegistry(openApi({ Refund: refund, Customer: customer }), 'OpenApi3');
     expect(schema).toMatchObject({
       type: 'object',
@@ -71,8 +74,8 @@ describe('an OpenAPI 3.0 registry schema', () => {
       definitions: { Customer: customer },
     });
     expect(schema).not.toHaveProperty('x-amazon-events-source');
-    expect(accepts(schema, { orderId: 'o-1', note: null, customer: { id: 'c' } })).toBe(true);
-    expect(accepts(schema, { orderId: 'o-1', customer: {} })).toBe(false);
+    expect(await accepts(schema, { orderId: 'o-1', note: null, customer: { id: 'c' } })).toBe(true);
+    expect(await accepts(schema, { orderId: 'o-1', customer: {} })).toBe(false);
   });
 
   it('takes the only schema as the root, whatever the title', () => {

@@ -22,25 +22,25 @@ const FORM: InputRequestMessage = {
 };
 
 describe('answerProblems', () => {
-  it('accepts an accepted form whose content matches the requested schema', () => {
-    expect(answerProblems(FORM, { action: 'accept', content: { approve: true, amount: 3 } })).toEqual([]);
+  it('accepts an accepted form whose content matches the requested schema', async () => {
+    expect(await answerProblems(FORM, { action: 'accept', content: { approve: true, amount: 3 } })).toEqual([]);
   });
 
-  it('accepts decline and cancel without content', () => {
-    expect(answerProblems(FORM, { action: 'decline' })).toEqual([]);
-    expect(answerProblems(FORM, { action: 'cancel' })).toEqual([]);
+  it('accepts decline and cancel without content', async () => {
+    expect(await answerProblems(FORM, { action: 'decline' })).toEqual([]);
+    expect(await answerProblems(FORM, { action: 'cancel' })).toEqual([]);
   });
 
-  it('refuses content that breaks the requested schema, naming the field', () => {
-    expect(answerProblems(FORM, { action: 'accept', content: { amount: 3 } })).toEqual([
+  it('refuses content that breaks the requested schema, naming the field', async () => {
+    expect(await answerProblems(FORM, { action: 'accept', content: { amount: 3 } })).toEqual([
       "content must have required property 'approve'",
     ]);
-    expect(answerProblems(FORM, { action: 'accept', content: { approve: true, amount: 11 } })).toEqual([
+    expect(await answerProblems(FORM, { action: 'accept', content: { approve: true, amount: 11 } })).toEqual([
       'content.amount must be <= 10',
     ]);
   });
 
-  it('holds string fields to the formats an elicitation schema may name', () => {
+  it('holds string fields to the formats an elicitation schema may name', async () => {
     const contact: InputRequestMessage = {
       method: 'elicitation/create',
       params: {
@@ -62,9 +62,9 @@ describe('answerProblems', () => {
       on: '2026-12-07',
       at: '2026-12-07T01:02:03Z',
     };
-    expect(answerProblems(contact, { action: 'accept', content: good })).toEqual([]);
+    expect(await answerProblems(contact, { action: 'accept', content: good })).toEqual([]);
     const bad = { email: 'not an email', site: 'no scheme', on: '7 Dec', at: 'tomorrow' };
-    expect(answerProblems(contact, { action: 'accept', content: bad })).toEqual([
+    expect(await answerProblems(contact, { action: 'accept', content: bad })).toEqual([
       'content.email must match format "email"',
       'content.site must match format "uri"',
       'content.on must match format "date"',
@@ -72,29 +72,29 @@ describe('answerProblems', () => {
     ]);
   });
 
-  it('refuses an unknown action, a missing form and non-form values', () => {
-    expect(answerProblems(FORM, { action: 'maybe' })).toHaveLength(1);
-    expect(answerProblems(FORM, { action: 'accept' })).toHaveLength(1);
-    expect(answerProblems(FORM, { action: 'accept', content: { approve: { nested: true } } })).toEqual([
+  it('refuses an unknown action, a missing form and non-form values', async () => {
+    expect(await answerProblems(FORM, { action: 'maybe' })).toHaveLength(1);
+    expect(await answerProblems(FORM, { action: 'accept' })).toHaveLength(1);
+    expect(await answerProblems(FORM, { action: 'accept', content: { approve: { nested: true } } })).toEqual([
       'content.approve must be a string, number, boolean or array of strings',
     ]);
   });
 
-  it('checks sampling and roots answers by their result shapes', () => {
+  it('checks sampling and roots answers by their result shapes', async () => {
     expect(
-      answerProblems(
+      await answerProblems(
         { method: 'sampling/createMessage', params: { messages: [], maxTokens: 5 } },
         { role: 'assistant', model: 'm', content: { type: 'text', text: 'hi' } },
       ),
     ).toEqual([]);
     expect(
-      answerProblems(
+      await answerProblems(
         { method: 'sampling/createMessage', params: { messages: [], maxTokens: 5 } },
         { role: 'assistant' },
       ),
     ).toHaveLength(2);
-    expect(answerProblems({ method: 'roots/list' }, { roots: [{ uri: 'file:///x' }] })).toEqual([]);
-    expect(answerProblems({ method: 'roots/list' }, { roots: [{}] })).toHaveLength(1);
+    expect(await answerProblems({ method: 'roots/list' }, { roots: [{ uri: 'file:///x' }] })).toEqual([]);
+    expect(await answerProblems({ method: 'roots/list' }, { roots: [{}] })).toHaveLength(1);
   });
 });
 

@@ -40,15 +40,15 @@ describe('prompts/list', () => {
 });
 
 describe('prompts/get', () => {
-  it('renders a prompt without an ask at once, from its arguments', () => {
-    expect(getPrompt(prompts, { name: 'greeting', arguments: { who: 'Ada' } }, context(undefined, {}))).toEqual({
+  it('renders a prompt without an ask at once, from its arguments', async () => {
+    expect(await getPrompt(prompts, { name: 'greeting', arguments: { who: 'Ada' } }, context(undefined, {}))).toEqual({
       description: 'Says hello',
       messages: [{ role: 'user', content: { type: 'text', text: 'Hello, Ada!' } }],
     });
   });
 
-  it('answers input_required with the one elicitation while no answer came, without requestState', () => {
-    const result = getPrompt(prompts, { name: NAME }, context());
+  it('answers input_required with the one elicitation while no answer came, without requestState', async () => {
+    const result = await getPrompt(prompts, { name: NAME }, context());
     expect(result).toEqual({
       resultType: 'input_required',
       inputRequests: {
@@ -63,15 +63,15 @@ describe('prompts/get', () => {
     });
   });
 
-  it('renders with the accepted answer', () => {
-    expect(getPrompt(prompts, { name: NAME }, context(accepted({ context: 'test context' })))).toEqual({
+  it('renders with the accepted answer', async () => {
+    expect(await getPrompt(prompts, { name: NAME }, context(accepted({ context: 'test context' })))).toEqual({
       description: expect.any(String),
       messages: [{ role: 'user', content: { type: 'text', text: 'Use this context: test context' } }],
     });
   });
 
-  it('asks again, saying why, when the content does not fit the requested schema', () => {
-    const result = getPrompt(prompts, { name: NAME }, context(accepted({ topic: 'x' }))) as unknown as {
+  it('asks again, saying why, when the content does not fit the requested schema', async () => {
+    const result = (await getPrompt(prompts, { name: NAME }, context(accepted({ topic: 'x' })))) as unknown as {
       resultType: string;
       inputRequests: { user_context: { method: string; params: { message: string } } };
     };
@@ -82,19 +82,19 @@ describe('prompts/get', () => {
     );
   });
 
-  it('asks again when the answer is for another key only (extra keys are ignored)', () => {
-    const result = getPrompt(prompts, { name: NAME }, context({ other: { action: 'accept', content: {} } }));
+  it('asks again when the answer is for another key only (extra keys are ignored)', async () => {
+    const result = await getPrompt(prompts, { name: NAME }, context({ other: { action: 'accept', content: {} } }));
     expect(result).toMatchObject({ resultType: 'input_required' });
   });
 
-  it.each(['decline', 'cancel'])('ends with -32602 when the user chose %s', (action) => {
-    expect(() => getPrompt(prompts, { name: NAME }, context({ user_context: { action } }))).toThrow(
+  it.each(['decline', 'cancel'])('ends with -32602 when the user chose %s', async (action) => {
+    await expect(getPrompt(prompts, { name: NAME }, context({ user_context: { action } }))).rejects.toThrow(
       expect.objectContaining({ code: -32602, data: { inputKey: 'user_context', action } }),
     );
   });
 
-  it('refuses a prompt that asks with -32021 when the client did not declare elicitation', () => {
-    expect(() => getPrompt(prompts, { name: NAME }, context(undefined, { sampling: {} }))).toThrow(
+  it('refuses a prompt that asks with -32021 when the client did not declare elicitation', async () => {
+    await expect(getPrompt(prompts, { name: NAME }, context(undefined, { sampling: {} }))).rejects.toThrow(
       expect.objectContaining({ code: -32021, data: { requiredCapabilities: { elicitation: {} } } }),
     );
   });

@@ -1,7 +1,7 @@
 // Plain tool calls on in-memory parts: answered inline within the plain-call bound, handed off as a task when the bound
 // passes, their execution stopped when the caller goes away or the store fails, so nothing runs on unseen; and, for a
 // caller that can answer questions, rounds of input requests (SEP-2322).
-import { describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { StartOutcomeUnknownError } from '../../../lambda/core/errors.js';
 import type { TaskRecord } from '../../../lambda/core/task.js';
 import type { TaskExecutor } from '../../../lambda/executor/task-executor.js';
@@ -40,6 +40,12 @@ function storeDyingAfter(b: InMemoryBackend, healthyReads: number): TaskStore {
       ++reads > healthyReads ? Promise.reject(new Error('ServiceUnavailable')) : b.store.get(owner, taskId),
   };
 }
+
+// A process's first argument check loads Ajv's 2020-12 dialect (tool-registry.ts), a real import that these tests' fake
+// clock does not wait for: loaded before them, as a warm instance has it.
+beforeAll(async () => {
+  await import('ajv/dist/2020.js');
+});
 
 describe('a plain tool call', () => {
   it('returns the result when the execution finishes within the bound', async () => {

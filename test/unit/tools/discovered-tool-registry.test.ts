@@ -43,11 +43,11 @@ describe('discovered tools in the registry', () => {
     expect(registry.list().map((each) => each.name)).toEqual(['code', 'invoice', 'other']);
   });
 
-  it('are validated against their latest schema after a replacement', () => {
+  it('are validated against their latest schema after a replacement', async () => {
     const registry = new ToolRegistry([]);
     registry.replaceDiscovered([tool('refund')]);
-    registry.validateArguments('refund', {});
+    await registry.validateArguments('refund', {});
     registry.replaceDiscovered([tool('refund', ['id'])]);
-    expect(() => registry.validateArguments('refund', {})).toThrow(InvalidToolArgumentsError);
+    await expect(registry.validateArguments('refund', {})).rejects.toThrow(InvalidToolArgumentsError);
   });
 });

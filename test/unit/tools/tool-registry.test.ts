@@ -22,13 +22,13 @@ describe('tool registry', () => {
     expect(() => new ToolRegistry([tool]).get('nope')).toThrow(ToolNotFoundError);
   });
 
-  it('accepts arguments that match the schema', () => {
-    expect(() => new ToolRegistry([tool]).validateArguments('sum', { values: [1, 2] })).not.toThrow();
+  it('accepts arguments that match the schema', async () => {
+    await expect(new ToolRegistry([tool]).validateArguments('sum', { values: [1, 2] })).resolves.toBeUndefined();
   });
 
-  it('rejects arguments that do not match, naming every problem', () => {
+  it('rejects arguments that do not match, naming every problem', async () => {
     try {
-      new ToolRegistry([tool]).validateArguments('sum', { values: ['x', 2, 'y'] });
+      await new ToolRegistry([tool]).validateArguments('sum', { values: ['x', 2, 'y'] });
       expect.unreachable();
     } catch (error) {
       expect(error).toBeInstanceOf(InvalidToolArgumentsError);
@@ -45,7 +45,7 @@ describe('tool registry', () => {
     );
   });
 
-  it('validates a schema without $schema in JSON Schema 2020-12, MCP’s default dialect', () => {
+  it('validates a schema without $schema in JSON Schema 2020-12, MCP’s default dialect', async () => {
     const tuple = {
       ...tool,
       name: 'pair',
@@ -54,12 +54,12 @@ describe('tool registry', () => {
         properties: { pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }] } },
       },
     } as const;
-    expect(() => new ToolRegistry([tuple]).validateArguments('pair', { pair: ['a', 'b'] })).toThrow(
+    await expect(new ToolRegistry([tuple]).validateArguments('pair', { pair: ['a', 'b'] })).rejects.toThrow(
       InvalidToolArgumentsError,
     );
   });
 
-  it('validates a schema that names draft-07 in draft-07', () => {
+  it('validates a schema that names draft-07 in draft-07', async () => {
     const legacy = {
       ...tool,
       name: 'legacy',
@@ -70,8 +70,8 @@ describe('tool registry', () => {
       },
     } as const;
     const registry = new ToolRegistry([legacy]);
-    expect(() => registry.validateArguments('legacy', { n: 1 })).not.toThrow();
-    expect(() => registry.validateArguments('legacy', { n: 1.5 })).toThrow(InvalidToolArgumentsError);
+    await expect(registry.validateArguments('legacy', { n: 1 })).resolves.toBeUndefined();
+    await expect(registry.validateArguments('legacy', { n: 1.5 })).rejects.toThrow(InvalidToolArgumentsError);
   });
 
   it('refuses a tool whose taskSupport is not forbidden, optional or required', () => {
@@ -80,13 +80,13 @@ describe('tool registry', () => {
     );
   });
 
-  it('serves declared tools read after construction in place of its own, validating them with their new schemas', () => {
+  it('serves declared tools read after construction in place of its own, validating them with their new schemas', async () => {
     const registry = new ToolRegistry([tool]);
-    registry.validateArguments('sum', { values: [1] });
+    await registry.validateArguments('sum', { values: [1] });
     const declared = { ...tool, inputSchema: { type: 'object', properties: { values: { type: 'string' } } } } as const;
     registry.serveDeclared([declared, { ...tool, name: 'product' }]);
     expect(registry.list().map((each) => each.name)).toEqual(['sum', 'product']);
-    expect(() => registry.validateArguments('sum', { values: 'one' })).not.toThrow();
+    await expect(registry.validateArguments('sum', { values: 'one' })).resolves.toBeUndefined();
   });
 
   it('refuses invalid declared tools as the constructor does, keeping those it served', () => {
