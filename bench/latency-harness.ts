@@ -88,46 +88,71 @@ export async function alternate(
   return perCall(samples, spent, rounds);
 }
 
+/** A request whose server CPU `cpuPerRequest` reads: the server that answers it and how to send it. */
+export interface MeasuredRequest {
+  readonly server: Server;
+  readonly run: () => Promise<unknown>;
+}
+
+/** What one kind of request costs its server: CPU and AWS calls per request, and the elapsed times' median. */
+export interface RequestCost {
+  readonly cpuMs: number;
+  readonly dynamoDb: number;
+  readonly stepFunctions: number;
+  readonly median: number;
+}
+
 /**
- * Several pairs of runs against the same two servers, measured in interleaved blocks: each block runs every pair
- * (`alternate`), in an order reversed from one block to the next. A server's cost per request drifts during a run (its
- * JIT, the machine's load), so two pairs measured one after the other see different anchors; interleaved, every pair's
- * ratio is against the anchor measured beside it.
+ * Each kind's server CPU per request, read around every single request: the server's CPU time just before and just
+ * after it (`GET /bench/stats`), less the same two readings with nothing between (what reading costs that server),
+ * averaged over `rounds`. Each round sends every kind once, in an order rotated from round to round, so every kind
+ * meets the same neighbours, and each server has been idle since its last reading when a request comes, as a Lambda
+ * instance is between a client's polls. Read over a block of requests instead, a server's figure took in what the
+ * other server's requests left it to do (a block of the project's 2026-07-28 polls read 1.6x the anchor's beside
+ * which the anchor's own figure fell by a fifth, where per request the two polls cost the project alike).
  */
-export async function interleave<Pair extends string>(
-  servers: Servers,
+export async function cpuPerRequest<Kind extends string>(
+  kinds: Record<Kind, MeasuredRequest>,
   rounds: number,
-  pairs: Record<Pair, { ours: () => Promise<unknown>; anchor: () => Promise<unknown> }>,
   warmups: number,
-  blocks = 10,
-): Promise<Record<Pair, Measured>> {
-  const names = Object.keys(pairs) as Pair[];
-  for (const name of names) await alternate(servers, 1, pairs[name], warmups);
-  const measured = new Map<Pair, Measured[]>(names.map((name) => [name, []]));
-  const perBlock = Math.max(1, Math.round(rounds / blocks));
-  for (let block = 0; block < blocks; block++) {
-    for (const name of block % 2 === 0 ? names : [...names].reverse())
-      measured.get(name)!.push(await alternate(servers, perBlock, pairs[name], 0));
+): Promise<Record<Kind, RequestCost>> {
+  const names = Object.keys(kinds) as Kind[];
+  for (const name of names) for (let warmup = 0; warmup < warmups; warmup++) await kinds[name].run();
+  const servers = [...new Set(names.map((name) => kinds[name].server))];
+  const reading = new Map<Server, number[]>(servers.map((server) => [server, []]));
+  const spent = new Map<Kind, BenchServerStats[]>(names.map((name) => [name, []]));
+  const elapsed = new Map<Kind, number[]>(names.map((name) => [name, []]));
+  const read = async (server: Server, between: () => Promise<unknown>) => {
+    const before = await server.stats();
+    const ms = await timed(between);
+    return { spent: spentBetween(before, await server.stats()), ms };
+  };
+  const steps = [...names, ...servers];
+  for (let round = 0; round < rounds; round++) {
+    const shift = round % steps.length;
+    for (const step of [...steps.slice(shift), ...steps.slice(0, shift)]) {
+      if (typeof step !== 'string') {
+        reading.get(step)!.push((await read(step, async () => {})).spent.cpuMicros);
+        continue;
+      }
+      const measured = await read(kinds[step].server, kinds[step].run);
+      spent.get(step)!.push(measured.spent);
+      elapsed.get(step)!.push(measured.ms);
+    }
   }
-  const zero: BenchServerStats = { cpuMicros: 0, dynamoDb: 0, stepFunctions: 0 };
-  const added = (a: BenchServerStats, b: BenchServerStats): BenchServerStats => ({
-    cpuMicros: a.cpuMicros + b.cpuMicros,
-    dynamoDb: a.dynamoDb + b.dynamoDb,
-    stepFunctions: a.stepFunctions + b.stepFunctions,
-  });
-  const combined = {} as Record<Pair, Measured>;
+  const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+  const costs = {} as Record<Kind, RequestCost>;
   for (const name of names) {
-    const parts = measured.get(name)!;
-    combined[name] = perCall(
-      { ours: parts.flatMap((part) => part.samples.ours), anchor: parts.flatMap((part) => part.samples.anchor) },
-      {
-        ours: parts.reduce((sum, part) => added(sum, part.spent.ours), zero),
-        anchor: parts.reduce((sum, part) => added(sum, part.spent.anchor), zero),
-      },
-      parts.reduce((sum, part) => sum + part.rounds, 0),
-    );
+    const samples = spent.get(name)!;
+    const per = (field: keyof BenchServerStats) => mean(samples.map((sample) => sample[field]));
+    costs[name] = {
+      cpuMs: (per('cpuMicros') - mean(reading.get(kinds[name].server)!)) / 1000,
+      dynamoDb: per('dynamoDb'),
+      stepFunctions: per('stepFunctions'),
+      median: median(elapsed.get(name)!),
+    };
   }
-  return combined;
+  return costs;
 }
 
 /** Requests per second that `pollers` concurrent callers of `run` complete in `durationMs`. */

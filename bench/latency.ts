@@ -19,7 +19,7 @@ import type { BenchServerConfig } from './bench-server.js';
 import { fastToolRows, pollCostRows } from './fast-tool-rows.js';
 import {
   alternate,
-  interleave,
+  cpuPerRequest,
   median,
   ms,
   sleep,
@@ -41,7 +41,7 @@ process.on('warning', (warning) => {
 });
 
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 20);
-const POLL_ROUNDS = ROUNDS * 10;
+const POLL_ROUNDS = ROUNDS * 20;
 /**
  * Polls before the poll figures: a deployed function serves polls with its code optimized by the JIT, and a few
  * hundred requests get both servers there (a handful measures the JIT warming up, not the server).
@@ -231,70 +231,48 @@ async function main(): Promise<void> {
     await ours.client.experimental.tasks.getTask(ourTask);
     const anchorTask = await running(anchor, ANCHOR_TASK_TOOL, {});
     // The same poll in the modern era (2026-07-28, the Tasks extension) too, as the CLI sends it: the official 2.x
-    // client and an ext-tasks session. No official server speaks that era, so its anchor is the anchor's 2025 poll,
-    // measured in the same interleaved blocks as the 2025 pair.
+    // client and an ext-tasks session. No official server speaks that era, so its anchor is the anchor's 2025 poll.
+    // Beside them each server's ping: what any request costs it, so the difference is what a poll adds (a GetItem
+    // over loopback to DynamoDB Local, a process of its own, where the anchor reads its memory). All measured per
+    // request, in the same rounds (cpuPerRequest).
     const modern = await connectTaskClient({ url: ours.url }, MODERN_VERSION);
-    const anchorPoll = () => anchor.client.experimental.tasks.getTask(anchorTask);
-    const { legacy: polls, modern: modernPolls } = await interleave(
-      { ours, anchor },
-      POLL_ROUNDS,
+    const requests = await cpuPerRequest(
       {
-        legacy: { ours: () => ours.client.experimental.tasks.getTask(ourTask), anchor: anchorPoll },
-        modern: { ours: () => modern.getTask(ourTask), anchor: anchorPoll },
+        poll: { server: ours, run: () => ours.client.experimental.tasks.getTask(ourTask) },
+        modernPoll: { server: ours, run: () => modern.getTask(ourTask) },
+        anchorPoll: { server: anchor, run: () => anchor.client.experimental.tasks.getTask(anchorTask) },
+        ping: { server: ours, run: () => ours.client.ping() },
+        anchorPing: { server: anchor, run: () => anchor.client.ping() },
       },
+      POLL_ROUNDS,
       POLL_WARMUPS,
     );
     await modern.close();
-    row(
-      'tasks/get median',
-      ms(polls.ours.median),
-      ms(polls.anchor.median),
-      polls.ours.median / polls.anchor.median,
-      '<= 1.5',
-    );
+    const { poll, modernPoll, anchorPoll, ping, anchorPing } = requests;
+    row('tasks/get median', ms(poll.median), ms(anchorPoll.median), poll.median / anchorPoll.median, '<= 1.5');
     row(
       'tasks/get server CPU per request',
-      ms(polls.ours.cpuMs),
-      ms(polls.anchor.cpuMs),
-      polls.ours.cpuMs / polls.anchor.cpuMs,
+      ms(poll.cpuMs),
+      ms(anchorPoll.cpuMs),
+      poll.cpuMs / anchorPoll.cpuMs,
       '<= 1.2',
     );
     row(
       'tasks/get AWS calls (DynamoDB + Step Functions)',
-      `${polls.ours.dynamoDb.toFixed(2)} + ${polls.ours.stepFunctions.toFixed(2)}`,
+      `${poll.dynamoDb.toFixed(2)} + ${poll.stepFunctions.toFixed(2)}`,
       '1 read',
-      polls.ours.dynamoDb + polls.ours.stepFunctions,
+      poll.dynamoDb + poll.stepFunctions,
       '1',
     );
     row(
       'tasks/get (2026-07-28) server CPU per request',
-      ms(modernPolls.ours.cpuMs),
-      ms(modernPolls.anchor.cpuMs),
-      modernPolls.ours.cpuMs / modernPolls.anchor.cpuMs,
+      ms(modernPoll.cpuMs),
+      ms(anchorPoll.cpuMs),
+      modernPoll.cpuMs / anchorPoll.cpuMs,
       '<= 1.2',
     );
-    // What any request costs each server, beside what a poll costs it: a poll adds its one GetItem (over loopback to
-    // DynamoDB Local, a process of its own) where the anchor reads its memory.
-    const pings = await alternate(
-      { ours, anchor },
-      POLL_ROUNDS,
-      { ours: () => ours.client.ping(), anchor: () => anchor.client.ping() },
-      POLL_WARMUPS,
-    );
-    row(
-      'ping median',
-      ms(pings.ours.median),
-      ms(pings.anchor.median),
-      pings.ours.median / pings.anchor.median,
-      '(info)',
-    );
-    row(
-      'ping server CPU per request',
-      ms(pings.ours.cpuMs),
-      ms(pings.anchor.cpuMs),
-      pings.ours.cpuMs / pings.anchor.cpuMs,
-      '(info)',
-    );
+    row('ping median', ms(ping.median), ms(anchorPing.median), ping.median / anchorPing.median, '(info)');
+    row('ping server CPU per request', ms(ping.cpuMs), ms(anchorPing.cpuMs), ping.cpuMs / anchorPing.cpuMs, '(info)');
     const rates = { ours: [] as number[], anchor: [] as number[] };
     for (let round = 0; round < 2; round++) {
       rates.ours.push(await throughput(() => ours.client.experimental.tasks.getTask(ourTask), POLLERS, THROUGHPUT_MS));
