@@ -20,6 +20,7 @@ import {
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import * as z from 'zod/v4';
 import { type TaskRecord, type TaskSummary } from '../core/task.js';
@@ -94,8 +95,13 @@ const DeleteTaskRequestSchema = z.object({
 /**
  * One JSON Schema validator for every request's server. The SDK makes a new one (a new Ajv, the costliest part of a
  * server) per server unless given one; it holds only compiled schemas, nothing of a request, so sharing it is safe.
+ * Made by the first schema it checks (a tool's output, an elicited form), not at import: a new Ajv with the SDK's
+ * string formats costs a cold start several milliseconds of CPU, and initialize or tools/list checks none.
  */
-const SHARED_VALIDATOR = new AjvJsonSchemaValidator();
+let sharedValidator: AjvJsonSchemaValidator | undefined;
+const SHARED_VALIDATOR: jsonSchemaValidator = {
+  getValidator: (schema) => (sharedValidator ??= new AjvJsonSchemaValidator()).getValidator(schema),
+};
 
 /** What the SDK dispatches a method on (params are checked by the handler): made once per method, not per request. */
 const DISPATCH_SCHEMAS = new Map<string, z.ZodObject<{ method: z.ZodLiteral<string> }>>();
