@@ -20,10 +20,14 @@ export class ToolRegistry {
   /** The tools written in code, then those discovered among the account's state machines (replaced as a whole). */
   private tools: ReadonlyMap<string, ToolDefinition>;
   private codeTools: ReadonlyMap<string, ToolDefinition>;
-  private readonly validators = new Map<string, ValidateFunction>();
+  /**
+   * Compiled per definition, not per name: a definition served in place of another under the same name (a changed
+   * schema) gets its own, and a check that began before the change keeps the schema it began with.
+   */
+  private readonly validators = new WeakMap<ToolDefinition, ValidateFunction>();
   // One Ajv per dialect a schema may name, made on first use; strict off, so that annotations such as `x-mcp-header`
   // pass.
-  private readonly ajv = new Map<JsonSchemaDialect, Ajv | Ajv2020>();
+  private readonly ajv = new Map<JsonSchemaDialect, Promise<Ajv | Ajv2020>>();
 
   constructor(tools: readonly ToolDefinition[]) {
     this.codeTools = validToolMap(tools);
@@ -40,7 +44,6 @@ export class ToolRegistry {
     const discovered = [...this.tools.values()].filter((tool) => !this.codeTools.has(tool.name));
     this.codeTools = validToolMap(declared);
     this.tools = this.codeTools;
-    this.validators.clear();
     if (discovered.length > 0) this.replaceDiscovered(discovered);
   }
 
@@ -56,8 +59,6 @@ export class ToolRegistry {
       if (tools.has(tool.name) || toolDefinitionProblems([tool]).length > 0) refused.push(tool);
       else tools.set(tool.name, tool);
     }
-    // A discovered tool's schema may have changed under the same name: its validator is compiled again on first use.
-    for (const name of this.tools.keys()) if (!this.codeTools.has(name)) this.validators.delete(name);
     this.tools = tools;
     return refused;
   }
@@ -76,11 +77,11 @@ export class ToolRegistry {
   /** Checks `args` against the tool's input schema; throws `InvalidToolArgumentsError` listing every problem. */
   async validateArguments(name: string, args: unknown): Promise<void> {
     const tool = this.get(name);
-    let validate = this.validators.get(name);
+    let validate = this.validators.get(tool);
     if (validate === undefined) {
       const ajv = await this.ajvFor(jsonSchemaDialect(tool.inputSchema) ?? 'draft2020_12');
       validate = ajv.compile(tool.inputSchema);
-      this.validators.set(name, validate);
+      this.validators.set(tool, validate);
     }
     if (!validate(args)) {
       const problems = (validate.errors ?? []).map(
@@ -92,11 +93,14 @@ export class ToolRegistry {
     }
   }
 
-  private async ajvFor(dialect: JsonSchemaDialect): Promise<Ajv | Ajv2020> {
+  private ajvFor(dialect: JsonSchemaDialect): Promise<Ajv | Ajv2020> {
     let ajv = this.ajv.get(dialect);
     if (ajv === undefined) {
       const options = { allErrors: true, strict: false };
-      ajv = dialect === 'draft07' ? new Ajv(options) : new (await ajv2020())(options);
+      ajv =
+        dialect === 'draft07' ? Promise.resolve(new Ajv(options)) : ajv2020().then((Ajv2020) => new Ajv2020(options));
+      // A failed load is not kept: the next check loads again.
+      ajv.catch(() => this.ajv.delete(dialect));
       this.ajv.set(dialect, ajv);
     }
     return ajv;

@@ -50,4 +50,14 @@ describe('discovered tools in the registry', () => {
     registry.replaceDiscovered([tool('refund', ['id'])]);
     await expect(registry.validateArguments('refund', {})).rejects.toThrow(InvalidToolArgumentsError);
   });
+
+  it('are validated against their latest schema when the replacement comes while a first check is compiling', async () => {
+    // The first check of a process waits for Ajv's 2020-12 dialect to load; a refresh may land in between.
+    const registry = new ToolRegistry([]);
+    registry.replaceDiscovered([tool('refund')]);
+    const first = registry.validateArguments('refund', {});
+    registry.replaceDiscovered([tool('refund', ['id'])]);
+    await first;
+    await expect(registry.validateArguments('refund', {})).rejects.toThrow(InvalidToolArgumentsError);
+  });
 });
