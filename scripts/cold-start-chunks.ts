@@ -4,15 +4,16 @@
 // cold start loaded 21 files that way, 17 of them under 6 KiB (the task model, its errors, the clock, ...), and every
 // ES module file costs its load, link and source map (about 0.4 ms of CPU each, measured on 20 small files against one
 // of the same code). esbuild has no option to merge chunks, so the build is run twice: the first finds the project
-// modules that the cold start loads from those shared chunks; the second has every lazily loaded project module
-// re-export them (an `import()` target keeps all its exports, so nothing drops the re-export), which gives all of
-// them the same set of entry points and so one chunk. They load at cold start either way; only the number of files
-// changes (the endpoint: 21 to 7, see docs/benchmark.md).
-import { readFileSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+// modules that the cold start loads from two or more shared chunks; the second has every lazily loaded project module
+// import them (for their side effects, which esbuild keeps, as the package declares no `sideEffects`), which gives all
+// of them the same set of entry points and so one chunk. They load at cold start either way, and an import for side
+// effects keeps no export alive that the first build dropped: only the number of files changes (the endpoint: 21 to 7,
+// see docs/benchmark.md).
+import { readFileSync, realpathSync } from 'node:fs';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
 
-/** The module every lazily loaded project module re-exports: the shared cold-start modules, one namespace each. */
+/** The module every lazily loaded project module imports: it imports the shared cold-start modules. */
 const COLD_START_MODULES = 'cold-start-modules';
 
 /** Project source (not node_modules), which the second build may add a re-export to. */
@@ -33,26 +34,28 @@ function coldStartOutputs(metafile: Metafile, entryOutput: string): Set<string> 
 
 /**
  * What the first build says: the project modules a cold start loads from chunks shared with lazily loaded parts, and
- * those parts' own project modules (the `import()` targets), as paths relative to `root`.
+ * those parts' own project modules (the `import()` targets), as paths relative to `root`; none when the cold start
+ * loads its project modules from one shared chunk at most, where a second build would change nothing.
  */
 function sharedColdStartModules(metafile: Metafile, entry: string): { shared: string[]; lazy: string[] } {
   const outputs = Object.entries(metafile.outputs).filter(([file]) => file.endsWith('.mjs') || file.endsWith('.js'));
   const entryOutput = outputs.find(([, output]) => output.entryPoint === entry)?.[0];
   if (entryOutput === undefined) throw new Error(`esbuild wrote no output for ${entry}`);
-  const loaded = coldStartOutputs(metafile, entryOutput);
-  const shared = [...loaded]
+  const sharedChunks = [...coldStartOutputs(metafile, entryOutput)]
     .filter((file) => file !== entryOutput)
-    .flatMap((file) => Object.keys(metafile.outputs[file]!.inputs))
-    .filter(isProjectSource);
+    .map((file) => Object.keys(metafile.outputs[file]!.inputs).filter(isProjectSource))
+    .filter((inputs) => inputs.length > 0);
+  if (sharedChunks.length < 2) return { shared: [], lazy: [] };
   const lazy = outputs
     .map(([, output]) => output.entryPoint)
     .filter((point): point is string => point !== undefined && point !== entry && isProjectSource(point));
-  return { shared: shared.sort(), lazy: lazy.sort() };
+  return { shared: sharedChunks.flat().sort(), lazy: lazy.sort() };
 }
 
-/** Adds to each of `lazy` a re-export of every module in `shared` (all paths relative to `root`). */
-function reexportShared(root: string, shared: readonly string[], lazy: readonly string[]): Plugin {
-  const lazyPaths = new Set(lazy.map((file) => join(root, file)));
+/** Adds to each of `lazy` an import of every module in `shared` (all paths relative to `root`). */
+function importShared(root: string, shared: readonly string[], lazy: readonly string[]): Plugin {
+  // esbuild hands onLoad the path it resolved, which is the real one where `root` goes through a symlink.
+  const lazyPaths = new Set(lazy.map((file) => realpathSync(join(root, file))));
   return {
     name: 'cold-start-chunks',
     setup(bundle) {
@@ -61,16 +64,14 @@ function reexportShared(root: string, shared: readonly string[], lazy: readonly 
         namespace: COLD_START_MODULES,
       }));
       bundle.onLoad({ filter: /.*/, namespace: COLD_START_MODULES }, () => ({
-        contents: shared
-          .map((file, index) => `export * as m${index} from ${JSON.stringify(join(root, file))};`)
-          .join('\n'),
+        contents: shared.map((file) => `import ${JSON.stringify(join(root, file))};`).join('\n'),
         resolveDir: root,
         loader: 'js',
       }));
       bundle.onLoad({ filter: /\.[cm]?ts$/ }, (args) => {
         if (!lazyPaths.has(args.path)) return undefined;
         const source = readFileSync(args.path, 'utf8');
-        return { contents: `${source}\nexport * as __coldStartModules from '${COLD_START_MODULES}';\n`, loader: 'ts' };
+        return { contents: `${source}\nimport '${COLD_START_MODULES}';\n`, loader: 'ts' };
       });
     },
   };
@@ -89,11 +90,11 @@ export async function bundleWithColdStartChunk(
   if (!isAbsolute(entry)) throw new Error(`The entry must be an absolute path: ${entry}`);
   const common = { ...options, absWorkingDir: root, entryPoints: [entry], outdir, metafile: true as const };
   const first = await build({ ...common, write: false });
-  const relativeEntry = entry
-    .slice(root.length + 1)
-    .split('\\')
-    .join('/');
-  const { shared, lazy } = sharedColdStartModules(first.metafile, relativeEntry);
-  const plugins = shared.length > 0 && lazy.length > 0 ? [reexportShared(root, shared, lazy)] : [];
-  return (await build({ ...common, plugins: [...(options.plugins ?? []), ...plugins] })).metafile;
+  const { shared, lazy } = sharedColdStartModules(first.metafile, relative(root, entry).split(sep).join('/'));
+  if (shared.length === 0 || lazy.length === 0) return (await build(common)).metafile;
+  const second = await build({ ...common, plugins: [...(options.plugins ?? []), importShared(root, shared, lazy)] });
+  // A plugin that matched no lazily loaded module would leave the chunks as they were, silently.
+  if (!Object.keys(second.metafile.inputs).some((input) => input.startsWith(`${COLD_START_MODULES}:`)))
+    throw new Error(`The cold-start chunk of ${entry} was not made: no lazily loaded module took its import`);
+  return second.metafile;
 }
