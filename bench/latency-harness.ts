@@ -105,8 +105,9 @@ export interface RequestCost {
 /**
  * Each kind's server CPU per request, read around every single request: the server's CPU time just before and just
  * after it (`GET /bench/stats`), less the same two readings with nothing between (what reading costs that server),
- * averaged over `rounds`. Each round sends every kind once, in an order rotated from round to round, so every kind
- * meets the same neighbours, and each server has been idle since its last reading when a request comes, as a Lambda
+ * averaged over `rounds`. Each round sends every kind once, in an order shuffled anew each round, so that what one
+ * request leaves its server to do falls on no kind more than another (rotating one order would keep every kind behind
+ * the same neighbour), and each server has been idle since its last reading when a request comes, as a Lambda
  * instance is between a client's polls. Read over a block of requests instead, a server's figure took in what the
  * other server's requests left it to do (a block of the project's 2026-07-28 polls read 1.6x the anchor's beside
  * which the anchor's own figure fell by a fifth, where per request the two polls cost the project alike).
@@ -129,8 +130,7 @@ export async function cpuPerRequest<Kind extends string>(
   };
   const steps = [...names, ...servers];
   for (let round = 0; round < rounds; round++) {
-    const shift = round % steps.length;
-    for (const step of [...steps.slice(shift), ...steps.slice(0, shift)]) {
+    for (const step of shuffled(steps)) {
       if (typeof step !== 'string') {
         reading.get(step)!.push((await read(step, async () => {})).spent.cpuMicros);
         continue;
@@ -153,6 +153,16 @@ export async function cpuPerRequest<Kind extends string>(
     };
   }
   return costs;
+}
+
+/** `items` in a random order (Fisher-Yates). */
+function shuffled<T>(items: readonly T[]): T[] {
+  const order = [...items];
+  for (let index = order.length - 1; index > 0; index--) {
+    const other = Math.floor(Math.random() * (index + 1));
+    [order[index], order[other]] = [order[other]!, order[index]!];
+  }
+  return order;
 }
 
 /** Requests per second that `pollers` concurrent callers of `run` complete in `durationMs`. */
