@@ -1,7 +1,8 @@
 // `npm run bench:poll-layers`: where a poll's cost goes, layer by layer, in ONE process (no other server beside it):
 // the task store's GetItem, the task service's read, the MCP app answering tasks/get (and ping, its floor) from a
-// Request object, and both again over real HTTP. Each row is CPU time and elapsed time per call, after a warm-up; the
-// differences between rows are what each layer adds. `npm run bench` gives the figures against the anchor.
+// Request object, and again over real HTTP (whose rows hold the client's CPU with the server's: one process). Each row
+// is CPU time and elapsed time per call, after a warm-up; the differences between rows are what each layer adds.
+// `npm run bench` gives the figures against the anchor.
 import { Agent, request as httpRequest } from 'node:http';
 import { MODERN_VERSION } from '../cli/modern-dispatch.js';
 import { TaskOrigin } from '../lambda/core/task.js';
@@ -109,6 +110,8 @@ async function main(): Promise<void> {
     };
     const overHttp = async (method: string, params: unknown) =>
       (await fetch(server.url, { method: 'POST', headers: HEADERS, body: body(method, params) })).text();
+    const modernOverHttp = async () =>
+      (await fetch(server.url, { method: 'POST', headers: modernHeaders, body: modernBody })).text();
     const layers: [string, () => Promise<unknown>][] = [
       [
         'DynamoDB Local: GetItem, raw HTTP',
@@ -121,6 +124,7 @@ async function main(): Promise<void> {
       ['MCP app: tasks/get (2026-07-28)', modernInApp],
       ['HTTP: ping', () => overHttp('ping', {})],
       ['HTTP: tasks/get', () => overHttp('tasks/get', { taskId })],
+      ['HTTP: tasks/get (2026-07-28)', modernOverHttp],
     ];
     console.log(`\nnpm run bench:poll-layers: ${CALLS} calls each, one process, Node ${process.version}\n`);
     console.log(`${'layer'.padEnd(36)}${'CPU ms/call'.padStart(12)}${'elapsed ms/call'.padStart(17)}`);
