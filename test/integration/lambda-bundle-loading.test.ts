@@ -100,7 +100,8 @@ describe('the MCP handler bundle at cold start', () => {
     expect(steps[3]!.answer).toContain('"name":"text_stats"');
     // Ajv's 2020-12 dialect evaluates its meta-schemas when loaded: it waits for the first argument check.
     for (const step of steps) expect(step.sources.filter((source) => source.includes('ajv/dist/2020'))).toEqual([]);
-    // Every project module the import loads comes from two files: the entry and one chunk (scripts/cold-start-chunks.ts).
+    // Every project module the import loads comes from two files: the entry and one chunk
+    // (scripts/cold-start-chunks.ts).
     expect(steps[0]!.projectFiles).toBeLessThanOrEqual(2);
   });
 

@@ -15,7 +15,10 @@ registerHooks({
 });
 
 const [entry, events] = [process.argv[2], JSON.parse(process.argv[3])];
-/** What the files loaded so far were built from (read from their source maps): packages, sources, and which hold the project's own modules. */
+/**
+ * What the files loaded so far were built from (read from their source maps): packages, sources, and how many files
+ * hold the project's own modules.
+ */
 const whatLoaded = () => {
   const packages = new Set();
   const sources = new Set();
