@@ -18,6 +18,19 @@ import type { TaskStore } from '../../../lambda/store/task-store.js';
 import { bind } from '../../support/bind-methods.js';
 import { analyze, ask, inMemoryBackend, textStats, type InMemoryBackend } from '../../support/in-memory-backend.js';
 
+/** The SDK's classifications asked for by the project's code (the SDK's own entry calls its copy directly). */
+const sdk = vi.hoisted(() => ({ classifications: 0 }));
+vi.mock('@modelcontextprotocol/server', async (importOriginal) => {
+  const real = await importOriginal<typeof import('@modelcontextprotocol/server')>();
+  return {
+    ...real,
+    classifyInboundRequest: (...args: Parameters<typeof real.classifyInboundRequest>) => {
+      sdk.classifications++;
+      return real.classifyInboundRequest(...args);
+    },
+  };
+});
+
 /** Off, the app serves every modern request through the SDK, as it did before the direct path. */
 const direct = vi.hoisted(() => ({ on: true, polls: 0 }));
 vi.mock('../../../lambda/protocol/modern-task-poll.js', async (importOriginal) => {
@@ -330,6 +343,37 @@ describe('what goes to the SDK instead', () => {
       const both = await bothWays(appOn(), task.taskId, variant);
       expectSdk(both);
       expect(both.served.status, JSON.stringify(variant)).toBe(status);
+    }
+  });
+
+  it('keeps the SDK’s verdict on a message for the same message with any id the SDK takes, and no other', async () => {
+    const task = await backend.service().createTask(analyze('alice', { origin: TaskOrigin.TasksExtension }));
+    const app = appOn();
+    const first = sdk.classifications;
+    expectDirect(await bothWays(app, task.taskId, { id: 1 }));
+    const classified = sdk.classifications;
+    expect(classified).toBeGreaterThan(first);
+    for (const id of [2, 'poll-3', 0, -4, '', Number.MAX_SAFE_INTEGER]) {
+      const both = await bothWays(app, task.taskId, { id });
+      expectDirect(both);
+      expect(bodyOf(both.served)).toMatchObject({ id });
+    }
+    // Not classified again by the direct path: the SDK path's own entry classifies with its own copy.
+    expect(sdk.classifications).toBe(classified);
+    for (const id of [1.5, null, 2 ** 53, true, { n: 1 }, [1]]) {
+      const both = await bothWays(app, task.taskId, { id });
+      expectSdk(both);
+      expect(both.served.status, JSON.stringify(id)).toBe(400);
+    }
+  });
+
+  it('keeps a refusal too: the same broken envelope goes to the SDK again under another id', async () => {
+    const task = await backend.service().createTask(analyze('alice'));
+    const broken = { _meta: { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': 'poller' } };
+    for (const id of [1, 2]) {
+      const both = await bothWays(appOn(), task.taskId, { id, params: broken });
+      expectSdk(both);
+      expect(both.served.status).toBe(400);
     }
   });
 
