@@ -87,7 +87,7 @@ export function modernTaskPollOf(request: Request, body: unknown): ModernTaskPol
   return { id: body.id as string | number, taskId };
 }
 
-/** Verdicts kept, the oldest dropped first; and the longest message kept by (a client's envelope is a few hundred). */
+/** How many verdicts are kept (the oldest dropped first), and for messages how long (a client's is a few hundred). */
 const VERDICTS_KEPT = 500;
 const LONGEST_KEPT = 4_096;
 const verdicts = new Map<string, boolean>();
