@@ -97,15 +97,21 @@ const verdicts = new Map<string, boolean>();
  * revision, the method, the task's ID as its name) as a request of this revision. A polling client sends the same
  * message every time but for its id, and the SDK's classification (Zod parses of the whole message, then of the
  * envelope) cost a poll about 0.13 ms of the server's 0.9 ms of CPU, so its verdict is kept by the message without its
- * id (`body` is parsed JSON, which its JSON text stands for exactly). The id enters that classification only through
- * the JSON-RPC id schema (the request and the two response schemas; classifyRequestBody never reads it), which any two
- * valid ids pass alike: a kept verdict serves only a message whose id the SDK's own request schema takes, and the SDK
- * classifies every other one itself.
+ * id, as JSON text. The id enters that classification only through the JSON-RPC id schema (the request and the two
+ * response schemas; classifyRequestBody never reads it), which any two valid ids pass alike: a kept verdict serves only
+ * a message whose id the SDK's own request schema takes, and the SDK classifies every other one itself.
  */
 function classifiedModern(body: Record<string, unknown>, taskId: string): boolean {
   const { id, ...rest } = body;
-  const key = JSON.stringify(rest);
-  const reusable = key.length <= LONGEST_KEPT && isJSONRPCRequest({ jsonrpc: '2.0', id, method: 'tasks/get' });
+  // JSON text stands for parsed JSON exactly but for numbers too large for a double: parsed as ±Infinity, which the
+  // SDK's number schemas refuse, they are written back as null, which another message may hold where the SDK allows it.
+  let finite = true;
+  const key = JSON.stringify(rest, (_name, value: unknown) => {
+    if (typeof value === 'number' && !Number.isFinite(value)) finite = false;
+    return value;
+  });
+  const reusable =
+    finite && key.length <= LONGEST_KEPT && isJSONRPCRequest({ jsonrpc: '2.0', id, method: 'tasks/get' });
   const kept = reusable ? verdicts.get(key) : undefined;
   if (kept !== undefined) return kept;
   const route = classifyInboundRequest({

@@ -83,6 +83,8 @@ interface Variant {
   readonly params?: Record<string, unknown>;
   readonly message?: Record<string, unknown>;
   readonly id?: unknown;
+  /** The body's JSON text, changed (for what JSON.stringify cannot write, such as a number past a double's range). */
+  readonly text?: (json: string) => string;
   /** Sent with this signal (a request whose client may go away). */
   readonly signal?: () => AbortSignal;
 }
@@ -109,7 +111,8 @@ function pollRequest(taskId: string, variant: Variant = {}): Request {
     ...variant.message,
   };
   const signal = variant.signal?.();
-  const init = { method: 'POST', headers: sent, body: JSON.stringify(body), ...(signal ? { signal } : {}) };
+  const json = JSON.stringify(body);
+  const init = { method: 'POST', headers: sent, body: variant.text?.(json) ?? json, ...(signal ? { signal } : {}) };
   return new Request('http://localhost/mcp', init);
 }
 
@@ -367,13 +370,32 @@ describe('what goes to the SDK instead', () => {
     }
   });
 
-  it('keeps a refusal too: the same broken envelope goes to the SDK again under another id', async () => {
+  it('keeps a refusal too: the same broken envelope goes to the SDK again under another id, unclassified', async () => {
     const task = await backend.service().createTask(analyze('alice'));
     const broken = { _meta: { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': 'poller' } };
+    const classified: number[] = [];
     for (const id of [1, 2]) {
+      const before = sdk.classifications;
       const both = await bothWays(appOn(), task.taskId, { id, params: broken });
+      classified.push(sdk.classifications - before);
       expectSdk(both);
       expect(both.served.status).toBe(400);
+    }
+    expect(classified[0]).toBeGreaterThan(classified[1]!);
+  });
+
+  it('keeps no verdict for a number past a double’s range, which JSON writes back as null', async () => {
+    const task = await backend.service().createTask(analyze('alice'));
+    // The SDK takes null where the extension's settings go, and refuses Infinity, which 1e400 parses as.
+    const settings = (value: unknown) => ({
+      _meta: { ...ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS]: { x: value } } } },
+    });
+    expectDirect(await bothWays(appOn(), task.taskId, { id: 1, params: settings(null) }));
+    for (const number of ['1e400', '-1e400']) {
+      const text = (json: string) => json.replace('"x":null', `"x":${number}`);
+      const both = await bothWays(appOn(), task.taskId, { id: 2, params: settings(null), text });
+      expectSdk(both);
+      expect(both.served.status, number).toBe(400);
     }
   });
 
