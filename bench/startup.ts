@@ -16,7 +16,7 @@ import type { Metafile } from 'esbuild';
 import { promisify } from 'node:util';
 import { PACKAGE_ROOT } from '../lib/handlers/handler-asset.js';
 import { BUNDLE_OPTIONS } from '../scripts/build-assets.js';
-import { bundleWithColdStartChunk } from '../scripts/cold-start-chunks.js';
+import { bundleWithColdStartChunk, coldStartOutputs } from '../scripts/cold-start-chunks.js';
 import { declaredCatalogAttributes } from '../lambda/contract/declared-tool-catalog.js';
 import { PARTITION_KEY } from '../lambda/contract/task-table-schema.js';
 
@@ -180,15 +180,8 @@ const median = (samples: number[]): number => [...samples].sort((a, b) => a - b)
 /** The JavaScript files of a build: the ones a cold start loads (the entry and what it imports statically) and all. */
 function bundleFiles(metafile: Metafile, entry: string): { coldStart: string[]; all: string[] } {
   const all = Object.keys(metafile.outputs).filter((file) => file.endsWith('.mjs'));
-  const coldStart = new Set<string>();
-  const visit = (file: string): void => {
-    if (coldStart.has(file)) return;
-    coldStart.add(file);
-    for (const imported of metafile.outputs[file]!.imports)
-      if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
-  };
-  visit(all.find((file) => metafile.outputs[file]!.entryPoint === entry)!);
-  return { coldStart: [...coldStart], all };
+  const entryOutput = all.find((file) => metafile.outputs[file]!.entryPoint === entry)!;
+  return { coldStart: [...coldStartOutputs(metafile, entryOutput)], all };
 }
 
 const kib = (files: string[], size: (bytes: Buffer) => number = (bytes) => bytes.length): number =>

@@ -16,11 +16,11 @@ import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
 /** The module every lazily loaded project module imports: it imports the shared cold-start modules. */
 const COLD_START_MODULES = 'cold-start-modules';
 
-/** Project source (not node_modules), which the second build may add a re-export to. */
+/** Project source (not node_modules), which the second build may add an import to. */
 const isProjectSource = (input: string): boolean => !input.includes('node_modules') && /\.[cm]?ts$/.test(input);
 
 /** The output files the entry loads at cold start: its own file and the chunks it imports statically. */
-function coldStartOutputs(metafile: Metafile, entryOutput: string): Set<string> {
+export function coldStartOutputs(metafile: Metafile, entryOutput: string): Set<string> {
   const loaded = new Set<string>();
   const visit = (file: string): void => {
     if (loaded.has(file)) return;

@@ -10,11 +10,8 @@ import {
   type ToolDefinition,
 } from '../contract/tool-definition.js';
 
-/**
- * Ajv's 2020-12 dialect, loaded with the first call that validates: its module evaluates the 2020-12 meta-schemas when
- * loaded, several milliseconds of CPU at a cold start whose first requests (initialize, tools/list) validate nothing.
- */
-const ajv2020 = onceLoaded(async () => (await import('ajv/dist/2020.js')).Ajv2020);
+/** Strict off, so that annotations such as `x-mcp-header` pass. */
+const AJV_OPTIONS = { allErrors: true, strict: false };
 
 export class ToolRegistry {
   /** The tools written in code, then those discovered among the account's state machines (replaced as a whole). */
@@ -25,9 +22,15 @@ export class ToolRegistry {
    * schema) gets its own, and a check that began before the change keeps the schema it began with.
    */
   private readonly validators = new WeakMap<ToolDefinition, ValidateFunction>();
-  // One Ajv per dialect a schema may name, made on first use; strict off, so that annotations such as `x-mcp-header`
-  // pass.
-  private readonly ajv = new Map<JsonSchemaDialect, Promise<Ajv | Ajv2020>>();
+  /**
+   * One Ajv per dialect a schema may name, made on first use, and shared by concurrent first checks. The 2020-12
+   * dialect's module evaluates its meta-schemas when loaded, several milliseconds of CPU at a cold start whose first
+   * requests (initialize, tools/list) validate nothing, so it is loaded then too.
+   */
+  private readonly ajv: Record<JsonSchemaDialect, () => Promise<Ajv | Ajv2020>> = {
+    draft07: onceLoaded(async () => new Ajv(AJV_OPTIONS)),
+    draft2020_12: onceLoaded(async () => new (await import('ajv/dist/2020.js')).Ajv2020(AJV_OPTIONS)),
+  };
 
   constructor(tools: readonly ToolDefinition[]) {
     this.codeTools = validToolMap(tools);
@@ -79,7 +82,7 @@ export class ToolRegistry {
     const tool = this.get(name);
     let validate = this.validators.get(tool);
     if (validate === undefined) {
-      const ajv = await this.ajvFor(jsonSchemaDialect(tool.inputSchema) ?? 'draft2020_12');
+      const ajv = await this.ajv[jsonSchemaDialect(tool.inputSchema) ?? 'draft2020_12']();
       validate = ajv.compile(tool.inputSchema);
       this.validators.set(tool, validate);
     }
@@ -91,19 +94,6 @@ export class ToolRegistry {
       );
       throw new InvalidToolArgumentsError(name, problems);
     }
-  }
-
-  private ajvFor(dialect: JsonSchemaDialect): Promise<Ajv | Ajv2020> {
-    let ajv = this.ajv.get(dialect);
-    if (ajv === undefined) {
-      const options = { allErrors: true, strict: false };
-      ajv =
-        dialect === 'draft07' ? Promise.resolve(new Ajv(options)) : ajv2020().then((Ajv2020) => new Ajv2020(options));
-      // A failed load is not kept: the next check loads again.
-      ajv.catch(() => this.ajv.delete(dialect));
-      this.ajv.set(dialect, ajv);
-    }
-    return ajv;
   }
 }
 
