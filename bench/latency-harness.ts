@@ -36,35 +36,11 @@ export async function timed(run: () => Promise<unknown>): Promise<number> {
   return performance.now() - start;
 }
 
-type Side = 'ours' | 'anchor';
-/** What each server spent over some rounds: the difference of its stats before and after. */
-type Spent = Record<Side, BenchServerStats>;
-
 const spentBetween = (before: BenchServerStats, after: BenchServerStats): BenchServerStats => ({
   cpuMicros: after.cpuMicros - before.cpuMicros,
   dynamoDb: after.dynamoDb - before.dynamoDb,
   stepFunctions: after.stepFunctions - before.stepFunctions,
 });
-
-/** Per-call times, CPU and AWS calls per call, from the calls' samples and what the servers spent over `rounds`. */
-function perCall(samples: Record<Side, number[]>, spent: Spent, rounds: number) {
-  const per = (side: Side, field: keyof BenchServerStats) => spent[side][field] / rounds;
-  return {
-    samples,
-    spent,
-    rounds,
-    ours: {
-      median: median(samples.ours),
-      worst: worst(samples.ours),
-      cpuMs: per('ours', 'cpuMicros') / 1000,
-      dynamoDb: per('ours', 'dynamoDb'),
-      stepFunctions: per('ours', 'stepFunctions'),
-    },
-    anchor: { median: median(samples.anchor), worst: worst(samples.anchor), cpuMs: per('anchor', 'cpuMicros') / 1000 },
-  };
-}
-
-type Measured = ReturnType<typeof perCall>;
 
 /**
  * Runs `ours` and `anchor` in alternation, `rounds` times each after a warm-up; per-call times, CPU and AWS calls per
@@ -75,7 +51,7 @@ export async function alternate(
   rounds: number,
   runs: { ours: () => Promise<unknown>; anchor: () => Promise<unknown> },
   warmups = 3,
-): Promise<Measured> {
+) {
   for (let warmup = 0; warmup < warmups; warmup++) await Promise.all([runs.ours(), runs.anchor()]);
   const before = { ours: await servers.ours.stats(), anchor: await servers.anchor.stats() };
   const samples = { ours: [] as number[], anchor: [] as number[] };
@@ -83,9 +59,18 @@ export async function alternate(
     samples.ours.push(await timed(runs.ours));
     samples.anchor.push(await timed(runs.anchor));
   }
-  const after = { ours: await servers.ours.stats(), anchor: await servers.anchor.stats() };
-  const spent = { ours: spentBetween(before.ours, after.ours), anchor: spentBetween(before.anchor, after.anchor) };
-  return perCall(samples, spent, rounds);
+  const ours = spentBetween(before.ours, await servers.ours.stats());
+  const anchor = spentBetween(before.anchor, await servers.anchor.stats());
+  return {
+    ours: {
+      median: median(samples.ours),
+      worst: worst(samples.ours),
+      cpuMs: ours.cpuMicros / rounds / 1000,
+      dynamoDb: ours.dynamoDb / rounds,
+      stepFunctions: ours.stepFunctions / rounds,
+    },
+    anchor: { median: median(samples.anchor), worst: worst(samples.anchor), cpuMs: anchor.cpuMicros / rounds / 1000 },
+  };
 }
 
 /** A request whose server CPU `cpuPerRequest` reads: the server that answers it and how to send it. */
