@@ -5,4 +5,17 @@ import type { Logger } from '../core/logger.js';
 
 export const SERVICE_NAME = 'mcp-tasks';
 
-export const defaultLogger = (): Logger => new PowertoolsLogger({ serviceName: SERVICE_NAME });
+/**
+ * Powertools' logger, made by the first record rather than with the function: it opens a console of its own on
+ * stdout, and a cold start's first requests (initialize, tools/list) log nothing. Made synchronously, so a record is
+ * written before the call returns, as before.
+ */
+export const defaultLogger = (): Logger => {
+  let logger: PowertoolsLogger | undefined;
+  const made = () => (logger ??= new PowertoolsLogger({ serviceName: SERVICE_NAME }));
+  return {
+    info: (message, extra) => made().info(message, extra),
+    warn: (message, extra) => made().warn(message, extra),
+    error: (message, extra) => made().error(message, extra),
+  };
+};

@@ -31,10 +31,14 @@ export const EXPECTED_ERROR_NAMES: ReadonlySet<string> = new Set([
 ]);
 
 export class PowertoolsTaskMetrics implements TaskMetrics {
-  private readonly metrics: Metrics;
+  private metrics: Metrics | undefined;
 
-  /** Namespace and service name come from POWERTOOLS_METRICS_NAMESPACE and POWERTOOLS_SERVICE_NAME when set. */
-  constructor(metrics: Metrics = new Metrics({ namespace: process.env[METRICS_ENV.namespace] ?? METRICS_NAMESPACE })) {
+  /**
+   * Namespace and service name come from POWERTOOLS_METRICS_NAMESPACE and POWERTOOLS_SERVICE_NAME when set. The
+   * default Metrics is made by the first metric, not with the function: it opens a console of its own on stdout, and
+   * a cold start's first requests (initialize, tools/list) count nothing.
+   */
+  constructor(metrics?: Metrics) {
     this.metrics = metrics;
   }
 
@@ -78,6 +82,7 @@ export class PowertoolsTaskMetrics implements TaskMetrics {
     unit: (typeof MetricUnit)[keyof typeof MetricUnit],
     value: number,
   ): void {
+    this.metrics ??= new Metrics({ namespace: process.env[METRICS_ENV.namespace] ?? METRICS_NAMESPACE });
     const single = this.metrics.singleMetric();
     // addDimension, not addDimensions: the latter makes a second dimension set, not one set of several names.
     for (const [key, dimension] of Object.entries(dimensions)) single.addDimension(key, dimension);
