@@ -258,9 +258,9 @@ type Body =
  * A body's text, read up to `maxBytes`: a declared Content-Length over it is refused unread, otherwise the read stops
  * as soon as more has arrived. The 2.x SDK's readRequestBody does the same, but importing it loads that whole SDK.
  * A body of a declared length within the cap is read whole with `text()`: Node's HTTP parser ends it at that length,
- * the local server (@hono/node-server) reads it from the socket without making a web stream of it (about 0.2 ms of CPU
- * a request), and in Lambda it is already in memory, in the event; the length read is checked all the same, since
- * API Gateway passes the header on as the client sent it.
+ * the local server (@hono/node-server) then reads it from the socket without making a web stream of it, and in Lambda
+ * it is in memory already, in the event. The length read is checked all the same: API Gateway passes the header on as
+ * the client sent it.
  */
 async function readRequestText(
   request: Request,
