@@ -1,6 +1,9 @@
 // `npm start` in a child process of its own, as a person runs it: `tsx local/start.ts` with the environment given
 // (tsx's own command line, which runs the durable functions' worker thread as TypeScript too), ready once it prints its
-// last start-up line, stopped with Ctrl-C's SIGINT and waited for (DynamoDB Local with it).
+// last start-up line, stopped with Ctrl-C's SIGINT and waited for (DynamoDB Local with it). Ctrl-C signals the whole
+// foreground process group, so the stack runs in a group of its own and the group is signalled: a SIGINT to tsx's
+// process alone is relayed to the script's process, and when that process has not reported the signal back within
+// 30 ms (a busy machine), tsx kills it with SIGKILL, which leaves its DynamoDB Local running, holding its port.
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 
@@ -25,7 +28,15 @@ export async function startLocalStackProcess(
   const child = spawn(process.execPath, [tsx, 'local/start.ts', ...args], {
     env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
+  const signalGroup = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, signal);
+    } catch {
+      // The group is gone already.
+    }
+  };
   let output = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await new Promise<void>((resolve, reject) => {
@@ -41,8 +52,8 @@ export async function startLocalStackProcess(
     output: () => output,
     stop: async (graceMs = 30_000) => {
       if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGINT');
-      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      signalGroup('SIGINT');
+      const timer = setTimeout(() => signalGroup('SIGKILL'), graceMs);
       await exited;
       clearTimeout(timer);
     },
