@@ -10,6 +10,7 @@ import { TaskOrigin, type TaskRecord } from '../../lambda/core/task.js';
 import { executionNameOf, taskKeyFromExecutionName } from '../../lambda/core/task-key.js';
 import type { ToolDefinition } from '../../lambda/contract/tool-definition.js';
 import { InMemoryExecutor, type InMemoryExecutorOptions } from '../../lambda/executor/in-memory-executor.js';
+import { createMcpHttpApp, type McpHttpApp, type McpHttpAppOptions } from '../../lambda/protocol/http-app.js';
 import type { SyncExecutor } from '../../lambda/executor/sync-executor.js';
 import type { TaskExecutor } from '../../lambda/executor/task-executor.js';
 import { InputService } from '../../lambda/service/input-service.js';
@@ -143,6 +144,8 @@ export interface InMemoryBackend {
     executor?: TaskExecutor;
     metrics?: TaskMetrics;
   }): InputService;
+  /** The MCP HTTP app on a fresh service and input service of these parts; `options` adds to them or replaces them. */
+  httpApp(options?: Partial<McpHttpAppOptions>): McpHttpApp;
 }
 
 /** One registry for every backend: it holds nothing but compiled schemas, and compiling them is the slow part. */
@@ -182,7 +185,9 @@ export function inMemoryBackend(
     });
   const statusEvent = (task: Pick<TaskRecord, 'executionArn'>) =>
     service().recordExecutionEvent(task.executionArn, 'describe');
-  return { store, quotas, inputs, executor, tools, logger, settings, service, statusEvent, inputService };
+  const httpApp = (options: Partial<McpHttpAppOptions> = {}): McpHttpApp =>
+    createMcpHttpApp({ service: service(), inputs: inputService(), tools, settings, logger, ...options });
+  return { store, quotas, inputs, executor, tools, logger, settings, service, statusEvent, inputService, httpApp };
 }
 
 /** The fake clock's start: half-way through a clock minute, so the per-minute limit's window is not at its edge. */

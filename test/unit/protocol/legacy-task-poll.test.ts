@@ -6,7 +6,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TaskOrigin } from '../../../lambda/core/task.js';
 import type { WebhookSubscriptions } from '../../../lambda/events/webhook-subscriptions.js';
-import { createMcpHttpApp, type McpHttpApp } from '../../../lambda/protocol/http-app.js';
+import type { McpHttpApp } from '../../../lambda/protocol/http-app.js';
 import { taskPollOf } from '../../../lambda/protocol/legacy-task-poll.js';
 import { SYSTEM_CLOCK } from '../../../lambda/core/clock.js';
 import { ServiceBusyError } from '../../../lambda/core/errors.js';
@@ -36,12 +36,8 @@ afterEach(() => {
 });
 
 function appOn(parts: { store?: TaskStore; events?: TaskEventsAccess } = {}): McpHttpApp {
-  return createMcpHttpApp({
-    service: backend.service(parts.store ? { store: parts.store } : {}),
-    inputs: backend.inputService(),
-    tools: backend.tools,
-    settings: backend.settings,
-    logger: backend.logger,
+  return backend.httpApp({
+    ...(parts.store ? { service: backend.service({ store: parts.store }) } : {}),
     ...(parts.events ? { events: parts.events } : {}),
   });
 }

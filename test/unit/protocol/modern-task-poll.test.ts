@@ -11,7 +11,7 @@ import { TaskOrigin } from '../../../lambda/core/task.js';
 import { taskKey } from '../../../lambda/core/task-key.js';
 import type { WebhookSubscriptions } from '../../../lambda/events/webhook-subscriptions.js';
 import type { TaskEventsAccess } from '../../../lambda/protocol/events-access.js';
-import { createMcpHttpApp, type McpHttpApp } from '../../../lambda/protocol/http-app.js';
+import type { McpHttpApp } from '../../../lambda/protocol/http-app.js';
 import * as modernTaskPoll from '../../../lambda/protocol/modern-task-poll.js';
 import { InMemoryProgressStore } from '../../../lambda/store/in-memory-progress-store.js';
 import type { TaskStore } from '../../../lambda/store/task-store.js';
@@ -68,12 +68,8 @@ afterEach(() => {
 });
 
 function appOn(parts: { store?: TaskStore; events?: TaskEventsAccess } = {}): McpHttpApp {
-  return createMcpHttpApp({
-    service: backend.service(parts.store ? { store: parts.store } : {}),
-    inputs: backend.inputService(),
-    tools: backend.tools,
-    settings: backend.settings,
-    logger: backend.logger,
+  return backend.httpApp({
+    ...(parts.store ? { service: backend.service({ store: parts.store }) } : {}),
     ...(parts.events ? { events: parts.events } : {}),
   });
 }

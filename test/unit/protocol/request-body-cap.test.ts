@@ -3,7 +3,6 @@
 // Lambda the Content-Length is the client's, passed on by API Gateway with the body in the event: a header that
 // understates the body does not let a larger one through.
 import { describe, expect, it } from 'vitest';
-import { createMcpHttpApp } from '../../../lambda/protocol/http-app.js';
 import { inMemoryBackend } from '../../support/in-memory-backend.js';
 
 const CAP = 4 * 1024 * 1024;
@@ -12,17 +11,6 @@ const HEADERS = {
   accept: 'application/json, text/event-stream',
   'mcp-protocol-version': '2025-11-25',
 };
-
-function app() {
-  const backend = inMemoryBackend();
-  return createMcpHttpApp({
-    service: backend.service(),
-    inputs: backend.inputService(),
-    tools: backend.tools,
-    settings: backend.settings,
-    logger: backend.logger,
-  });
-}
 
 /** A ping whose JSON is padded with spaces to `bytes` bytes in all. */
 function pingOf(bytes: number): string {
@@ -50,7 +38,7 @@ async function answer(body: BodyInit, headers: Record<string, string> = {}) {
     body,
     duplex: 'half',
   } as RequestInit);
-  const response = await app().handle(request, 'alice');
+  const response = await inMemoryBackend().httpApp().handle(request, 'alice');
   return { status: response.status, text: await response.text() };
 }
 

@@ -4,7 +4,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { STATUS_TOOL_NAMES, TASK_VIEW_TOOL_NAMES } from '../../../lambda/contract/tool-definition.js';
 import { APPS_EXTENSION } from '../../../lambda/protocol/declared-task-support.js';
-import { createMcpHttpApp, type McpHttpApp } from '../../../lambda/protocol/http-app.js';
+import type { McpHttpApp } from '../../../lambda/protocol/http-app.js';
 import { TASK_VIEW_URI } from '../../../lambda/protocol/task-view-resource.js';
 import { executionNameOf, taskKeyFromExecutionName } from '../../../lambda/core/task-key.js';
 import { InMemoryProgressStore } from '../../../lambda/store/in-memory-progress-store.js';
@@ -26,13 +26,7 @@ let app: McpHttpApp;
 
 beforeEach(() => {
   backend = inMemoryBackend();
-  app = createMcpHttpApp({
-    service: backend.service(),
-    inputs: backend.inputService(),
-    tools: backend.tools,
-    settings: backend.settings,
-    logger: backend.logger,
-  });
+  app = backend.httpApp();
 });
 
 async function answerOf(response: Response): Promise<RpcAnswer> {

@@ -4,7 +4,7 @@
 // 405 (no stream), so an SDK client does not reconnect to an empty one every second.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SYSTEM_CLOCK } from '../../../lambda/core/clock.js';
-import { createMcpHttpApp, type McpHttpApp } from '../../../lambda/protocol/http-app.js';
+import type { McpHttpApp } from '../../../lambda/protocol/http-app.js';
 import { ToolListChanges } from '../../../lambda/service/tool-list-changes.js';
 import { InMemoryDiscoveredCatalog } from '../../../lambda/store/in-memory-discovered-catalog.js';
 import { inMemoryBackend, T0, TEST_TOOLS } from '../../support/in-memory-backend.js';
@@ -18,12 +18,7 @@ let catalog: InMemoryDiscoveredCatalog;
 
 function app(discovered: boolean): McpHttpApp {
   const backend = inMemoryBackend({ settings: { pollIntervalMs: POLL_MS, resultWaitMs: LIFETIME_MS } });
-  return createMcpHttpApp({
-    service: backend.service(),
-    inputs: backend.inputService(),
-    tools: backend.tools,
-    settings: backend.settings,
-    logger: backend.logger,
+  return backend.httpApp({
     ...(discovered
       ? { toolListChanges: new ToolListChanges({ catalog, clock: SYSTEM_CLOCK, settleMs: SETTLE_MS }) }
       : {}),
