@@ -70,14 +70,25 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
   }
 }
 
+/**
+ * `command` run so that it ends when this process does, however this process ends: where util-linux's `setpriv` is
+ * (Linux), it asks the kernel for a SIGTERM to the command when its parent dies. The exit handler below covers an
+ * orderly exit only; a process killed outright runs none, and tsx kills a script that is slow to report a signal it
+ * relays (30 ms) with SIGKILL, which left DynamoDB Local running with its port and database. Elsewhere, plainly.
+ */
+function endedWithThisProcess(command: string, args: string[]): [string, string[]] {
+  hasSetpriv ??= process.platform === 'linux' && spawnSync('setpriv', ['--version']).error === undefined;
+  return hasSetpriv ? ['setpriv', ['--pdeathsig', 'TERM', '--', command, ...args]] : [command, args];
+}
+let hasSetpriv: boolean | undefined;
+
 async function launch(port: number, dbPath: string | undefined): Promise<DynamoDbLocal> {
   const dir = jarDirectory();
   if (dbPath !== undefined) mkdirSync(dbPath, { recursive: true });
   // One database file whatever credentials a client signs with (the aws CLI's and the stack's alike): -sharedDb.
   const storage = dbPath === undefined ? ['-inMemory'] : ['-dbPath', dbPath, '-sharedDb'];
   const child = spawn(
-    'java',
-    [
+    ...endedWithThisProcess('java', [
       `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
       '-jar',
       join(dir, 'DynamoDBLocal.jar'),
@@ -85,7 +96,7 @@ async function launch(port: number, dbPath: string | undefined): Promise<DynamoD
       '-port',
       String(port),
       '-disableTelemetry',
-    ],
+    ]),
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
