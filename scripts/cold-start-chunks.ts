@@ -6,11 +6,11 @@
 // of the same code). esbuild has no option to merge chunks, so the build is run twice: the first finds the project
 // modules that the cold start loads from two or more shared chunks; the second has every lazily loaded project module
 // import them (for their side effects, which esbuild keeps, as the package declares no `sideEffects`), which gives all
-// of them the same set of entry points and so one chunk. They load at cold start either way, and an import for side
-// effects keeps no export alive that the first build dropped: only the number of files changes (the endpoint: 21 to 7,
-// see docs/benchmark.md).
-import { readFileSync, realpathSync } from 'node:fs';
-import { isAbsolute, join, relative, sep } from 'node:path';
+// of them the same set of entry points and so one chunk (where there is nothing to merge, the first build is written).
+// They load at cold start either way, and an import for side effects keeps no export alive that the first build
+// dropped: only the number of files changes (the endpoint: 21 to 7, see docs/benchmark.md).
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
 
 /** The module every lazily loaded project module imports: it imports the shared cold-start modules. */
@@ -91,7 +91,14 @@ export async function bundleWithColdStartChunk(
   const common = { ...options, absWorkingDir: root, entryPoints: [entry], outdir, metafile: true as const };
   const first = await build({ ...common, write: false });
   const { shared, lazy } = sharedColdStartModules(first.metafile, relative(root, entry).split(sep).join('/'));
-  if (shared.length === 0 || lazy.length === 0) return (await build(common)).metafile;
+  if (shared.length === 0 || lazy.length === 0) {
+    // Nothing to merge: the first build is the bundle, written as it is rather than built again.
+    for (const file of first.outputFiles) {
+      mkdirSync(dirname(file.path), { recursive: true });
+      writeFileSync(file.path, file.contents);
+    }
+    return first.metafile;
+  }
   const second = await build({ ...common, plugins: [...(options.plugins ?? []), importShared(root, shared, lazy)] });
   // A plugin that matched no lazily loaded module would leave the chunks as they were, silently.
   if (!Object.keys(second.metafile.inputs).some((input) => input.startsWith(`${COLD_START_MODULES}:`)))
