@@ -2,8 +2,7 @@
 // client), a schema in a registry of its own (the real Schemas client) and tasks (the official MCP client), stopped
 // with Ctrl-C's SIGINT and started again on the same fixed ports, it still has them all. A task that had finished reads
 // the same, result included; one whose execution was running at the stop ends failed, the restart named as why.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -21,6 +20,7 @@ import {
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, CreateTaskResultSchema, type Task } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { freePort } from '../../local/free-port.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/local-aws.js';
 import { PORT_VARIABLES } from '../../local/local-ports.js';
 import { STATE_DIR_VARIABLE } from '../../local/local-state.js';
@@ -63,9 +63,9 @@ async function startTask(mcp: Client, name: string, args: Record<string, unknown
 }
 
 /**
- * Starts the stack on `env`'s ports. A port found free a moment ago can be held by another process by then (another
- * test's listener asking for it by number): the first start then takes new ports, a restart (which must keep its
- * ports) waits for the holder to let go.
+ * Starts the stack on `env`'s ports. A port found free a moment ago can be held by another process by then (on a busy
+ * machine, another test's listener or an outgoing connection's local port): the first start then takes new ports, a
+ * restart (which must keep its ports) waits for the holder to let go.
  */
 async function startStack(options: { samePorts: boolean }): Promise<LocalStackProcess> {
   for (let attempt = 1; ; attempt++) {
@@ -79,44 +79,9 @@ async function startStack(options: { samePorts: boolean }): Promise<LocalStackPr
   }
 }
 
-/**
- * A port free on every address, below the range the kernel takes outgoing connections' local ports from. A port of
- * that range (what `listen(0)` gives) is free again between the stop and the restart, and any test's outgoing
- * connection may take it then and hold it for as long as its keep-alive lasts; one below it only a listener asking
- * for it by number can take.
- */
-async function freeFixedPort(taken: Set<number>): Promise<number> {
-  const below = Math.min(ephemeralRangeStart(), 32_768);
-  for (;;) {
-    const port = 10_000 + Math.floor(Math.random() * (below - 10_000));
-    if (taken.has(port)) continue;
-    const free = await new Promise<boolean>((resolve) => {
-      const probe = createServer();
-      probe.once('error', () => resolve(false));
-      probe.listen(port, '0.0.0.0', () => probe.close(() => resolve(true)));
-    });
-    if (free) return port;
-  }
-}
-
-/** Where Linux starts outgoing connections' local ports; elsewhere 32768, below macOS's and Windows' 49152. */
-function ephemeralRangeStart(): number {
-  try {
-    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32_768;
-  } catch {
-    return 32_768;
-  }
-}
-
 async function freePorts(): Promise<Record<string, string>> {
-  const taken = new Set<number>();
-  const ports: Record<string, string> = {};
-  for (const name of Object.values(PORT_VARIABLES)) {
-    const port = await freeFixedPort(taken);
-    taken.add(port);
-    ports[name] = String(port);
-  }
-  return ports;
+  const names = Object.values(PORT_VARIABLES);
+  return Object.fromEntries(await Promise.all(names.map(async (name) => [name, String(await freePort())])));
 }
 
 async function restart(): Promise<void> {
